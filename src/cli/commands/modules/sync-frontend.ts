@@ -1,0 +1,29 @@
+import path from 'node:path';
+import { frontendModules, writeFrontendModules, type FrontendModules } from '../../../controller/frontend.ts';
+import { readModuleRows } from '../../../db/modules.ts';
+import { ModuleCommand } from '../../module-command.ts';
+
+export default class ModulesSyncFrontend extends ModuleCommand {
+  static override description =
+    'Regenerate frontend/modules.json from the installed modules that ship a frontend layer';
+  static override examples = ['<%= config.bin %> modules sync-frontend'];
+  static override enableJsonFlag = true;
+
+  async run(): Promise<FrontendModules & { file: string; changed: boolean }> {
+    const [inventory, rows] = await Promise.all([this.inventory(), this.db().then(readModuleRows)]);
+    const content = frontendModules(inventory, rows, this.settings.root);
+    const file = path.join(this.settings.frontendDir, 'modules.json');
+    const changed = await writeFrontendModules(file, content);
+    const layers = content.modules.map((m) => `  ${m.name}  ${m.layer}`);
+    this.log(
+      [
+        `${changed ? 'Wrote' : 'Unchanged:'} ${file} (${content.modules.length} module layer(s))`,
+        ...layers,
+        ...(changed
+          ? ['Next step: rebuild and restart the frontend container so it serves the new layers.']
+          : []),
+      ].join('\n'),
+    );
+    return { ...content, file, changed };
+  }
+}

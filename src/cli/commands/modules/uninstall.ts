@@ -1,0 +1,33 @@
+import { Flags } from '@oclif/core';
+import { dryRunFlag, ScheduleCommand, type ScheduleResult } from '../../schedule-command.ts';
+import { moduleNameArg } from '../../module-command.ts';
+
+export default class ModulesUninstall extends ScheduleCommand {
+  static override description =
+    'Schedule a module for uninstall at the next restart: backup, uninstall hook, purge of its seed records, downgrade of its migration branch';
+  static override examples = [
+    '<%= config.bin %> modules uninstall appointments',
+    '<%= config.bin %> modules uninstall patients --cascade',
+    '<%= config.bin %> modules uninstall patients --force',
+  ];
+  static override args = { module_name: moduleNameArg };
+  static override flags = {
+    force: Flags.boolean({
+      description: 'uninstall even when the module is not removable or other installed modules depend on it',
+      default: false,
+    }),
+    cascade: Flags.boolean({
+      description: 'also uninstall every installed module that depends on it, dependents first',
+      default: false,
+    }),
+    'dry-run': dryRunFlag,
+  };
+
+  async run(): Promise<ScheduleResult> {
+    const { args, flags } = await this.parse(ModulesUninstall);
+    return this.schedule(
+      { kind: 'uninstall', name: args.module_name, force: flags.force, cascade: flags.cascade },
+      flags['dry-run'],
+    );
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * Commands under `ward modules` also need the disk inventory, and most take one module name,
+ * validated before anything touches the database or the filesystem.
+ */
+import { Args } from '@oclif/core';
+import { discover } from '../controller/discover.ts';
+import { assertModuleName } from '../controller/names.ts';
+import type { Inventory } from '../controller/types.ts';
+import { WardCommand } from './base.ts';
+
+export const moduleNameArg = Args.string({
+  name: 'module_name',
+  description: 'module identifier (lowercase letters, digits and _)',
+  required: true,
+  parse: async (input) => assertModuleName(input),
+});
+
+export abstract class ModuleCommand extends WardCommand {
+  private discovered: Promise<Inventory> | null = null;
+
+  protected inventory(): Promise<Inventory> {
+    this.discovered ??= discover({
+      root: this.settings.root,
+      modulePaths: this.settings.modulePaths,
+      packageRoot: this.settings.packageRoot,
+    });
+    return this.discovered;
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Ward is configured by environment variables only (documented in the README), read here once so
+ * that no other file reaches into process.env.
+ */
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+/** The checkout or install directory: where `modules/`, `node_modules/` and `frontend/` live. */
+export const ROOT = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+export interface Config {
+  databaseUrl: string | null;
+  port: number;
+  storageDir: string;
+  modulePaths: string[];
+  /** Whose package.json dependencies are searched for community module packages (its node_modules). */
+  packageRoot: string;
+  /** Where `modules.json` is written for the frontend build. */
+  frontendDir: string;
+  root: string;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    databaseUrl: nonEmpty(env.DATABASE_URL),
+    port: Number(nonEmpty(env.PORT) ?? 8080),
+    storageDir: path.resolve(nonEmpty(env.WARD_STORAGE_DIR) ?? path.join(ROOT, 'storage')),
+    modulePaths: (env.WARD_MODULE_PATHS ?? '')
+      .split(':')
+      .filter((entry) => entry !== '')
+      .map((entry) => path.resolve(entry)),
+    packageRoot: path.resolve(nonEmpty(env.WARD_PACKAGE_ROOT) ?? ROOT),
+    frontendDir: path.resolve(nonEmpty(env.WARD_FRONTEND_DIR) ?? path.join(ROOT, 'frontend')),
+    root: ROOT,
+  };
+}
+
+function nonEmpty(value: string | undefined): string | null {
+  return value === undefined || value === '' ? null : value;
+}

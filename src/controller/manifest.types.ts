@@ -1,0 +1,73 @@
+/**
+ * The Manifest type, generated from manifest.schema.json by scripts/generate-manifest-code.ts; do not edit.
+ * To change the manifest, edit the schema and run: node scripts/generate-manifest-code.ts
+ */
+
+/**
+ * Lowercase letters, digits and _, starting with a letter, at most 63 characters; the only form used in SQL and paths.
+ */
+export type ModuleName = string;
+/**
+ * Semantic version (semver 2.0) of the module's code; an upgrade is due when it differs from the database.
+ */
+export type Version = string;
+/**
+ * `<module>.<resource>.<action>` or `<module>.<action>`: two or more lowercase dot-separated segments.
+ */
+export type Permission = string;
+/**
+ * A permission name, or "*" for every permission.
+ */
+export type Grant = string;
+/**
+ * Frontend route, starting with /.
+ */
+export type RoutePath = string;
+/**
+ * The module's frontend layer: a path relative to the module directory, without `..` segments.
+ */
+export type LayerPath = string;
+
+/**
+ * A Ward module's manifest.json: who the module is, what it needs and what it grants.
+ */
+export interface Manifest {
+  /**
+   * Path or URL of this schema, for editors.
+   */
+  $schema?: string;
+  name: ModuleName;
+  version: Version;
+  /**
+   * One line saying what the module is for.
+   */
+  summary?: string;
+  /**
+   * Modules that must be installed before this one.
+   */
+  depends?: ModuleName[];
+  /**
+   * Whether uninstall is allowed without --force; false for official modules.
+   */
+  removable?: boolean;
+  /**
+   * Permission names this module defines, namespaced by the module name.
+   */
+  permissions?: Permission[];
+  /**
+   * Permissions granted to each role; "*" grants all.
+   */
+  role_permissions?: {
+    [k: string]: Grant[] | undefined;
+  };
+  /**
+   * Entries the frontend shows to users holding the entry's permission.
+   */
+  navigation?: NavigationEntry[];
+  frontend?: LayerPath;
+}
+export interface NavigationEntry {
+  label: string;
+  path: RoutePath;
+  permission: Permission;
+}

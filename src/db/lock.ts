@@ -1,0 +1,26 @@
+/**
+ * Cross-process mutual exclusion with a session-level PostgreSQL advisory lock, held on a
+ * dedicated connection rather than a pooled one: a pooled connection could be handed back to the
+ * pool while still holding the lock, or the lock could be taken twice on one session.
+ */
+import pg from 'pg';
+
+/** Advisory lock keys Ward uses. One constant per lock so two features never share one by accident. */
+export const LOCK_KEYS = {
+  /** Held while the core schema migrates and while the controller applies a plan. */
+  reconcile: 0x77617264, // "ward"
+  /** Held (transaction-scoped) by CLI scheduling, so two operators never plan from the same stale rows. */
+  schedule: 0x77617265,
+} as const;
+
+export async function withAdvisoryLock<T>(url: string, key: number, work: () => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, application_name: 'ward-lock' });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [key]);
+    return await work();
+  } finally {
+    // Closing the session releases the lock even if the unlock query itself fails.
+    await client.end();
+  }
+}

@@ -1,0 +1,162 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import test from 'ava';
+import { FIXTURES, parseJson, scratchDir, ward } from '../helpers/cli.ts';
+import { testDatabase } from '../helpers/database.ts';
+import { snapshot } from '../helpers/rows.ts';
+
+const modulePaths = (...dirs: string[]) => dirs.map((dir) => path.join(FIXTURES, 'modules', dir)).join(':');
+
+/** A refused command: exit code, a message naming the problem, a hint with the fix, no stack, no write. */
+async function refused(
+  t: Parameters<typeof testDatabase>[0],
+  args: string[],
+  expected: { code: number; message: RegExp; hint?: RegExp },
+  extraEnv: Record<string, string> = {},
+) {
+  const { url, knex } = await testDatabase(t, { migrated: true });
+  const before = await snapshot(knex);
+  const run = await ward(args, { DATABASE_URL: url, ...extraEnv });
+  t.is(run.code, expected.code, `${run.stdout}\n${run.stderr}`);
+  t.regex(run.stderr, expected.message);
+  if (expected.hint !== undefined) t.regex(run.stderr, expected.hint);
+  t.notRegex(run.stderr, /^\s+at /m, 'no stack trace');
+  t.deepEqual(await snapshot(knex), before, 'no row changed');
+}
+
+for (const name of ['../x', 'a;drop table core_module', 'A', '9lives', 'x'.repeat(64), '']) {
+  test(`install refuses the module name ${JSON.stringify(name).slice(0, 20)} as bad usage`, (t) =>
+    refused(t, ['modules', 'install', name], {
+      code: 2,
+      message:
+        name === '' ? /is not a valid module name|Missing 1 required arg/ : /is not a valid module name/,
+    }));
+}
+
+for (const command of ['info', 'upgrade', 'uninstall', 'orphan']) {
+  test(`${command} refuses an invalid module name before touching anything`, (t) =>
+    refused(t, ['modules', command, 'Bad-Name'], {
+      code: 2,
+      message: /"Bad-Name" is not a valid module name/,
+    }));
+}
+
+test('install of an unknown module names it and points to list', (t) =>
+  refused(t, ['modules', 'install', 'nosuch'], {
+    code: 1,
+    message: /nosuch is not a known module/,
+    hint: /ward modules list/,
+  }));
+
+test('install of a module with malformed JSON names the file', (t) =>
+  refused(
+    t,
+    ['modules', 'install', 'broken_json'],
+    { code: 1, message: /broken_json.*manifest/s },
+    { WARD_MODULE_PATHS: modulePaths('broken') },
+  ));
+
+test('install of a module with schema violations names the file and the JSON path', (t) =>
+  refused(
+    t,
+    ['modules', 'install', 'broken_schema'],
+    { code: 1, message: /broken_schema\/manifest\.json.*\/version/s },
+    { WARD_MODULE_PATHS: modulePaths('broken') },
+  ));
+
+test('install of a module that exists twice names both places', (t) =>
+  refused(
+    t,
+    ['modules', 'install', 'patients'],
+    { code: 1, message: /patients.*dupe\/patients/s },
+    { WARD_MODULE_PATHS: modulePaths('dupe') },
+  ));
+
+test('install of a module in a dependency cycle shows the cycle', (t) =>
+  refused(
+    t,
+    ['modules', 'install', 'cycle_a'],
+    { code: 1, message: /cycle_a -> cycle_b -> cycle_a/ },
+    { WARD_MODULE_PATHS: modulePaths('cycle') },
+  ));
+
+test('install of a module whose dependency is missing names the dependency', async (t) => {
+  const dir = await scratchDir();
+  await mkdir(path.join(dir, 'lonely'));
+  await writeFile(
+    path.join(dir, 'lonely', 'manifest.json'),
+    JSON.stringify({ name: 'lonely', version: '1.0.0', depends: ['nowhere'] }),
+  );
+  await refused(
+    t,
+    ['modules', 'install', 'lonely'],
+    { code: 1, message: /lonely depends on nowhere/ },
+    { WARD_MODULE_PATHS: dir },
+  );
+});
+
+test('an unknown flag is bad usage', (t) =>
+  refused(t, ['modules', 'install', 'base', '--yes-really'], {
+    code: 2,
+    message: /Nonexistent flag: --yes-really/,
+  }));
+
+test('an unknown command is bad usage and points to --help', (t) =>
+  refused(t, ['modules', 'frobnicate'], {
+    code: 2,
+    message: /unknown command "modules frobnicate"/,
+    hint: /ward --help/,
+  }));
+
+test('a missing argument is bad usage', (t) =>
+  refused(t, ['modules', 'uninstall'], { code: 2, message: /Missing 1 required arg/ }));
+
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+for (const args of [
+  ['modules', 'list'],
+  ['modules', 'install', 'base'],
+  ['db', 'migrate'],
+]) {
+  test(`${args.join(' ')} with the database unreachable says so without a stack trace`, async (t) => {
+    const port = await closedPort();
+    const run = await ward(args, { DATABASE_URL: `postgres://ward:secret@127.0.0.1:${port}/ward` });
+    t.is(run.code, 1);
+    t.is(
+      run.stderr,
+      `error: cannot reach the database at postgres://ward:***@127.0.0.1:${port}/ward (ECONNREFUSED)\n` +
+        'hint: check DATABASE_URL (unset it to use the embedded PostgreSQL) and that the server runs\n',
+    );
+  });
+}
+
+test('--json errors are a JSON object on stdout with code, message and hint', async (t) => {
+  const { url } = await testDatabase(t, { migrated: true });
+  const run = await ward(['modules', 'install', 'nosuch', '--json'], { DATABASE_URL: url });
+  t.is(run.code, 1);
+  t.like(parseJson(run), { error: { code: 'unknown_module' } });
+});
+
+test('a database without the core tables says to run `ward db migrate`, which fixes it', async (t) => {
+  const { url } = await testDatabase(t);
+  const run = await ward(['modules', 'list'], { DATABASE_URL: url });
+  t.is(run.code, 1);
+  t.regex(run.stderr, /^error: the core tables are missing \(.*relation "core_module" does not exist\)$/m);
+  t.regex(run.stderr, /^hint: run `ward db migrate`/m);
+  const migrate = await ward(['db', 'migrate'], { DATABASE_URL: url });
+  t.is(migrate.code, 0, migrate.stderr);
+  t.is(migrate.stdout, 'Applied core/20260101000000_core_schema.\n');
+  t.is(
+    (await ward(['db', 'migrate'], { DATABASE_URL: url })).stdout,
+    'Core schema is at head; nothing to apply.\n',
+  );
+  t.is((await ward(['modules', 'list'], { DATABASE_URL: url })).code, 0);
+});

@@ -1,0 +1,206 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import test from 'ava';
+import { FIXTURES, parseJson, scratchDir, ward } from '../helpers/cli.ts';
+import { testDatabase } from '../helpers/database.ts';
+import { setRows } from '../helpers/rows.ts';
+
+const modulePaths = (...dirs: string[]) => dirs.map((dir) => path.join(FIXTURES, 'modules', dir)).join(':');
+
+test('list prints NAME VERSION STATE CATEGORY DEPENDS with - for no dependencies', async (t) => {
+  const { url, knex } = await testDatabase(t, { migrated: true });
+  await setRows(knex, [{ name: 'base', state: 'installed', version: '1.0.0' }]);
+  const run = await ward(['modules', 'list'], { DATABASE_URL: url });
+  t.is(run.code, 0, run.stderr);
+  t.is(
+    run.stdout,
+    [
+      'NAME          VERSION  STATE        CATEGORY  DEPENDS',
+      'appointments  1.0.0    uninstalled  official  patients',
+      'base          1.0.0    installed    official  -',
+      'patients      1.0.0    uninstalled  official  base',
+      '',
+    ].join('\n'),
+  );
+});
+
+test('list --json prints the rows the table is drawn from, community modules included', async (t) => {
+  const { url } = await testDatabase(t, { migrated: true });
+  const run = await ward(['modules', 'list', '--json'], {
+    DATABASE_URL: url,
+    WARD_MODULE_PATHS: modulePaths('community'),
+  });
+  const entries = parseJson<Array<Record<string, unknown>>>(run);
+  t.deepEqual(
+    entries.find((entry) => entry.name === 'clinic_portal'),
+    {
+      name: 'clinic_portal',
+      version: '1.2.0',
+      state: 'uninstalled',
+      category: 'community',
+      depends: ['appointments'],
+    },
+  );
+});
+
+test('list shows an orphan row with category missing', async (t) => {
+  const { url, knex } = await testDatabase(t, { migrated: true });
+  await setRows(knex, [{ name: 'vanished', state: 'installed', version: '2.0.0' }]);
+  const run = await ward(['modules', 'list'], { DATABASE_URL: url });
+  t.regex(run.stdout, /vanished {6}2\.0\.0 {4}installed {4}missing {3}-/);
+});
+
+test('info shows version, state, applied revision, last state change and error', async (t) => {
+  const { url, knex } = await testDatabase(t, { migrated: true });
+  await setRows(knex, [
+    { name: 'patients', state: 'to_install', version: null, error_message: 'seed failed' },
+  ]);
+  const json = parseJson<Record<string, unknown>>(
+    await ward(['modules', 'info', 'patients', '--json'], { DATABASE_URL: url }),
+  );
+  t.like(json, {
+    name: 'patients',
+    state: 'to_install',
+    version: null,
+    diskVersion: '1.0.0',
+    category: 'official',
+    depends: ['base'],
+    removable: false,
+    migrationBranch: 'patients',
+    appliedRevision: null,
+    errorMessage: 'seed failed',
+  });
+  t.regex(String(json.lastStateChange), /^\d{4}-\d\d-\d\dT/);
+  const text = await ward(['modules', 'info', 'patients'], { DATABASE_URL: url });
+  t.regex(text.stdout, /^Applied revision: +-$/m);
+  t.regex(text.stdout, /^Error: +seed failed$/m);
+});
+
+test('info of an unknown module exits 1 and points to list', async (t) => {
+  const { url } = await testDatabase(t, { migrated: true });
+  const run = await ward(['modules', 'info', 'nosuch'], { DATABASE_URL: url });
+  t.is(run.code, 1);
+  t.is(
+    run.stderr,
+    'error: no module named "nosuch" on disk or in the database\nhint: run `ward modules list` to see the modules Ward knows\n',
+  );
+});
+
+test('status counts modules per state and lists pending and errored ones', async (t) => {
+  const { url, knex } = await testDatabase(t, { migrated: true });
+  await setRows(knex, [
+    { name: 'base', state: 'installed', version: '0.5.0' },
+    { name: 'patients', state: 'to_install', error_message: 'migration failed: boom' },
+  ]);
+  const json = parseJson<Record<string, unknown>>(
+    await ward(['modules', 'status', '--json'], { DATABASE_URL: url }),
+  );
+  t.deepEqual(json, {
+    counts: { installed: 1, uninstalled: 1, to_install: 1, to_upgrade: 0, to_uninstall: 0 },
+    pending: [{ name: 'patients', state: 'to_install' }],
+    errored: [{ name: 'patients', state: 'to_install', errorMessage: 'migration failed: boom' }],
+    upgradable: [{ name: 'base', version: '0.5.0', diskVersion: '1.0.0' }],
+  });
+  const text = await ward(['modules', 'status'], { DATABASE_URL: url });
+  t.regex(text.stdout, /Pending \(applied at the next restart\):\n {2}patients \(to_install\)/);
+  t.regex(text.stdout, /Errored:\n {2}patients \(to_install\): migration failed: boom/);
+});
+
+test('doctor exits 0 and says so when nothing is wrong', async (t) => {
+  const { url } = await testDatabase(t, { migrated: true });
+  const run = await ward(['modules', 'doctor'], { DATABASE_URL: url });
+  t.is(run.code, 0, run.stdout + run.stderr);
+  t.is(run.stdout, 'No issues found.\n');
+});
+
+test('doctor reports orphans, missing dependencies, manifest errors and errored modules, exiting 1', async (t) => {
+  const { url, knex } = await testDatabase(t, { migrated: true });
+  await setRows(knex, [
+    { name: 'vanished', state: 'installed', version: '1.0.0' },
+    { name: 'patients', state: 'to_install', error_message: 'migration failed: boom' },
+  ]);
+  const env = { DATABASE_URL: url, WARD_MODULE_PATHS: modulePaths('broken', 'cycle', 'legacy') };
+  const run = await ward(['modules', 'doctor', '--json'], { ...env });
+  t.is(run.code, 1);
+  const report = parseJson<{
+    ok: boolean;
+    orphans: unknown[];
+    missingDependencies: unknown[];
+    manifestErrors: Array<{ module: string | null; message: string }>;
+    errored: unknown[];
+  }>(run);
+  t.false(report.ok);
+  t.deepEqual(report.orphans, [{ module: 'vanished', state: 'installed' }]);
+  t.deepEqual(report.errored, [
+    { module: 'patients', state: 'to_install', errorMessage: 'migration failed: boom' },
+  ]);
+  t.true(report.manifestErrors.some((e) => e.message === 'dependency cycle: cycle_a -> cycle_b -> cycle_a'));
+  t.true(report.manifestErrors.some((e) => e.module === 'broken_schema'));
+  const text = await ward(['modules', 'doctor'], env);
+  t.is(text.code, 1);
+  t.regex(text.stdout, /^Orphans \(in the database, missing from disk\):\n {2}vanished \(installed\)$/m);
+  t.regex(text.stdout, /^Manifest errors:$/m);
+  t.regex(text.stdout, /^Errored modules:\n {2}patients \(to_install\): migration failed: boom$/m);
+});
+
+test('doctor reports a dependency that is not on disk', async (t) => {
+  const { url } = await testDatabase(t, { migrated: true });
+  const dir = await scratchDir();
+  const module = path.join(dir, 'lonely');
+  const { mkdir, writeFile } = await import('node:fs/promises');
+  await mkdir(module);
+  await writeFile(
+    path.join(module, 'manifest.json'),
+    JSON.stringify({ name: 'lonely', version: '1.0.0', depends: ['nowhere'] }),
+  );
+  const run = await ward(['modules', 'doctor'], { DATABASE_URL: url, WARD_MODULE_PATHS: dir });
+  t.is(run.code, 1);
+  t.regex(run.stdout, /Missing dependencies:\n {2}lonely depends on nowhere, not found/);
+});
+
+test('plan and restart show what the next restart applies', async (t) => {
+  const { url, knex } = await testDatabase(t, { migrated: true });
+  const env = { DATABASE_URL: url };
+  t.is(
+    (await ward(['modules', 'plan'], env)).stdout,
+    'Nothing is pending; a restart applies no module changes.\n',
+  );
+  await setRows(knex, [
+    { name: 'base', state: 'installed', version: '1.0.0' },
+    { name: 'patients', state: 'to_install' },
+  ]);
+  const plan = await ward(['modules', 'plan'], env);
+  t.regex(plan.stdout, /^ {2}\+ patients {2}1\.0\.0 {2}pending$/m);
+  t.regex(plan.stdout, /Plan: 1 to install, 0 to upgrade, 0 to uninstall\./);
+  const restart = await ward(['modules', 'restart'], env);
+  t.is(restart.code, 0);
+  t.regex(restart.stdout, /Restart the backend to apply it/);
+  t.regex(restart.stdout, /docker compose restart backend/);
+  t.like(parseJson(await ward(['modules', 'plan', '--json'], env)), {
+    summary: { install: 1, upgrade: 0, uninstall: 0 },
+  });
+});
+
+test('sync-frontend writes the layer path of installed modules that ship one', async (t) => {
+  const { url, knex } = await testDatabase(t, { migrated: true });
+  const frontend = await scratchDir();
+  const env = { DATABASE_URL: url, WARD_MODULE_PATHS: modulePaths('community'), WARD_FRONTEND_DIR: frontend };
+  await setRows(knex, [{ name: 'clinic_portal', state: 'to_install' }]);
+  const first = await ward(['modules', 'sync-frontend', '--json'], env);
+  t.is(first.code, 0, first.stderr);
+  t.deepEqual(JSON.parse(await readFile(path.join(frontend, 'modules.json'), 'utf8')), { modules: [] });
+  await setRows(knex, [{ name: 'clinic_portal', state: 'installed', version: '1.2.0' }]);
+  const second = await ward(['modules', 'sync-frontend'], env);
+  t.regex(second.stdout, /^Wrote .*modules\.json \(1 module layer\(s\)\)/);
+  t.deepEqual(JSON.parse(await readFile(path.join(frontend, 'modules.json'), 'utf8')), {
+    modules: [
+      {
+        name: 'clinic_portal',
+        version: '1.2.0',
+        layer: 'test/fixtures/modules/community/clinic_portal/frontend',
+      },
+    ],
+  });
+  const third = await ward(['modules', 'sync-frontend'], env);
+  t.regex(third.stdout, /^Unchanged:/);
+});

@@ -1,0 +1,54 @@
+/**
+ * Runs the real `bin/ward` as a child process, the way an operator does, and captures what it
+ * prints. Each call gets its own storage and frontend directories unless the test shares them.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT } from '../../src/config.ts';
+
+export const WARD = path.join(ROOT, 'bin', 'ward');
+export const FIXTURES = path.join(ROOT, 'test', 'fixtures');
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface WardEnv {
+  DATABASE_URL: string;
+  WARD_MODULE_PATHS?: string;
+  WARD_STORAGE_DIR?: string;
+  WARD_FRONTEND_DIR?: string;
+  [name: string]: string | undefined;
+}
+
+export async function scratchDir(prefix = 'ward-test-'): Promise<string> {
+  return mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+export function ward(args: string[], env: WardEnv): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(WARD, args, {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export function parseJson<T = unknown>(run: Run): T {
+  try {
+    return JSON.parse(run.stdout) as T;
+  } catch {
+    throw new Error(`ward printed no JSON (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
+  }
+}

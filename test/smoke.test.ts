@@ -1,0 +1,7 @@
+import test from 'ava';
+import { WardError } from '../src/controller/errors.ts';
+
+test('errors carry code, message and hint', (t) => {
+  const error = new WardError('x', 'm', 'h');
+  t.deepEqual(error.toJSON(), { code: 'x', message: 'm', hint: 'h' });
+});
