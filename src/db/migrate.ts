@@ -34,6 +34,10 @@ const CORE_MIGRATIONS: BranchMigration[] = [
     name: 'core/20260101000000_core_schema',
     load: () => import('./migrations/core/20260101000000_core_schema.ts'),
   },
+  {
+    name: 'core/20260102000000_module_tables',
+    load: () => import('./migrations/core/20260102000000_module_tables.ts'),
+  },
 ];
 
 /** Brings the core branch to head. Returns the names it applied (empty when already at head). */

@@ -223,3 +223,19 @@ test('orphan refuses a module whose code is on disk and points to uninstall', as
   t.regex(run.stderr, /ward modules uninstall base/);
   t.deepEqual(await snapshot(knex), before);
 });
+
+test('a community npm package declared by the backend is listed and installs with its dependencies', async (t) => {
+  const { knex, env } = await setup(t);
+  const withPackages = { ...env, WARD_PACKAGE_ROOT: path.join(FIXTURES, 'app') };
+  const list = parseJson<Array<{ name: string; category: string }>>(
+    await ward(['modules', 'list', '--json'], withPackages),
+  );
+  t.like(
+    list.find((entry) => entry.name === 'billing'),
+    { category: 'community' },
+  );
+  const run = await ward(['modules', 'install', 'billing'], withPackages);
+  t.is(run.code, 0, run.stderr);
+  t.regex(run.stdout, /\+ billing {3}3\.1\.0 {2}requested/);
+  t.deepEqual(await states(knex), { base: 'to_install', patients: 'to_install', billing: 'to_install' });
+});

@@ -6,5 +6,8 @@ import { ROOT } from '../../src/config.ts';
 
 test('oclif.manifest.json lists every command as the sources define it', async (t) => {
   const committed = await readFile(path.join(ROOT, 'oclif.manifest.json'), 'utf8');
-  t.true(committed === (await buildManifest()), 'oclif.manifest.json is stale; run: node scripts/oclif-manifest.ts');
+  t.true(
+    committed === (await buildManifest()),
+    'oclif.manifest.json is stale; run: node scripts/oclif-manifest.ts',
+  );
 });

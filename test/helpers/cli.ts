@@ -18,7 +18,8 @@ export interface Run {
 }
 
 export interface WardEnv {
-  DATABASE_URL: string;
+  /** Omit it to make ward use an embedded server under WARD_STORAGE_DIR. */
+  DATABASE_URL?: string;
   WARD_MODULE_PATHS?: string;
   WARD_STORAGE_DIR?: string;
   WARD_FRONTEND_DIR?: string;

@@ -1,0 +1,68 @@
+/**
+ * What the benchmarks share: a scratch database on the same server the tests use, and timing of
+ * whole processes. Benchmarks print ratios against a baseline measured in the same run; they
+ * never fail on time.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import knexFactory from 'knex';
+import type { Knex } from 'knex';
+import pg from 'pg';
+import { ensureEmbedded } from '../src/db/embedded.ts';
+import { TEST_STORAGE } from '../test/helpers/database.ts';
+
+export interface ScratchDatabase {
+  url: string;
+  knex: Knex;
+  drop(): Promise<void>;
+}
+
+export async function scratchDatabase(): Promise<ScratchDatabase> {
+  const server = process.env.DATABASE_URL || (await ensureEmbedded(TEST_STORAGE)).url;
+  const name = `ward_bench_${randomBytes(5).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: server });
+    await client.connect();
+    await client.query(sql).finally(() => client.end());
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const parsed = new URL(server);
+  parsed.pathname = `/${name}`;
+  const url = parsed.toString();
+  const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 4 } });
+  return {
+    url,
+    knex,
+    async drop() {
+      await knex.destroy();
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
+
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+
+/** Wall time of one process run in ms; rejects if it exits non-zero. */
+export function timeProcess(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(performance.now() - started)
+        : reject(new Error(`${command} exited ${code}: ${stderr}`)),
+    );
+  });
+}
+
+export const ratio = (value: number, baseline: number): string => `${(value / baseline).toFixed(2)}x`;

@@ -1,0 +1,51 @@
+/**
+ * `ward modules list --json` with 50 modules (3 official, 47 community in WARD_MODULE_PATHS, all
+ * installed) against a bare Node script running the same SELECT with pg, alternating runs in one
+ * session; prints the medians and their ratio (target <= 1.5x).
+ *
+ *   node bench/list.ts
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT } from '../src/config.ts';
+import { migrateCore } from '../src/db/migrate.ts';
+import { median, ratio, scratchDatabase, timeProcess } from './lib.ts';
+
+const RUNS = 21;
+const COMMUNITY = 47;
+const NODE = path.join(ROOT, 'node_modules', 'node', 'bin', 'node');
+
+const db = await scratchDatabase();
+const modulesDir = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-list-'));
+try {
+  await migrateCore(db.knex);
+  const names = ['base', 'patients', 'appointments'];
+  for (let index = 0; index < COMMUNITY; index++) {
+    const name = `bench_module_${String(index).padStart(2, '0')}`;
+    names.push(name);
+    await mkdir(path.join(modulesDir, name, 'migrations'), { recursive: true });
+    const manifest = { name, version: '1.0.0', summary: 'benchmark module', depends: ['patients'] };
+    await writeFile(path.join(modulesDir, name, 'manifest.json'), JSON.stringify(manifest));
+  }
+  await db.knex('core_module').insert(names.map((name) => ({ name, state: 'installed', version: '1.0.0' })));
+
+  const env = { PATH: process.env.PATH, DATABASE_URL: db.url, WARD_MODULE_PATHS: modulesDir };
+  const ward = () => timeProcess(path.join(ROOT, 'bin', 'ward'), ['modules', 'list', '--json'], env);
+  const bare = () => timeProcess(NODE, [path.join(ROOT, 'bench', 'list-baseline.mjs')], env);
+  await ward();
+  await bare();
+  const wardTimes: number[] = [];
+  const bareTimes: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    wardTimes.push(await ward());
+    bareTimes.push(await bare());
+  }
+  const [w, b] = [median(wardTimes), median(bareTimes)];
+  console.log(
+    `modules list --json, 50 modules: ward ${w.toFixed(0)} ms, bare pg script ${b.toFixed(0)} ms -> ${ratio(w, b)} (target <= 1.5x)`,
+  );
+} finally {
+  await rm(modulesDir, { recursive: true, force: true });
+  await db.drop();
+}
