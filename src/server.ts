@@ -1,36 +1,28 @@
 /**
- * The backend's start-up sequence: nothing listens until the database is at the core head and
- * the bootstrap checks pass, so a client never sees a half-started Ward.
+ * The backend's start-up sequence: nothing listens until the reconcile has run (core schema at
+ * head, bootstrap checks passed, pending module changes applied), so a client never sees a
+ * half-started Ward.
  */
 import type { Server } from 'node:http';
 import type { Knex } from 'knex';
 import { createApp } from './api/app.ts';
 import type { Config } from './config.ts';
-import { assertNoOrphans } from './controller/bootstrap.ts';
-import { discover } from './controller/discover.ts';
+import { reconcile, type Reconciled } from './controller/reconcile.ts';
 import { databaseUrl, openDatabase } from './db/connection.ts';
-import { LOCK_KEYS, withAdvisoryLock } from './db/lock.ts';
-import { migrateCore } from './db/migrate.ts';
-import { readModuleRows } from './db/modules.ts';
+import type { Logger } from './logger.ts';
 
 export interface Backend {
   server: Server;
   knex: Knex;
+  reconciled: Reconciled;
   close(): Promise<void>;
 }
 
-export async function startBackend(config: Config): Promise<Backend> {
+export async function startBackend(config: Config, logger: Logger): Promise<Backend> {
   const knex = await openDatabase(config, { pool: 10 });
+  let reconciled: Reconciled;
   try {
-    await withAdvisoryLock(await databaseUrl(config), LOCK_KEYS.reconcile, async () => {
-      await migrateCore(knex);
-      const inventory = await discover({
-        root: config.root,
-        modulePaths: config.modulePaths,
-        packageRoot: config.packageRoot,
-      });
-      assertNoOrphans(inventory, await readModuleRows(knex));
-    });
+    reconciled = await reconcile(knex, await databaseUrl(config), config, logger);
   } catch (error) {
     await knex.destroy();
     throw error;
@@ -43,6 +35,7 @@ export async function startBackend(config: Config): Promise<Backend> {
   return {
     server,
     knex,
+    reconciled,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await knex.destroy();

@@ -125,3 +125,34 @@ export type Refusal =
   | { code: 'blocked_by'; module: string; blocker: string };
 
 export type PlanResult = { ok: true; plan: Plan } | { ok: false; refusal: Refusal };
+
+/**
+ * The steps of each action, in the order they run (SPEC §3). Every step is idempotent, and the
+ * operation log records `started` then `done` or `failed` for each, so a restart after a crash
+ * resumes a module at its first step that is not `done`.
+ */
+export type StepName =
+  | 'migrate'
+  | 'seed'
+  | 'post_install'
+  | 'post_upgrade'
+  | 'backup'
+  | 'uninstall_hook'
+  | 'purge'
+  | 'downgrade'
+  | 'finalize';
+
+export const STEPS: Readonly<Record<ActionKind, readonly StepName[]>> = {
+  install: ['migrate', 'seed', 'post_install', 'finalize'],
+  upgrade: ['migrate', 'seed', 'post_upgrade', 'finalize'],
+  uninstall: ['backup', 'uninstall_hook', 'purge', 'downgrade', 'finalize'],
+};
+
+/** One row of `core_module_operation_log`, as the applier reads it back to find where to resume. */
+export interface LogRow {
+  id: number;
+  module_name: string;
+  operation: string;
+  step: string;
+  status: 'started' | 'done' | 'failed' | 'skipped';
+}

@@ -134,7 +134,15 @@ async function initialise(paths: ReturnType<typeof embeddedPaths>): Promise<Cred
         '--no-sync',
       ],
       owner,
-    );
+    ).catch((error: unknown) => {
+      if (owner === null) throw error;
+      throw new WardError(
+        'embedded_init_failed',
+        `initdb failed as the postgres user: ${(error as Error).message}`,
+        `PostgreSQL will not run as root, so Ward runs it as "postgres"; that user must be able to enter every folder above ${paths.base} (for example chmod o+x on them), or set WARD_STORAGE_DIR elsewhere`,
+        { cause: error },
+      );
+    });
   } finally {
     await rm(pwfile, { force: true });
   }

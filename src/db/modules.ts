@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Action, ModuleRow, ModuleState } from '../controller/types.ts';
+import type { Action, LogRow, ModuleRow, ModuleState } from '../controller/types.ts';
 
 const PENDING_STATE: Record<Action['kind'], ModuleState> = {
   install: 'to_install',
@@ -74,4 +74,55 @@ export async function recordOrphaned(trx: Knex.Transaction, name: string): Promi
     .update({ state: 'uninstalled', error_message: null, last_state_change: trx.fn.now() });
   await appendLog(trx, runId, [{ module_name: name, operation: 'orphan', step: 'mark', status: 'done' }]);
   return runId;
+}
+
+/**
+ * The log rows that can matter for resuming: each module's rows after its latest `schedule` row
+ * or finished action. Older attempts are filtered here so the read stays small as the log grows.
+ */
+export async function readAttemptLog(knex: Knex, modules: readonly string[]): Promise<LogRow[]> {
+  if (modules.length === 0) return [];
+  const result = await knex.raw(
+    `select l.id, l.module_name, l.operation, l.step, l.status
+       from core_module_operation_log l
+      where l.module_name = any(?::text[])
+        and l.id >= coalesce((select max(b.id) from core_module_operation_log b
+                               where b.module_name = l.module_name
+                                 and (b.step = 'schedule' or (b.step = 'finalize' and b.status = 'done'))), 0)
+      order by l.id`,
+    [[...modules]],
+  );
+  return (result.rows as Array<LogRow & { id: string | number }>).map((row) => ({
+    ...row,
+    id: Number(row.id),
+  }));
+}
+
+export async function recordError(knex: Knex, name: string, message: string): Promise<void> {
+  await knex('core_module').where({ name }).update({ error_message: message });
+}
+
+/**
+ * The last step of every action. Conditional on the pending state the action started from: if an
+ * operator scheduled something else meanwhile, their newer desired state wins and is applied next
+ * time. Returns whether the row changed.
+ */
+export async function recordApplied(
+  knex: Knex,
+  name: string,
+  from: ModuleState,
+  to: { state: 'installed'; version: string; fresh: boolean } | { state: 'uninstalled' },
+): Promise<boolean> {
+  const changes =
+    to.state === 'installed'
+      ? {
+          state: 'installed',
+          version: to.version,
+          ...(to.fresh ? { installed_at: knex.fn.now() } : {}),
+        }
+      : { state: 'uninstalled', version: null, installed_at: null };
+  const updated = await knex('core_module')
+    .where({ name, state: from })
+    .update({ ...changes, error_message: null, last_state_change: knex.fn.now() });
+  return updated === 1;
 }

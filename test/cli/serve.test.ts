@@ -1,38 +1,9 @@
-import { spawn } from 'node:child_process';
 import test from 'ava';
-import { ROOT } from '../../src/config.ts';
-import { WARD, ward } from '../helpers/cli.ts';
+import { ward } from '../helpers/cli.ts';
+import { serve } from '../helpers/serve.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { setRows } from '../helpers/rows.ts';
 import packageJson from '../../package.json' with { type: 'json' };
-
-/** Starts `ward serve` on a free port and resolves with its base URL once it listens. */
-function serve(env: Record<string, string>): Promise<{ base: string; stop: () => Promise<number | null> }> {
-  const child = spawn(WARD, ['serve'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match !== null)
-        resolve({
-          base: match[1] as string,
-          stop: () => {
-            child.kill('SIGTERM');
-            return exited;
-          },
-        });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    void exited.then((code) => reject(new Error(`ward serve exited ${code} before listening:\n${output}`)));
-  });
-}
 
 test('serve migrates the core schema, answers /health with the package version and stops on SIGTERM', async (t) => {
   const { url, knex } = await testDatabase(t);

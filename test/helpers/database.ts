@@ -42,14 +42,18 @@ export interface TestDatabase {
   knex: Knex;
 }
 
-/** A new empty database; `migrated: true` also brings the core branch to head. */
+/**
+ * A new database, empty or a copy of `template` (see `templateDatabase`); `migrated: true` also
+ * brings the core branch to head.
+ */
 export async function testDatabase(
   t: ExecutionContext,
-  options: { migrated?: boolean } = {},
+  options: { migrated?: boolean; template?: string } = {},
 ): Promise<TestDatabase> {
   const server = await serverUrl();
   const name = `ward_test_${randomBytes(6).toString('hex')}`;
-  await admin(server, (client) => client.query(`CREATE DATABASE ${name}`));
+  const template = options.template === undefined ? '' : ` TEMPLATE ${options.template}`;
+  await createDatabase(server, `CREATE DATABASE ${name}${template}`);
   const url = withDatabase(server, name);
   const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 4 } });
   t.teardown(async () => {
@@ -58,4 +62,34 @@ export async function testDatabase(
   });
   if (options.migrated === true) await migrateCore(knex);
   return { url, knex };
+}
+
+/**
+ * A database prepared once (by `prepare`, which must close its connections) that tests copy with
+ * `testDatabase(t, { template })`: copying is far cheaper than repeating the preparation.
+ * Dropped when the test process exits.
+ */
+export async function templateDatabase(prepare: (url: string) => Promise<void>): Promise<string> {
+  const server = await serverUrl();
+  const name = `ward_template_${randomBytes(6).toString('hex')}`;
+  await admin(server, (client) => client.query(`CREATE DATABASE ${name}`));
+  await prepare(withDatabase(server, name));
+  process.once('beforeExit', () => {
+    void admin(server, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  });
+  return name;
+}
+
+/** PostgreSQL refuses to copy a template while a session that just ended is still winding down. */
+async function createDatabase(server: string, sql: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin(server, (client) => client.query(sql));
+      return;
+    } catch (error) {
+      const busy = /is being accessed by other users/.test((error as Error).message);
+      if (!busy || attempt >= 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }

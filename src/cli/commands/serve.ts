@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { createLogger } from '../../logger.ts';
 import { startBackend } from '../../server.ts';
 import { WardCommand } from '../base.ts';
 
@@ -8,7 +9,7 @@ export default class Serve extends WardCommand {
   static override examples = ['<%= config.bin %> serve', 'PORT=9000 <%= config.bin %> serve'];
 
   async run(): Promise<void> {
-    const backend = await startBackend(this.settings);
+    const backend = await startBackend(this.settings, createLogger());
     const { port } = backend.server.address() as AddressInfo;
     this.log(`Ward is listening on http://127.0.0.1:${port} (GET /health)`);
     await new Promise<void>((resolve) => {

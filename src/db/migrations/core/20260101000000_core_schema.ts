@@ -44,7 +44,6 @@ export async function up(knex: Knex): Promise<void> {
     table.boolean('noupdate').notNullable().defaultTo(false);
     table.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     table.unique(['module_name', 'xml_id']);
-    table.index(['table_name', 'record_id']);
   });
 }
 

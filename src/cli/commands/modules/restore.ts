@@ -1,0 +1,51 @@
+import path from 'node:path';
+import { Flags } from '@oclif/core';
+import { WardError } from '../../../controller/errors.ts';
+import { latestBackup, restoreBackup } from '../../../controller/restore.ts';
+import { ModuleCommand, moduleNameArg } from '../../module-command.ts';
+
+interface Restored {
+  module: string;
+  file: string;
+  tables: Array<{ table: string; rows: number }>;
+  rows: number;
+}
+
+export default class ModulesRestore extends ModuleCommand {
+  static override description =
+    "Load a module's backup (written when it was uninstalled) back into its tables; reinstall the module first";
+  static override examples = [
+    '<%= config.bin %> modules restore lab',
+    '<%= config.bin %> modules restore lab --file storage/backups/module_lab_20261121T101500Z.sql',
+  ];
+  static override enableJsonFlag = true;
+  static override args = { module_name: moduleNameArg };
+  static override flags = {
+    file: Flags.string({ description: 'the backup to load (default: the newest backup of the module)' }),
+  };
+
+  async run(): Promise<Restored> {
+    const { args, flags } = await this.parse(ModulesRestore);
+    const name = args.module_name;
+    const dir = path.join(this.settings.storageDir, 'backups');
+    const file = flags.file === undefined ? await latestBackup(dir, name) : path.resolve(flags.file);
+    if (file === null)
+      throw new WardError(
+        'no_backup',
+        `no backup of ${name} in ${dir}`,
+        'pass --file with the path of the backup to load',
+      );
+    // Progress is for a person watching; scripts and --json get only the result.
+    const progress = process.stderr.isTTY
+      ? (p: { table: string; rows: number }) => this.logToStderr(`  ${p.table}: ${p.rows} rows so far`)
+      : undefined;
+    const result = await restoreBackup(await this.db(), file, progress);
+    this.log(
+      [
+        `Restored ${result.rows} row(s) of ${name} from ${file}:`,
+        ...result.tables.map((table) => `  ${table.table}: ${table.rows} row${table.rows === 1 ? '' : 's'}`),
+      ].join('\n'),
+    );
+    return { module: name, file, ...result };
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The start-up reconcile, in the order the controller contract fixes: take the reconcile lock →
+ * core schema to head → bootstrap orphan check → discover disk → plan from pending rows → apply →
+ * release. A second replica waits on the lock, then plans again, finds nothing pending, and goes
+ * on to serve.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Config } from '../config.ts';
+import { LOCK_KEYS, withAdvisoryLock } from '../db/lock.ts';
+import { migrateCore } from '../db/migrate.ts';
+import { readModuleRows } from '../db/modules.ts';
+import type { Logger } from '../logger.ts';
+import { applyPlan, type ApplyReport } from './apply.ts';
+import { assertNoOrphans } from './bootstrap.ts';
+import { discover } from './discover.ts';
+import { plan } from './planner.ts';
+import { refusalToError } from './refusals.ts';
+import { freeKnexLock } from './steps/migrate.ts';
+import type { Inventory, Plan } from './types.ts';
+
+export interface Reconciled extends ApplyReport {
+  plan: Plan;
+  inventory: Inventory;
+  runId: string;
+}
+
+export async function reconcile(
+  knex: Knex,
+  url: string,
+  config: Config,
+  logger: Logger,
+): Promise<Reconciled> {
+  return withAdvisoryLock(url, LOCK_KEYS.reconcile, async () => {
+    // A crash can leave knex's own lock row set; no other migrator runs while we hold ours.
+    await freeKnexLock(knex);
+    const applied = await migrateCore(knex);
+    if (applied.length > 0) logger.info({ applied }, 'core schema migrated');
+    const inventory = await discover(config);
+    const rows = await readModuleRows(knex);
+    assertNoOrphans(inventory, rows);
+    const result = plan(inventory, rows, { kind: 'reconcile' });
+    if (!result.ok) throw refusalToError(result.refusal);
+    const runId = randomUUID();
+    if (result.plan.actions.length > 0 || result.plan.blocked.length > 0)
+      logger.info(
+        {
+          runId,
+          actions: result.plan.actions.map((action) => `${action.kind} ${action.module}`),
+          blocked: result.plan.blocked.map((blocked) => blocked.module),
+        },
+        'applying the module plan',
+      );
+    const report = await applyPlan(
+      { knex, inventory, storageDir: config.storageDir, logger, runId },
+      result.plan,
+    );
+    return { ...report, plan: result.plan, inventory, runId };
+  });
+}

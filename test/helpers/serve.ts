@@ -1,0 +1,82 @@
+/**
+ * Runs the real `ward serve` as a child process on a free port, as the container runtime would,
+ * and stops only that process (by its pid) when the test is done with it.
+ */
+import { spawn } from 'node:child_process';
+import { ROOT } from '../../src/config.ts';
+import { WARD, type WardEnv } from './cli.ts';
+
+export interface Served {
+  base: string;
+  pid: number;
+  /** Everything the backend printed so far (its pino log lines included). */
+  output: () => string;
+  stop: () => Promise<number | null>;
+}
+
+export interface Exited {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  output: string;
+}
+
+/** Resolves once the backend listens; rejects with its output if it exits first. */
+export function serve(env: WardEnv): Promise<Served> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(WARD, ['serve'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const exited = new Promise<Exited>((done) =>
+      child.on('exit', (code, signal) => done({ code, signal, output })),
+    );
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match !== null)
+        resolve({
+          base: match[1] as string,
+          pid: child.pid as number,
+          output: () => output,
+          stop: async () => {
+            child.kill('SIGTERM');
+            return (await exited).code;
+          },
+        });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exited.then(({ code, signal }) =>
+      reject(
+        Object.assign(new Error(`ward serve exited (${code ?? signal}) before listening:\n${output}`), {
+          code,
+          signal,
+          output,
+        }),
+      ),
+    );
+  });
+}
+
+/** One restart that applies the pending plan: start, wait until it listens, stop. */
+export async function restart(env: WardEnv): Promise<string> {
+  const served = await serve(env);
+  const output = served.output();
+  await served.stop();
+  return output;
+}
+
+/** Runs `ward serve` expecting it to die before listening (a crash switch, an orphan). */
+export async function serveUntilExit(env: WardEnv): Promise<Exited> {
+  try {
+    const served = await serve(env);
+    await served.stop();
+    throw new Error(`ward serve started instead of exiting:\n${served.output()}`);
+  } catch (error) {
+    const { code, signal, output } = error as Exited;
+    if (output === undefined) throw error;
+    return { code, signal, output };
+  }
+}
