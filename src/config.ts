@@ -18,13 +18,21 @@ export interface Config {
   /** Where `modules.json` is written for the frontend build. */
   frontendDir: string;
   root: string;
+  /** Extra role grants (WARD_GRANTS_FILE); `required` when set explicitly, so a missing file is an error. */
+  grantsFile: { path: string; required: boolean };
+  /** WARD_JSON_LIMIT as given (`1mb`, `512kb`, bytes); parsed and checked by the API, which owns the rule. */
+  jsonLimit: string | null;
+  /** WARD_TRUST_PROXY: believe X-Forwarded-Proto/-For from a reverse proxy (cookie Secure flag, client ip). */
+  trustProxy: boolean;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const storageDir = path.resolve(nonEmpty(env.WARD_STORAGE_DIR) ?? path.join(ROOT, 'storage'));
+  const grantsFile = nonEmpty(env.WARD_GRANTS_FILE);
   return {
     databaseUrl: nonEmpty(env.DATABASE_URL),
     port: Number(nonEmpty(env.PORT) ?? 8080),
-    storageDir: path.resolve(nonEmpty(env.WARD_STORAGE_DIR) ?? path.join(ROOT, 'storage')),
+    storageDir,
     modulePaths: (env.WARD_MODULE_PATHS ?? '')
       .split(':')
       .filter((entry) => entry !== '')
@@ -32,6 +40,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     packageRoot: path.resolve(nonEmpty(env.WARD_PACKAGE_ROOT) ?? ROOT),
     frontendDir: path.resolve(nonEmpty(env.WARD_FRONTEND_DIR) ?? path.join(ROOT, 'frontend')),
     root: ROOT,
+    grantsFile: {
+      path: grantsFile === null ? path.join(storageDir, 'grants.json') : path.resolve(grantsFile),
+      required: grantsFile !== null,
+    },
+    jsonLimit: nonEmpty(env.WARD_JSON_LIMIT),
+    trustProxy: /^(1|true|yes)$/i.test(env.WARD_TRUST_PROXY ?? ''),
   };
 }
 

@@ -1,33 +1,64 @@
 /**
  * The backend's start-up sequence: nothing listens until the reconcile has run (core schema at
- * head, bootstrap checks passed, pending module changes applied), so a client never sees a
- * half-started Ward.
+ * head, bootstrap checks passed, pending module changes applied) and the HTTP app is built from
+ * the modules that are now installed, so a client never sees a half-started Ward.
  */
 import type { Server } from 'node:http';
 import type { Knex } from 'knex';
-import { createApp } from './api/app.ts';
+import { appSettings, createApp, type WardApp } from './api/app.ts';
+import { ensureFirstAdmin } from './auth/first-admin.ts';
 import type { Config } from './config.ts';
+import type { DriftEntry } from './controller/drift.ts';
 import { reconcile, type Reconciled } from './controller/reconcile.ts';
 import { databaseUrl, openDatabase } from './db/connection.ts';
+import { readModuleRows } from './db/modules.ts';
 import type { Logger } from './logger.ts';
 
 export interface Backend {
   server: Server;
   knex: Knex;
+  app: WardApp;
   reconciled: Reconciled;
-  close(): Promise<void>;
+  /** What the drift watcher last found: /health reports it. */
+  drift: { current: DriftEntry[] };
+  /**
+   * Graceful stop: accept nothing new, let requests in flight finish (at most `graceMs`, then
+   * their connections are cut), then close the app's listeners and the pool.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
-export async function startBackend(config: Config, logger: Logger): Promise<Backend> {
+export interface BackendHooks {
+  /** `POST /api/v1/modules/-/restart` has answered 202. */
+  onRestart: () => void;
+  /** Where the first-run admin's sign-in instructions go. */
+  print: (text: string) => void;
+}
+
+const DEFAULT_GRACE_MS = 10_000;
+
+export async function startBackend(config: Config, logger: Logger, hooks: BackendHooks): Promise<Backend> {
   const knex = await openDatabase(config, { pool: 10 });
+  const drift = { current: [] as DriftEntry[] };
   let reconciled: Reconciled;
+  let app: WardApp;
   try {
     reconciled = await reconcile(knex, await databaseUrl(config), config, logger);
+    await ensureFirstAdmin(knex, logger, hooks.print);
+    app = await createApp({
+      knex,
+      inventory: reconciled.inventory,
+      rows: await readModuleRows(knex),
+      logger,
+      onRestart: hooks.onRestart,
+      health: { drift: () => drift.current },
+      ...appSettings(config),
+    });
   } catch (error) {
     await knex.destroy();
     throw error;
   }
-  const server = createApp(knex).listen(config.port);
+  const server = app.koa.listen(config.port);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -35,9 +66,16 @@ export async function startBackend(config: Config, logger: Logger): Promise<Back
   return {
     server,
     knex,
+    app,
     reconciled,
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    drift,
+    async close(graceMs = DEFAULT_GRACE_MS) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+      await closed;
+      clearTimeout(cut);
+      await app.close();
       await knex.destroy();
     },
   };

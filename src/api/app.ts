@@ -1,24 +1,134 @@
 /**
- * The Koa application. Only routes that need nothing but the database live here so far; the
- * module routers and auth are mounted by the running-service layer.
+ * The Koa application: /health, sign-in, /me, the module endpoints, every installed module's
+ * routes under /api/v1/<module>/, and the OpenAPI document generated from all of them. Built once
+ * per process from the modules the start-up reconcile left installed: modules change only at a
+ * restart, so the permission map is fixed here; who holds which role is read per credential and
+ * cached until a `ward_auth` notification says it changed.
  */
 import Koa from 'koa';
-import Router from '@koa/router';
 import type { Knex } from 'knex';
-import { VERSION } from '../version.ts';
+import { createAuthenticator, type Authenticator } from '../auth/authenticator.ts';
+import { listenForAuthChanges, type ChangeListener } from '../auth/change-listener.ts';
+import { readGrants, type GrantsFile } from '../auth/grants.ts';
+import { AUTH_MODULE, installedModules, type InstalledModule } from '../auth/installed.ts';
+import { buildPermissionMap, type PermissionMap } from '../auth/permissions.ts';
+import { PrincipalCache } from '../auth/principal-cache.ts';
+import { ROOT, type Config } from '../config.ts';
+import type { Inventory, ModuleRow } from '../controller/types.ts';
+import type { Logger } from '../logger.ts';
+import { DEFAULT_JSON_LIMIT, parseSize } from './body.ts';
+import { errorHandler } from './errors.ts';
+import { loadModuleRoutes, type ModuleFailure } from './mount-modules.ts';
+import { buildRouter } from './router.ts';
+import { authRoutes } from './routes/auth.ts';
+import { healthRoutes, type HealthSources } from './routes/health.ts';
+import { meRoutes } from './routes/me.ts';
+import { moduleRoutes } from './routes/modules.ts';
+import { createAjv } from './validation.ts';
 
-export function createApp(knex: Knex): Koa {
-  const app = new Koa();
-  const router = new Router();
-  router.get('/health', async (ctx) => {
-    try {
-      await knex.raw('select 1');
-      ctx.body = { status: 'healthy', version: VERSION };
-    } catch {
-      ctx.status = 503;
-      ctx.body = { status: 'unhealthy', version: VERSION, reason: 'database unreachable' };
-    }
-  });
-  app.use(router.routes()).use(router.allowedMethods());
-  return app;
+export type { HealthSources };
+
+export interface AppDeps {
+  knex: Knex;
+  inventory: Inventory;
+  /** `core_module` rows as the start-up reconcile left them (`readModuleRows(knex)` after it). */
+  rows: readonly ModuleRow[];
+  logger: Logger;
+  storageDir: string;
+  /** Called once `POST /api/v1/modules/-/restart` has answered 202: stop gracefully. */
+  onRestart: () => void;
+  /** Default: `<storageDir>/grants.json`, ignored when missing. */
+  grantsFile?: GrantsFile;
+  /** Largest JSON body accepted, in bytes. Default 1 MiB. */
+  jsonLimit?: number;
+  /** Trust X-Forwarded-* from a reverse proxy (the cookie's Secure flag follows X-Forwarded-Proto). */
+  trustProxy?: boolean;
+  /** Where frontend layer paths are relative to (as in frontend/modules.json). Default: the Ward directory. */
+  root?: string;
+  health?: HealthSources;
+}
+
+export interface WardApp {
+  koa: Koa;
+  /** The document served at /api/v1/openapi.json. */
+  openapi: object;
+  /** Modules whose routes could not be mounted (their prefix answers 503). */
+  failures: readonly ModuleFailure[];
+  /** Stops listening for auth changes. Call after the HTTP server has closed, before `knex.destroy()`. */
+  close(): Promise<void>;
+}
+
+/** The AppDeps that come from configuration. Throws a WardError for a bad WARD_JSON_LIMIT. */
+export function appSettings(
+  config: Config,
+): Pick<AppDeps, 'storageDir' | 'grantsFile' | 'jsonLimit' | 'trustProxy' | 'root'> {
+  return {
+    storageDir: config.storageDir,
+    grantsFile: config.grantsFile,
+    jsonLimit: config.jsonLimit === null ? DEFAULT_JSON_LIMIT : parseSize(config.jsonLimit),
+    trustProxy: config.trustProxy,
+    root: config.root,
+  };
+}
+
+/** Builds the HTTP app from the modules installed now; routes of modules that fail to load answer 503. */
+export async function createApp(deps: AppDeps): Promise<WardApp> {
+  const { knex, logger } = deps;
+  const installed = installedModules(deps.inventory, deps.rows);
+  const grants = await readGrants(
+    deps.grantsFile ?? { path: `${deps.storageDir}/grants.json`, required: false },
+  );
+  const loaded = await loadModuleRoutes(installed, { knex, logger, storageDir: deps.storageDir });
+  const map = buildPermissionMap(
+    installed.map(({ module }) => ({ name: module.name, manifest: module.manifest })),
+    grants,
+    loaded.routes.flatMap((route) => (route.permission === null ? [] : [route.permission])),
+  );
+  for (const warning of map.warnings) logger.warn(warning);
+  const { auth, listener } = await startAuth(deps, installed, map);
+
+  try {
+    const core = [
+      ...healthRoutes({ knex, health: deps.health ?? { drift: () => [] } }),
+      ...authRoutes({ knex, auth }),
+      ...meRoutes({ map }),
+      ...moduleRoutes({ installed, root: deps.root ?? ROOT, onRestart: deps.onRestart, logger }),
+    ];
+    const routeDeps = { auth, ajv: createAjv(), jsonLimit: deps.jsonLimit ?? DEFAULT_JSON_LIMIT };
+    const { router, openapi, failures } = buildRouter(core, loaded, routeDeps, logger);
+    const koa = new Koa();
+    koa.proxy = deps.trustProxy ?? false;
+    koa
+      .use(errorHandler(logger))
+      .use(async (ctx, next) => {
+        // Patient data: no shared cache may keep an answer, and no browser may guess its type.
+        ctx.set('Cache-Control', 'no-store');
+        ctx.set('X-Content-Type-Options', 'nosniff');
+        await next();
+      })
+      .use(router.routes())
+      .use(router.allowedMethods());
+    return { koa, openapi, failures, close: async () => listener?.close() };
+  } catch (error) {
+    await listener?.close();
+    throw error;
+  }
+}
+
+async function startAuth(
+  deps: AppDeps,
+  installed: readonly InstalledModule[],
+  map: PermissionMap,
+): Promise<{ auth: Authenticator | null; listener: ChangeListener | null }> {
+  if (!installed.some(({ module }) => module.name === AUTH_MODULE)) {
+    deps.logger.warn(
+      'the base module is not installed: nobody can sign in, and every /api/v1 route but sign-in answers 503',
+    );
+    return { auth: null, listener: null };
+  }
+  const cache = new PrincipalCache();
+  const listener = listenForAuthChanges(deps.knex, cache, deps.logger);
+  // Serving without the listener is safe (the cache stays off), only slower; it keeps retrying.
+  await listener.ready.catch(() => undefined);
+  return { auth: createAuthenticator({ knex: deps.knex, map, cache, logger: deps.logger }), listener };
 }

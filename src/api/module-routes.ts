@@ -3,10 +3,22 @@
  * receives what a route may use and returns its routes, each declaring the permission that guards
  * it. Ward mounts them at `/api/v1/<module>/` and checks the permission before the handler runs,
  * so a module cannot forget a guard; it validates `body` (a JSON Schema) before the handler too.
+ *
+ * In a handler, `ctx.request.body` is the parsed, validated JSON body (undefined when none was
+ * sent) and `ctx.state.caller.principal` says who calls: user id, username, roles, permissions.
+ * Errors thrown as `ctx.throw(status, message)` or WardErrors reach the client in Ward's one error
+ * shape, `{"error": {"code", "message", "hint"}}`; anything else becomes a 500 that reveals nothing.
  */
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import type { Logger } from '../logger.ts';
+
+declare module 'koa' {
+  interface Request {
+    /** The JSON body, parsed and validated against the route's `body` schema by Ward. */
+    body?: unknown;
+  }
+}
 
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -58,6 +58,7 @@ export function databaseError(error: unknown, url?: string): unknown {
         cause: error,
       });
     case UNDEFINED_TABLE:
+      if (!/relation "(core_|knex_)/.test((error as Error).message)) return error;
       return new WardError(
         'schema_missing',
         `the core tables are missing (${(error as Error).message})`,

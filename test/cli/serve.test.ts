@@ -15,14 +15,14 @@ test('serve migrates the core schema, answers /health with the package version a
   t.is(await server.stop(), 0);
 });
 
-test('serve refuses to start while a module row has no code on disk, listing the orphans', async (t) => {
+test('a backend refuses to start while a module row has no code on disk, listing the orphans', async (t) => {
   const { url, knex } = await testDatabase(t, { migrated: true });
   await setRows(knex, [
     { name: 'vanished', state: 'installed', version: '1.0.0' },
     { name: 'gone_too', state: 'to_upgrade', version: '1.0.0' },
     { name: 'was_removed', state: 'uninstalled', version: '1.0.0' },
   ]);
-  const run = await ward(['serve'], { DATABASE_URL: url, PORT: '0' });
+  const run = await ward(['backend'], { DATABASE_URL: url, PORT: '0' });
   t.is(run.code, 1);
   t.is(
     run.stderr.split('\nhint:')[0],

@@ -30,13 +30,17 @@ export async function scratchDir(prefix = 'ward-test-'): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), prefix));
 }
 
-export function ward(args: string[], env: WardEnv): Promise<Run> {
+/** `options.input` is written to the command's stdin (passwords); without it stdin is closed. */
+export function ward(args: string[], env: WardEnv, options: { input?: string } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(WARD, args, {
       cwd: ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // A command that exits without reading stdin makes the write fail with EPIPE: not the test's concern.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(options.input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

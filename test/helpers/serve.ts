@@ -20,10 +20,13 @@ export interface Exited {
   output: string;
 }
 
-/** Resolves once the backend listens; rejects with its output if it exits first. */
-export function serve(env: WardEnv): Promise<Served> {
+/**
+ * Resolves once the backend listens; rejects with its output if it exits first. Runs `ward
+ * backend` (one process, as a container does) unless `command` says `serve` (the supervisor).
+ */
+export function serve(env: WardEnv, command: 'backend' | 'serve' = 'backend'): Promise<Served> {
   return new Promise((resolve, reject) => {
-    const child = spawn(WARD, ['serve'], {
+    const child = spawn(WARD, [command], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

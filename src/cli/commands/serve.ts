@@ -1,21 +1,37 @@
-import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { Flags } from '@oclif/core';
 import { createLogger } from '../../logger.ts';
-import { startBackend } from '../../server.ts';
+import { supervise } from '../../supervisor.ts';
+import { watchModules } from '../../watcher.ts';
 import { WardCommand } from '../base.ts';
 
 export default class Serve extends WardCommand {
   static override description =
-    'Start the backend: bring the core schema to head, check for orphan modules, then serve HTTP on PORT (default 8080)';
-  static override examples = ['<%= config.bin %> serve', 'PORT=9000 <%= config.bin %> serve'];
+    'Run Ward: a backend process (see `ward backend`), started again whenever it exits, as a container runtime would';
+  static override examples = [
+    '<%= config.bin %> serve',
+    'PORT=9000 <%= config.bin %> serve',
+    '<%= config.bin %> serve --watch',
+  ];
+  static override flags = {
+    watch: Flags.boolean({
+      description: 'restart the backend when module code changes (for module authors)',
+      default: false,
+    }),
+  };
 
   async run(): Promise<void> {
-    const backend = await startBackend(this.settings, createLogger());
-    const { port } = backend.server.address() as AddressInfo;
-    this.log(`Ward is listening on http://127.0.0.1:${port} (GET /health)`);
-    await new Promise<void>((resolve) => {
-      const stop = () => void backend.close().then(resolve);
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
-    });
+    const { flags } = await this.parse(Serve);
+    const logger = createLogger('ward-supervisor');
+    const entry = path.join(this.settings.root, 'src', 'backend-main.ts');
+    const supervisor = supervise(process.execPath, [entry], logger);
+    const watcher = flags.watch
+      ? await watchModules(this.settings, () => {
+          logger.info('module code changed; restarting the backend');
+          supervisor.restart();
+        })
+      : null;
+    await supervisor.done;
+    await watcher?.close();
   }
 }

@@ -1,0 +1,106 @@
+/**
+ * Restart cost: from spawning the backend (`src/backend-main.ts`, as `ward serve` does; 50 installed modules, nothing pending) to its first
+ * `GET /health` 200, against spawning a bare Koa process to its first 200, alternating in one
+ * session; prints the medians and their ratio (target <= 2x).
+ *
+ *   node bench/restart.ts
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { ROOT } from '../src/config.ts';
+import { migrateCore } from '../src/db/migrate.ts';
+import { median, ratio, scratchDatabase } from './lib.ts';
+
+const RUNS = 15;
+const COMMUNITY = 47;
+const NODE = path.join(ROOT, 'node_modules', 'node', 'bin', 'node');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Milliseconds from spawn to the first 200 from /health; then stops the process and waits. */
+async function startToHealthy(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(command, args, {
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', process.env.BENCH_DEBUG ? 'inherit' : 'ignore'],
+  });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  try {
+    for (;;) {
+      const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+        (response) => response.status === 200,
+        () => false,
+      );
+      if (ok) return performance.now() - started;
+      if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited ${child.exitCode}`);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+const db = await scratchDatabase();
+const modulesDir = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-restart-'));
+const storage = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-storage-'));
+try {
+  await migrateCore(db.knex);
+  const names = ['base', 'patients', 'appointments'];
+  for (let index = 0; index < COMMUNITY; index++) {
+    const name = `bench_module_${String(index).padStart(2, '0')}`;
+    names.push(name);
+    await mkdir(path.join(modulesDir, name, 'migrations'), { recursive: true });
+    const manifest = { name, version: '1.0.0', summary: 'benchmark module', depends: ['patients'] };
+    await writeFile(path.join(modulesDir, name, 'manifest.json'), JSON.stringify(manifest));
+  }
+  // Installed for real by the warm-up start below; the measured starts then have an empty plan.
+  await db.knex('core_module').insert(names.map((name) => ({ name, state: 'to_install' })));
+  const env = {
+    PATH: process.env.PATH,
+    DATABASE_URL: db.url,
+    WARD_MODULE_PATHS: modulesDir,
+    WARD_STORAGE_DIR: storage,
+    LOG_LEVEL: 'warn',
+  };
+  // What `ward serve` (and a container) starts: the backend entry point, on the pinned Node.
+  const ward = () =>
+    startToHealthy(NODE, [path.join(ROOT, 'src', 'backend-main.ts')], {
+      ...env,
+      NODE_COMPILE_CACHE: path.join(ROOT, 'node_modules', '.cache', 'ward-node'),
+    });
+  const koa = () => startToHealthy(NODE, [path.join(ROOT, 'bench', 'koa-baseline.mjs')], env);
+  await ward();
+  const pending = await db
+    .knex('core_module')
+    .whereNot({ state: 'installed' })
+    .count<{ n: string }[]>('* as n');
+  if (pending[0]?.n !== '0') throw new Error('the warm-up start did not install every module');
+  await koa();
+  const wardTimes: number[] = [];
+  const koaTimes: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    wardTimes.push(await ward());
+    koaTimes.push(await koa());
+  }
+  const [w, k] = [median(wardTimes), median(koaTimes)];
+  console.log(
+    `restart to /health 200, 50 installed modules: ward ${w.toFixed(0)} ms, bare Koa ${k.toFixed(0)} ms -> ${ratio(w, k)} (target <= 2x)`,
+  );
+} finally {
+  await rm(modulesDir, { recursive: true, force: true });
+  await rm(storage, { recursive: true, force: true });
+  await db.drop();
+}

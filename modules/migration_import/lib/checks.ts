@@ -1,0 +1,239 @@
+/**
+ * Checks of one record on its own: required fields, dates, codes. Each returns the canonical
+ * record (trimmed, codes and instants normalised) or null when an error blocks it, and every
+ * warning found, so an operator sees all of a row's problems at once.
+ */
+import { Buffer } from 'node:buffer';
+import { APPOINTMENT_STATUSES } from './records.ts';
+import type {
+  AppointmentStatus,
+  ImportAddress,
+  ImportAppointment,
+  ImportDocument,
+  ImportPatient,
+  ImportWarning,
+  Raw,
+  RawAddress,
+  ImportRecordItem,
+  RecordKind,
+  Sex,
+  SourceRecordItem,
+} from './records.ts';
+import { warn } from './warnings.ts';
+import type { At } from './warnings.ts';
+
+export interface Checked<T> {
+  record: T | null;
+  warnings: ImportWarning[];
+}
+
+/** Where a record sits: its row, and how to name its fields in the source. */
+export interface RecordPlace {
+  row: number;
+  field: (name: string) => string;
+}
+
+const SEX_CODES: ReadonlyMap<string, Sex> = new Map([
+  ['female', 'female'],
+  ['f', 'female'],
+  ['male', 'male'],
+  ['m', 'male'],
+  ['other', 'other'],
+  ['o', 'other'],
+  ['unknown', 'unknown'],
+  ['u', 'unknown'],
+]);
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIMESTAMP =
+  /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:0\d|1[0-4]):[0-5]\d)$/;
+const BASE64_SHA1 = /^[A-Za-z0-9+/]{27}=$/;
+const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+
+export function isCalendarDate(value: string): boolean {
+  const parts = DATE.exec(value);
+  if (parts === null) return false;
+  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/** The instant in `toISOString` form, or null unless an ISO 8601 date-time with an explicit zone. */
+export function normaliseInstant(value: string): string | null {
+  const parts = TIMESTAMP.exec(value);
+  // Without a zone the instant depends on where the import runs; guessing would shift appointments.
+  if (parts === null || !isCalendarDate(parts[1]!)) return null;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? null : new Date(time).toISOString();
+}
+
+const trimmed = (value: string | undefined): string | undefined => {
+  const text = value?.trim();
+  return text === '' ? undefined : text;
+};
+
+/** Collects one record's warnings; `blocked` once any is an error. */
+class Findings {
+  readonly warnings: ImportWarning[] = [];
+  readonly #kind: RecordKind;
+  readonly #place: RecordPlace;
+
+  constructor(kind: RecordKind, place: RecordPlace) {
+    this.#kind = kind;
+    this.#place = place;
+  }
+
+  at(name: string): At {
+    return { row: this.#place.row, field: this.#place.field(name) };
+  }
+
+  add(warning: ImportWarning): void {
+    this.warnings.push(warning);
+  }
+
+  required(name: string, label: string, value: string | undefined): string {
+    const text = trimmed(value);
+    if (text === undefined) this.add(warn.missingField(this.at(name), this.#kind, label));
+    return text ?? '';
+  }
+
+  result<T>(record: T): Checked<T> {
+    const blocked = this.warnings.some((warning) => warning.severity === 'error');
+    return { record: blocked ? null : record, warnings: this.warnings };
+  }
+}
+
+/** Drops undefined members, so canonical records compare equal however a reader spelled "absent". */
+function compact<T extends object>(record: T): T {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T;
+}
+
+function address(raw: RawAddress | undefined): ImportAddress | undefined {
+  if (raw === undefined) return undefined;
+  const found = compact({
+    lines: (raw.lines ?? []).map((line) => line.trim()).filter((line) => line !== ''),
+    city: trimmed(raw.city),
+    state: trimmed(raw.state),
+    postalCode: trimmed(raw.postalCode),
+    country: trimmed(raw.country),
+  });
+  return found.lines.length === 0 && Object.keys(found).length === 1 ? undefined : found;
+}
+
+export function checkPatient(raw: Raw<ImportPatient>, place: RecordPlace): Checked<ImportPatient> {
+  const findings = new Findings('patient', place);
+  const sourceId = findings.required('sourceId', 'patient id', raw.sourceId);
+  const familyName = findings.required('familyName', 'family name', raw.familyName);
+  const givenName = findings.required('givenName', 'given name', raw.givenName);
+  const birthDate = findings.required('birthDate', 'birth date', raw.birthDate);
+  if (birthDate !== '' && !isCalendarDate(birthDate))
+    findings.add(warn.badDate(findings.at('birthDate'), 'birth date', birthDate));
+  const code = trimmed(raw.sex);
+  const sex = code === undefined ? 'unknown' : SEX_CODES.get(code.toLowerCase());
+  if (sex === undefined) findings.add(warn.unknownSex(findings.at('sex'), code!));
+  return findings.result(
+    compact({
+      sourceId,
+      mrn: trimmed(raw.mrn),
+      familyName,
+      givenName,
+      birthDate,
+      sex: sex ?? 'unknown',
+      phone: trimmed(raw.phone),
+      email: trimmed(raw.email),
+      address: address(raw.address),
+    }),
+  );
+}
+
+export function checkAppointment(
+  raw: Raw<ImportAppointment>,
+  place: RecordPlace,
+): Checked<ImportAppointment> {
+  const findings = new Findings('appointment', place);
+  const instant = (name: 'start' | 'end') => {
+    const value = findings.required(name, name, raw[name]);
+    const instant = value === '' ? null : normaliseInstant(value);
+    if (value !== '' && instant === null) findings.add(warn.badTimestamp(findings.at(name), name, value));
+    return instant;
+  };
+  const sourceId = findings.required('sourceId', 'appointment id', raw.sourceId);
+  const patientSourceId = findings.required('patientSourceId', 'patient reference', raw.patientSourceId);
+  const practitionerName = findings.required('practitionerName', 'practitioner', raw.practitionerName);
+  const start = instant('start');
+  const end = instant('end');
+  if (start !== null && end !== null && end <= start)
+    findings.add(warn.endBeforeStart(findings.at('end'), start, end));
+  const code = findings.required('status', 'status', raw.status).toLowerCase();
+  const status = APPOINTMENT_STATUSES.find((known) => known === code);
+  if (code !== '' && status === undefined)
+    findings.add(warn.unknownStatus(findings.at('status'), raw.status!.trim(), APPOINTMENT_STATUSES));
+  // The '' placeholders only fill records that an error already blocks; `result` discards those.
+  return findings.result(
+    compact({
+      sourceId,
+      patientSourceId,
+      practitionerName,
+      start: start ?? '',
+      end: end ?? '',
+      status: status ?? ('' as AppointmentStatus),
+      reason: trimmed(raw.reason),
+    }),
+  );
+}
+
+export function checkDocument(raw: Raw<ImportDocument>, place: RecordPlace): Checked<ImportDocument> {
+  const findings = new Findings('document', place);
+  const sourceId = findings.required('sourceId', 'document id', raw.sourceId);
+  const patientSourceId = findings.required('patientSourceId', 'patient reference', raw.patientSourceId);
+  const title = findings.required('title', 'title', raw.title);
+  const contentType = findings.required('contentType', 'content type', raw.contentType);
+  const binaryRef = findings.required('binaryRef', 'binary reference', raw.binaryRef);
+  const hash = trimmed(raw.sha1);
+  const sha1 =
+    hash !== undefined && BASE64_SHA1.test(hash) ? Buffer.from(hash, 'base64').toString('hex') : undefined;
+  if (hash !== undefined && sha1 === undefined)
+    findings.add(warn.badHash(findings.at('sha1'), hash, 'a base64 SHA-1 (FHIR attachment.hash)'));
+  const sha256 = trimmed(raw.sha256);
+  if (sha256 !== undefined && !HEX_SHA256.test(sha256))
+    findings.add(warn.badHash(findings.at('sha256'), sha256, 'a hex SHA-256'));
+  const sizeText = trimmed(raw.size);
+  const size = sizeText !== undefined && /^\d+$/.test(sizeText) ? Number(sizeText) : undefined;
+  const validSize = size !== undefined && Number.isSafeInteger(size) ? size : undefined;
+  if (sizeText !== undefined && validSize === undefined)
+    findings.add(warn.badSize(findings.at('size'), sizeText));
+  return findings.result(
+    compact({
+      sourceId,
+      patientSourceId,
+      title,
+      contentType,
+      sha256: sha256 !== undefined && HEX_SHA256.test(sha256) ? sha256.toLowerCase() : undefined,
+      sha1,
+      size: validSize,
+      binaryRef,
+    }),
+  );
+}
+
+/** The checks of whichever kind `item` is, with the canonical item when nothing blocks it. */
+export function checkItem(
+  item: SourceRecordItem,
+  place: RecordPlace,
+): { item: ImportRecordItem | null; warnings: ImportWarning[] } {
+  const { row } = item;
+  switch (item.kind) {
+    case 'patient': {
+      const { record, warnings } = checkPatient(item.record, place);
+      return { item: record && { kind: 'patient', row, record }, warnings };
+    }
+    case 'appointment': {
+      const { record, warnings } = checkAppointment(item.record, place);
+      return { item: record && { kind: 'appointment', row, record }, warnings };
+    }
+    case 'document': {
+      const { record, warnings } = checkDocument(item.record, place);
+      return { item: record && { kind: 'document', row, record }, warnings };
+    }
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * Every warning an import can record, with its code, severity and exact text, in one place: the
+ * HTTP layer documents these codes, and tests assert these texts. Messages say what was found, what
+ * was expected, and what to do.
+ */
+import type { ImportWarning, RecordKind, Severity } from './records.ts';
+
+export const WARNING_CODES = [
+  'bad_encoding',
+  'empty_file',
+  'missing_columns',
+  'csv_column_count',
+  'csv_unclosed_quote',
+  'csv_bad_quote',
+  'record_too_long',
+  'json_syntax',
+  'fhir_not_a_resource',
+  'fhir_unsupported_resource',
+  'missing_field',
+  'bad_date',
+  'bad_timestamp',
+  'unknown_sex_code',
+  'unknown_status',
+  'duplicate_id',
+  'unknown_patient',
+  'end_before_start',
+  'binary_missing',
+  'bad_hash',
+  'bad_size',
+] as const;
+export type WarningCode = (typeof WARNING_CODES)[number];
+
+export interface At {
+  row: number;
+  field?: string;
+}
+
+const make = (at: At, code: WarningCode, severity: Severity, message: string): ImportWarning => ({
+  row: at.row,
+  field: at.field ?? '',
+  code,
+  severity,
+  message,
+});
+
+const hex = (byte: number): string => `0x${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+const quoted = (value: string): string =>
+  JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
+const REUPLOAD_UTF8 = 'save the file as UTF-8 and upload it again';
+
+export const warn = {
+  invalidUtf8: (at: At, byte: number, offset: number, line: number) =>
+    make(
+      at,
+      'bad_encoding',
+      'error',
+      `byte ${hex(byte)} at byte offset ${offset} (line ${line}) is not valid UTF-8; ${REUPLOAD_UTF8}`,
+    ),
+  truncatedUtf8: (at: At, offset: number, line: number) =>
+    make(
+      at,
+      'bad_encoding',
+      'error',
+      `the file ends inside a UTF-8 character that starts at byte offset ${offset} (line ${line}); ${REUPLOAD_UTF8}`,
+    ),
+  utf16: (at: At, bom: string) =>
+    make(
+      at,
+      'bad_encoding',
+      'error',
+      `the file starts with a UTF-16 byte order mark (${bom}) at byte offset 0; ${REUPLOAD_UTF8}`,
+    ),
+  nulByte: (at: At, offset: number, line: number) =>
+    make(
+      at,
+      'bad_encoding',
+      'error',
+      `NUL byte at byte offset ${offset} (line ${line}): the file is UTF-16 or binary, not UTF-8 text; ${REUPLOAD_UTF8}`,
+    ),
+  emptyFile: (at: At) =>
+    make(at, 'empty_file', 'error', 'the file is empty; expected a header line naming the columns'),
+  missingColumns: (at: At, missing: readonly string[]) =>
+    make(
+      at,
+      'missing_columns',
+      'error',
+      `missing required column${missing.length === 1 ? '' : 's'} ${missing.join(', ')}; the header must name ${missing.length === 1 ? 'it' : 'them'} (Synthea CSV layout); no row was read`,
+    ),
+  columnCount: (at: At, found: number, expected: number) =>
+    make(
+      at,
+      'csv_column_count',
+      'error',
+      `the row has ${found} field${found === 1 ? '' : 's'} but the header has ${expected}; quote fields that contain commas`,
+    ),
+  unclosedQuote: (at: At) =>
+    make(
+      at,
+      'csv_unclosed_quote',
+      'error',
+      `the quoted field that starts on line ${at.row} is never closed; a quote inside a field must be doubled ("")`,
+    ),
+  strayQuote: (at: At, found: string, field: number) =>
+    make(
+      at,
+      'csv_bad_quote',
+      'error',
+      `unexpected ${quoted(found)} after the closing quote of field ${field}; a quote inside a quoted field must be doubled ("")`,
+    ),
+  recordTooLong: (at: At, limit: number) =>
+    make(
+      at,
+      'record_too_long',
+      'error',
+      `the record starting on line ${at.row} is longer than ${limit} characters (is a quote left open?); reading stopped`,
+    ),
+  lineTooLong: (at: At, limit: number) =>
+    make(
+      at,
+      'record_too_long',
+      'error',
+      `line ${at.row} is longer than ${limit} characters; NDJSON holds one resource or Bundle per line; reading stopped`,
+    ),
+  jsonSyntax: (at: At, line: number, column: number, detail: string) =>
+    make(at, 'json_syntax', 'error', `invalid JSON at line ${line}, column ${column}: ${detail}`),
+  notAResource: (at: At, what: string) =>
+    make(
+      at,
+      'fhir_not_a_resource',
+      'error',
+      `${what} holds no FHIR resource (no "resourceType"); expected a Bundle, Patient, Appointment or DocumentReference`,
+    ),
+  unsupportedResource: (at: At, resourceType: string, count: number) =>
+    make(
+      at,
+      'fhir_unsupported_resource',
+      'info',
+      `${count} ${quoted(resourceType)} resource${count === 1 ? ' was' : 's were'} skipped (first on row ${at.row}); only Patient, Appointment and DocumentReference are imported`,
+    ),
+  missingField: (at: At, kind: RecordKind, label: string) =>
+    make(at, 'missing_field', 'error', `${label} is missing; every ${kind} needs one`),
+  badDate: (at: At, label: string, value: string) =>
+    make(at, 'bad_date', 'error', `${label} ${quoted(value)} is not a calendar date; expected YYYY-MM-DD`),
+  badTimestamp: (at: At, label: string, value: string) =>
+    make(
+      at,
+      'bad_timestamp',
+      'error',
+      `${label} ${quoted(value)} is not an ISO 8601 date-time with a time zone; expected e.g. 2024-05-01T09:30:00Z`,
+    ),
+  unknownSex: (at: At, value: string) =>
+    make(
+      at,
+      'unknown_sex_code',
+      'warning',
+      `sex code ${quoted(value)} is not known; expected female, male, other or unknown (or F, M, O, U); imported as unknown`,
+    ),
+  unknownStatus: (at: At, value: string, allowed: readonly string[]) =>
+    make(
+      at,
+      'unknown_status',
+      'error',
+      `status ${quoted(value)} is not an appointment status; expected one of ${allowed.join(', ')}`,
+    ),
+  duplicateId: (at: At, kind: RecordKind, id: string) =>
+    make(
+      at,
+      'duplicate_id',
+      'error',
+      `${kind} id ${quoted(id)} appears earlier in the file; each ${kind} must appear once`,
+    ),
+  unknownPatient: (at: At, kind: RecordKind, id: string) =>
+    make(
+      at,
+      'unknown_patient',
+      'error',
+      `${kind} refers to patient ${quoted(id)}, who is neither earlier in this file nor imported before; import the patient first`,
+    ),
+  endBeforeStart: (at: At, start: string, end: string) =>
+    make(at, 'end_before_start', 'error', `end ${end} is not after start ${start}`),
+  binaryMissing: (at: At, ref: string) =>
+    make(
+      at,
+      'binary_missing',
+      'warning',
+      `binary ${quoted(ref)} has not been uploaded yet; upload it before executing the job`,
+    ),
+  badHash: (at: At, value: string, expected: string) =>
+    make(
+      at,
+      'bad_hash',
+      'warning',
+      `hash ${quoted(value)} is not ${expected}; it is ignored and the upload's own checksum is used`,
+    ),
+  badSize: (at: At, value: string) =>
+    make(at, 'bad_size', 'warning', `size ${quoted(value)} is not a whole number of bytes; it is ignored`),
+};

@@ -1,0 +1,117 @@
+/**
+ * The guards every non-public route runs, in this order: who is calling (401), CSRF for
+ * cookie-authenticated writes (403), the route's permission (403 `permission denied: <name>`).
+ * They run before the body is read, so nobody without access can make Ward parse anything.
+ */
+import type { Context, Middleware, Next } from 'koa';
+import type { Authenticator } from '../auth/authenticator.ts';
+import { can } from '../auth/permissions.ts';
+import type { Principal } from '../auth/principal.ts';
+import { SESSION_COOKIE, presentedCredential } from './credentials.ts';
+import { CSRF_HEADER, csrfProblem } from './csrf.ts';
+import { ApiError } from './errors.ts';
+
+export interface CallerState {
+  principal: Principal;
+  source: 'cookie' | 'bearer';
+  secret: string;
+}
+
+/** The caller of an authenticated route (ctx.state.caller). */
+export function callerOf(ctx: Context): CallerState {
+  const caller = (ctx.state as { caller?: CallerState }).caller;
+  if (caller === undefined) throw new Error(`${ctx.path} is not behind authenticate()`);
+  return caller;
+}
+
+const unauthenticated = (message: string) =>
+  new ApiError(
+    401,
+    'unauthenticated',
+    message,
+    'sign in with POST /api/v1/auth/login, or send a valid API token as Authorization: Bearer <token>',
+    { headers: { 'WWW-Authenticate': 'Bearer realm="ward"' } },
+  );
+
+/** `auth` is null when the base module is not installed: then nobody can be authenticated. */
+export function authenticate(auth: Authenticator | null): Middleware {
+  return async (ctx: Context, next: Next) => {
+    if (auth === null)
+      throw new ApiError(
+        503,
+        'auth_unavailable',
+        'sign-in is unavailable: the base module, which holds users, is not installed',
+        'run `ward modules install base`, then restart the backend',
+      );
+    const presented = presentedCredential(ctx.get('Authorization'), ctx.cookies.get(SESSION_COOKIE));
+    if (presented.kind === 'none')
+      throw unauthenticated('this route needs a signed-in user, and the request has no credential');
+    if (presented.kind === 'malformed') throw unauthenticated(presented.problem);
+    const principal = await auth.authenticate(presented.secret);
+    // The cookie carries sessions only: an API token planted in it would skip the CSRF check.
+    if (principal === null || (presented.source === 'cookie' && principal.credential.kind !== 'session')) {
+      if (presented.source === 'cookie') clearSessionCookie(ctx);
+      throw unauthenticated(
+        `the ${presented.source === 'cookie' ? 'session cookie' : 'bearer token'} is invalid, expired or revoked`,
+      );
+    }
+    if (principal.credential.kind === 'session') {
+      // Bearer session tokens pass the check: only a cookie is sent without the page asking.
+      const problem = csrfProblem(
+        ctx.method,
+        presented.source,
+        ctx.get(CSRF_HEADER) || undefined,
+        principal.credential.csrfSecret,
+      );
+      if (problem !== null)
+        throw new ApiError(
+          403,
+          'csrf_failed',
+          problem,
+          `send the csrfToken from sign-in (or GET /api/v1/me) in ${CSRF_HEADER}, or use Authorization: Bearer`,
+        );
+    }
+    (ctx.state as { caller?: CallerState }).caller = {
+      principal,
+      source: presented.source,
+      secret: presented.secret,
+    };
+    await next();
+  };
+}
+
+export function requirePermission(permission: string): Middleware {
+  return async (ctx: Context, next: Next) => {
+    if (!can(callerOf(ctx).principal.permissions, permission))
+      throw new ApiError(
+        403,
+        'permission_denied',
+        `permission denied: ${permission}`,
+        `ask an administrator for a role that grants ${permission} (ward users grant <user> <role>)`,
+      );
+    await next();
+  };
+}
+
+export function setSessionCookie(ctx: Context, secret: string, expires: Date): void {
+  ctx.cookies.set(SESSION_COOKIE, secret, {
+    httpOnly: true,
+    // Strict: the cookie is only for Ward's own frontend calling its API, never for links from elsewhere.
+    sameSite: 'strict',
+    secure: ctx.secure,
+    path: '/',
+    expires,
+    overwrite: true,
+  });
+}
+
+export function clearSessionCookie(ctx: Context): void {
+  ctx.cookies.set(SESSION_COOKIE, '', {
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: ctx.secure,
+    path: '/',
+    expires: new Date(0),
+    overwrite: true,
+  });
+}

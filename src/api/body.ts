@@ -1,0 +1,77 @@
+/**
+ * JSON request bodies: UTF-8 JSON only, at most `limit` bytes (refused from Content-Length before a
+ * byte is read when the client declares it, otherwise as soon as the stream passes the limit).
+ */
+import type { Context } from 'koa';
+import { WardError } from '../controller/errors.ts';
+import { ApiError } from './errors.ts';
+
+export const DEFAULT_JSON_LIMIT = 1024 * 1024;
+
+const UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, kb: 1024, mb: 1024 * 1024 };
+
+/** `WARD_JSON_LIMIT`: bytes, or a number with kb or mb (1024-based). */
+export function parseSize(value: string, variable = 'WARD_JSON_LIMIT'): number {
+  const match = /^(\d+)\s*(b|kb|mb)?$/i.exec(value.trim());
+  const bytes = match === null ? NaN : Number(match[1]) * (UNITS[(match[2] ?? '').toLowerCase()] ?? NaN);
+  if (!Number.isSafeInteger(bytes) || bytes < 1)
+    throw new WardError(
+      'invalid_setting',
+      `${variable}=${JSON.stringify(value)} is not a size`,
+      `give bytes or a number with kb or mb, such as 1mb (the default) or 512kb`,
+    );
+  return bytes;
+}
+
+const hasBody = (ctx: Context): boolean =>
+  ctx.get('Transfer-Encoding') !== '' || (ctx.request.length ?? 0) > 0;
+
+const tooLarge = (limit: number) =>
+  new ApiError(
+    413,
+    'body_too_large',
+    `the request body is larger than the limit of ${limit} bytes`,
+    'send a smaller body (the operator sets the limit with WARD_JSON_LIMIT)',
+    { headers: { Connection: 'close' } },
+  );
+
+/** The parsed body, or undefined when the request has none. */
+export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
+  if (!hasBody(ctx)) return undefined;
+  const type = ctx.request.type;
+  if (ctx.request.is('application/json', 'application/*+json') === false)
+    throw new ApiError(
+      415,
+      'unsupported_media_type',
+      `this route takes a JSON body, not ${type === '' ? 'a body without Content-Type' : type}`,
+      'send the body as JSON with Content-Type: application/json',
+    );
+  const charset = ctx.request.charset;
+  const encoding = ctx.get('Content-Encoding').toLowerCase();
+  if ((charset !== '' && charset.toLowerCase() !== 'utf-8') || (encoding !== '' && encoding !== 'identity'))
+    throw new ApiError(
+      415,
+      'unsupported_media_type',
+      `this route takes uncompressed UTF-8 JSON, not ${[charset, encoding].filter(Boolean).join(', ')}`,
+      'send the body uncompressed, as UTF-8, with Content-Type: application/json',
+    );
+  if ((ctx.request.length ?? 0) > limit) throw tooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(chunk);
+  }
+  if (size === 0) return undefined;
+  try {
+    return JSON.parse(Buffer.concat(chunks, size).toString('utf8')) as unknown;
+  } catch (error) {
+    throw new ApiError(
+      400,
+      'invalid_json',
+      `the request body is not valid JSON: ${(error as Error).message}`,
+      'send a well-formed JSON document',
+    );
+  }
+}

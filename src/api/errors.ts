@@ -1,0 +1,132 @@
+/**
+ * One error shape for every failure, `{"error": {"code", "message", "hint"}}`: ApiErrors carry
+ * their status; other WardErrors are expected failures with operator-grade text; http-errors
+ * (`ctx.throw(404)`) keep their status; anything else is a bug, logged with its stack and answered
+ * with a 500 that reveals nothing.
+ */
+import type { Context, Middleware, Next } from 'koa';
+import { WardError, isWardError } from '../controller/errors.ts';
+import type { Logger } from '../logger.ts';
+
+export class ApiError extends WardError {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    hint: string,
+    options: { cause?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    super(code, message, hint, { cause: options.cause });
+    this.name = 'ApiError';
+    this.status = status;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; hint: string };
+}
+
+/** WardErrors from below the API that mean "not now" rather than "bug". */
+const WARD_ERROR_STATUS: Readonly<Record<string, number>> = {
+  database_unreachable: 503,
+  database_auth_failed: 503,
+  database_missing: 503,
+  schema_missing: 503,
+};
+
+/** For errors that carry only a status (`ctx.throw(404)`, the router's 405). */
+const BY_STATUS: Readonly<Record<number, { code: string; hint: string }>> = {
+  400: { code: 'bad_request', hint: 'fix the request and send it again' },
+  401: { code: 'unauthenticated', hint: 'sign in (POST /api/v1/auth/login) or send a valid API token' },
+  403: { code: 'forbidden', hint: 'ask an administrator for a role that allows this' },
+  404: { code: 'not_found', hint: 'check the path; GET /api/v1/openapi.json lists every route' },
+  405: { code: 'method_not_allowed', hint: 'use one of the methods in the Allow header' },
+  409: { code: 'conflict', hint: 'reload the resource and try again' },
+  413: { code: 'body_too_large', hint: 'send a smaller body' },
+  415: { code: 'unsupported_media_type', hint: 'send Content-Type: application/json' },
+  422: { code: 'invalid_body', hint: 'fix the body; GET /api/v1/openapi.json has its schema' },
+  429: { code: 'too_many_requests', hint: 'wait, then try again' },
+  501: { code: 'not_implemented', hint: 'use one of the methods in the Allow header' },
+  503: { code: 'unavailable', hint: 'try again shortly' },
+};
+
+const INTERNAL = {
+  code: 'internal_error',
+  message: 'internal server error',
+  hint: 'the backend logged the details; try again, and report it if it keeps happening',
+};
+
+interface Rendered {
+  status: number;
+  body: ErrorBody;
+  headers: Readonly<Record<string, string>>;
+  /** A bug: log its stack. */
+  unexpected: boolean;
+}
+
+/** Pure: any thrown value to its status and body. */
+export function renderError(error: unknown): Rendered {
+  if (error instanceof ApiError)
+    return {
+      status: error.status,
+      body: { error: error.toJSON() },
+      headers: error.headers,
+      unexpected: false,
+    };
+  if (isWardError(error))
+    return {
+      status: WARD_ERROR_STATUS[error.code] ?? 500,
+      body: { error: error.toJSON() },
+      headers: {},
+      unexpected: !(error.code in WARD_ERROR_STATUS),
+    };
+  const http = error as { status?: unknown; expose?: unknown; message?: unknown; headers?: unknown } | null;
+  const status =
+    typeof http?.status === 'number' && http.status >= 400 && http.status < 600 ? http.status : 500;
+  if (status >= 500 && http?.expose !== true)
+    return { status, body: { error: INTERNAL }, headers: {}, unexpected: true };
+  const known = BY_STATUS[status] ?? { code: `http_${status}`, hint: 'see the status code' };
+  const message = http?.expose === true && typeof http.message === 'string' ? http.message : known.code;
+  return {
+    status,
+    body: { error: { code: known.code, message, hint: known.hint } },
+    headers: {},
+    unexpected: false,
+  };
+}
+
+export function errorFor(status: number, message: string): ErrorBody {
+  const known = BY_STATUS[status] ?? { code: `http_${status}`, hint: 'see the status code' };
+  return { error: { code: known.code, message, hint: known.hint } };
+}
+
+/** Outermost middleware: renders errors, and gives bodiless 4xx/5xx answers (404, 405) the shape too. */
+export function errorHandler(logger: Logger): Middleware {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+      if (ctx.status >= 400 && ctx.body == null) {
+        const message =
+          ctx.status === 404
+            ? `nothing at ${ctx.method} ${ctx.path}`
+            : ctx.status === 405
+              ? `${ctx.method} is not allowed on ${ctx.path}`
+              : `${ctx.method} ${ctx.path} failed`;
+        const status = ctx.status;
+        ctx.body = errorFor(status, message);
+        ctx.status = status;
+      }
+    } catch (error) {
+      const rendered = renderError(error);
+      if (rendered.unexpected)
+        logger.error({ err: error, method: ctx.method, path: ctx.path }, 'request failed');
+      ctx.status = rendered.status;
+      ctx.set(rendered.headers);
+      ctx.body = rendered.body;
+    }
+  };
+}

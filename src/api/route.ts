@@ -1,0 +1,55 @@
+/**
+ * Every route Ward serves, core or module, is one ApiRoute, compiled here into the same guard
+ * chain, so no route can skip authentication, CSRF, its permission or body validation, and the
+ * OpenAPI document is generated from the very list that is mounted.
+ */
+import type Router from '@koa/router';
+import type { Ajv } from 'ajv';
+import type { Context, Middleware, Next } from 'koa';
+import type { Authenticator } from '../auth/authenticator.ts';
+import { authenticate, requirePermission } from './auth-middleware.ts';
+import { readJsonBody } from './body.ts';
+import type { RouteDefinition } from './module-routes.ts';
+import { compileBody } from './validation.ts';
+
+export interface ApiRoute extends RouteDefinition {
+  /** The path the router matches: `/api/v1/<module>` + the definition's path, for module routes. */
+  fullPath: string;
+  /** The module that defined it, or null for Ward's own routes. */
+  module: string | null;
+  /** `public`: no credential needed (sign-in, the OpenAPI document). Default: a signed-in caller. */
+  access?: 'public' | 'signed_in';
+  /** For the OpenAPI document: the success status and its JSON body schema. */
+  response?: { status: number; description: string; schema?: object };
+}
+
+export interface RouteDeps {
+  auth: Authenticator | null;
+  ajv: Ajv;
+  jsonLimit: number;
+}
+
+function bodyStep(route: ApiRoute, deps: RouteDeps): Middleware {
+  const validate = route.body === undefined ? null : compileBody(deps.ajv, route.body);
+  return async (ctx: Context, next: Next) => {
+    const body = await readJsonBody(ctx, deps.jsonLimit);
+    validate?.(body);
+    ctx.request.body = body;
+    await next();
+  };
+}
+
+/** The middleware chain of one route. Throws when its body schema does not compile. */
+export function compileRoute(route: ApiRoute, deps: RouteDeps): Middleware[] {
+  const chain: Middleware[] = [];
+  if (route.access !== 'public') chain.push(authenticate(deps.auth));
+  if (route.permission !== null) chain.push(requirePermission(route.permission));
+  if (route.rawBody !== true) chain.push(bodyStep(route, deps));
+  const handler = route.handler;
+  chain.push((ctx) => handler(ctx));
+  return chain;
+}
+
+export function register(router: Router, route: ApiRoute, chain: Middleware[]): void {
+  router.register(route.fullPath, [route.method], chain);
+}

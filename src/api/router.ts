@@ -1,0 +1,49 @@
+/**
+ * One router for every route: Ward's own first, then each module's. A module whose routes cannot
+ * be compiled (a body schema ajv rejects) is not mounted, like any other contract break; its
+ * prefix answers 503 instead. The OpenAPI document lists exactly what was mounted.
+ */
+import Router from '@koa/router';
+import type { Logger } from '../logger.ts';
+import { VERSION } from '../version.ts';
+import { unavailableRoutes, type LoadedRoutes, type ModuleFailure } from './mount-modules.ts';
+import { openApiDocument } from './openapi.ts';
+import { compileRoute, register, type ApiRoute, type RouteDeps } from './route.ts';
+import { openApiRoutes } from './routes/openapi.ts';
+
+export interface BuiltRouter {
+  router: Router;
+  openapi: object;
+  failures: ModuleFailure[];
+}
+
+export function buildRouter(
+  core: readonly ApiRoute[],
+  modules: LoadedRoutes,
+  deps: RouteDeps,
+  logger: Logger,
+): BuiltRouter {
+  const router = new Router();
+  const mounted: ApiRoute[] = [];
+  const mount = (routes: readonly ApiRoute[]) => {
+    const chains = routes.map((route) => compileRoute(route, deps));
+    routes.forEach((route, index) => register(router, route, chains[index] ?? []));
+    mounted.push(...routes);
+  };
+  mount(core);
+  const failures = [...modules.failures];
+  for (const module of new Set(modules.routes.map((route) => route.module as string))) {
+    try {
+      mount(modules.routes.filter((route) => route.module === module));
+    } catch (error) {
+      logger.error({ err: error, module }, 'module routes not mounted');
+      failures.push({ module, message: `a body schema does not compile: ${(error as Error).message}` });
+    }
+  }
+  for (const failure of failures)
+    for (const route of unavailableRoutes(failure)) register(router, route, compileRoute(route, deps));
+  let openapi: object = {};
+  mount(openApiRoutes(() => openapi));
+  openapi = openApiDocument(mounted, VERSION);
+  return { router, openapi, failures };
+}

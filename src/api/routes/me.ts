@@ -1,0 +1,63 @@
+/**
+ * `GET /api/v1/me`: who the caller is and everything they may do right now, resolved on the server
+ * from current grants (SPEC §5's stale permission lists cannot happen: the server never trusts one).
+ */
+import type { Context } from 'koa';
+import { expand, type PermissionMap } from '../../auth/permissions.ts';
+import { callerOf } from '../auth-middleware.ts';
+import { API_PREFIX } from '../mount-modules.ts';
+import type { ApiRoute } from '../route.ts';
+
+const ME_RESPONSE = {
+  type: 'object',
+  required: ['user', 'roles', 'permissions', 'credential'],
+  properties: {
+    user: { type: 'object', properties: { id: { type: 'integer' }, username: { type: 'string' } } },
+    roles: { type: 'array', items: { type: 'string' }, description: 'The roles this credential acts with.' },
+    permissions: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Every permission the caller holds.',
+    },
+    credential: {
+      type: 'object',
+      properties: {
+        kind: { enum: ['session', 'token'] },
+        expiresAt: { type: ['string', 'null'], format: 'date-time' },
+        scope: { type: ['string', 'null'], description: 'The one role a scoped API token acts with.' },
+      },
+    },
+    csrfToken: { type: 'string', description: 'Only for cookie sessions: send as X-CSRF-Token on writes.' },
+  },
+};
+
+export function meRoutes(deps: { map: PermissionMap }): ApiRoute[] {
+  const me = async (ctx: Context) => {
+    const { principal, source } = callerOf(ctx);
+    const { credential } = principal;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      user: { id: principal.userId, username: principal.username },
+      roles: principal.activeRoles,
+      permissions: expand(principal.permissions, deps.map.known),
+      credential: {
+        kind: credential.kind,
+        expiresAt: credential.expiresAt?.toISOString() ?? null,
+        scope: credential.kind === 'token' ? credential.scope : null,
+      },
+      ...(credential.kind === 'session' && source === 'cookie' ? { csrfToken: credential.csrfSecret } : {}),
+    };
+  };
+  return [
+    {
+      method: 'GET',
+      path: '/me',
+      fullPath: `${API_PREFIX}/me`,
+      module: null,
+      permission: null,
+      summary: 'The caller: user, roles and the expanded permission list',
+      response: { status: 200, description: 'The caller', schema: ME_RESPONSE },
+      handler: me,
+    },
+  ];
+}

@@ -1,0 +1,114 @@
+/**
+ * `GET /api/v1/modules/-/active` (what the frontend shows, filtered per caller: SPEC §5 rule 4) and
+ * `POST /api/v1/modules/-/restart` (admin: answers 202, then the process restarts gracefully).
+ */
+import path from 'node:path';
+import type { Context } from 'koa';
+import type { InstalledModule } from '../../auth/installed.ts';
+import { can } from '../../auth/permissions.ts';
+import type { Logger } from '../../logger.ts';
+import { callerOf } from '../auth-middleware.ts';
+import { API_PREFIX } from '../mount-modules.ts';
+import type { ApiRoute } from '../route.ts';
+
+export const RESTART_PERMISSION = 'base.module.restart';
+
+const ACTIVE_RESPONSE = {
+  type: 'object',
+  required: ['modules'],
+  properties: {
+    modules: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'version', 'navigation', 'frontend'],
+        properties: {
+          name: { type: 'string' },
+          version: { type: 'string' },
+          summary: { type: ['string', 'null'] },
+          navigation: {
+            type: 'array',
+            description: 'Only the entries whose permission the caller holds.',
+            items: {
+              type: 'object',
+              properties: {
+                label: { type: 'string' },
+                path: { type: 'string' },
+                permission: { type: 'string' },
+              },
+            },
+          },
+          frontend: {
+            type: ['string', 'null'],
+            description: 'The layer path, as in frontend/modules.json, or null when the module ships none.',
+          },
+        },
+      },
+    },
+  },
+};
+
+export function moduleRoutes(deps: {
+  installed: readonly InstalledModule[];
+  root: string;
+  onRestart: () => void;
+  logger: Logger;
+}): ApiRoute[] {
+  const modules = [...deps.installed]
+    .sort((a, b) => a.module.name.localeCompare(b.module.name))
+    .map(({ module, version }) => ({
+      name: module.name,
+      version,
+      summary: module.manifest.summary ?? null,
+      navigation: module.manifest.navigation ?? [],
+      // The same form as frontend/modules.json, so the frontend can match the two.
+      frontend:
+        module.frontend === null
+          ? null
+          : path.relative(deps.root, path.join(module.dir, module.frontend)).split(path.sep).join('/'),
+    }));
+
+  const active = async (ctx: Context) => {
+    const { permissions } = callerOf(ctx).principal;
+    ctx.body = {
+      modules: modules.map((module) => ({
+        ...module,
+        navigation: module.navigation.filter((entry) => can(permissions, entry.permission)),
+      })),
+    };
+  };
+
+  const restart = async (ctx: Context) => {
+    deps.logger.info({ user: callerOf(ctx).principal.username }, 'restart requested over HTTP');
+    ctx.status = 202;
+    ctx.body = {
+      status: 'restarting',
+      message: 'the backend restarts now; it serves again once pending module changes are applied',
+    };
+    // After the answer is out: the restart closes this server.
+    ctx.res.once('close', () => deps.onRestart());
+  };
+
+  return [
+    {
+      method: 'GET',
+      path: '/modules/-/active',
+      fullPath: `${API_PREFIX}/modules/-/active`,
+      module: null,
+      permission: null,
+      summary: 'Installed modules, with the navigation entries the caller may see and their frontend layer',
+      response: { status: 200, description: 'Active modules', schema: ACTIVE_RESPONSE },
+      handler: active,
+    },
+    {
+      method: 'POST',
+      path: '/modules/-/restart',
+      fullPath: `${API_PREFIX}/modules/-/restart`,
+      module: null,
+      permission: RESTART_PERMISSION,
+      summary: 'Restart the backend: applies scheduled module changes (SPEC §4.1)',
+      response: { status: 202, description: 'Restarting' },
+      handler: restart,
+    },
+  ];
+}

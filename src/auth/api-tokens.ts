@@ -1,0 +1,100 @@
+/**
+ * API tokens for scripts and service accounts (the sync agent): shown once at creation, stored as
+ * a hash, optionally scoped to one role of their user, expiring by default.
+ */
+import type { Knex } from 'knex';
+import { hashSecret, newSecret } from './tokens.ts';
+import { roleId } from './users.ts';
+
+export const DEFAULT_TOKEN_LIFETIME = '90d';
+
+export interface TokenSummary {
+  id: number;
+  name: string | null;
+  user: string;
+  role: string | null;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  status: 'active' | 'expired' | 'revoked';
+}
+
+export async function createApiToken(
+  knex: Knex,
+  token: { userId: number; role: string | null; name: string | null; expiresAt: Date | null },
+): Promise<{ id: number; secret: string }> {
+  const secret = newSecret('token');
+  const [row] = (await knex('base_api_token')
+    .insert({
+      token_hash: hashSecret(secret),
+      name: token.name,
+      user_id: token.userId,
+      role_id: token.role === null ? null : await roleId(knex, token.role),
+      expires_at: token.expiresAt,
+    })
+    .returning('id')) as Array<{ id: number }>;
+  return { id: (row as { id: number }).id, secret };
+}
+
+export function tokenStatus(
+  token: { revokedAt: Date | null; expiresAt: Date | null },
+  now: number,
+): TokenSummary['status'] {
+  if (token.revokedAt !== null) return 'revoked';
+  if (token.expiresAt !== null && token.expiresAt.getTime() <= now) return 'expired';
+  return 'active';
+}
+
+export async function listApiTokens(knex: Knex, options: { userId?: number } = {}): Promise<TokenSummary[]> {
+  const query = knex('base_api_token as t')
+    .join('base_user as u', 'u.id', 't.user_id')
+    .leftJoin('base_role as r', 'r.id', 't.role_id')
+    .select(
+      't.id',
+      't.name',
+      'u.username',
+      'r.name as role',
+      't.created_at',
+      't.expires_at',
+      't.revoked_at',
+      't.last_used_at',
+    )
+    .orderBy('t.id');
+  if (options.userId !== undefined) query.where('t.user_id', options.userId);
+  const rows = (await query) as Array<{
+    id: number;
+    name: string | null;
+    username: string;
+    role: string | null;
+    created_at: Date;
+    expires_at: Date | null;
+    revoked_at: Date | null;
+    last_used_at: Date | null;
+  }>;
+  const now = Date.now();
+  return rows.map((row) => {
+    const summary = {
+      id: row.id,
+      name: row.name,
+      user: row.username,
+      role: row.role,
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+      revokedAt: row.revoked_at,
+      lastUsedAt: row.last_used_at,
+    };
+    return { ...summary, status: tokenStatus(summary, now) };
+  });
+}
+
+/** `unknown` when no token has that id; `already` when it was revoked before. */
+export async function revokeApiToken(knex: Knex, id: number): Promise<'revoked' | 'already' | 'unknown'> {
+  const updated = await knex('base_api_token')
+    .where({ id })
+    .whereNull('revoked_at')
+    .update({ revoked_at: knex.fn.now() });
+  if (updated > 0) return 'revoked';
+  const exists = await knex('base_api_token').where({ id }).first('id');
+  return exists === undefined ? 'unknown' : 'already';
+}

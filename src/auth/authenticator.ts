@@ -1,0 +1,72 @@
+/**
+ * Secret in, principal out: the cache first, then one query. Also records when a credential was
+ * last used, at most once a minute per credential, off the request's path.
+ */
+import type { Knex } from 'knex';
+import type { Logger } from '../logger.ts';
+import { loadCredential, recordUse } from './credential-store.ts';
+import type { PermissionMap } from './permissions.ts';
+import { isExpired, toPrincipal, type Principal } from './principal.ts';
+import type { PrincipalCache } from './principal-cache.ts';
+import { hashSecret, secretKind } from './tokens.ts';
+
+const TOUCH_EVERY_MS = 60_000;
+const MAX_TOUCH_ENTRIES = 10_000;
+
+export interface Authenticator {
+  authenticate(secret: string): Promise<Principal | null>;
+  /** Drops a credential this process just ended; the trigger's NOTIFY would, a moment later. */
+  forget(secret: string): void;
+  /** The permission map every principal is resolved against: fixed for the life of the process. */
+  map: PermissionMap;
+}
+
+export function createAuthenticator(deps: {
+  knex: Knex;
+  map: PermissionMap;
+  cache: PrincipalCache;
+  logger: Logger;
+  now?: () => number;
+}): Authenticator {
+  const { knex, map, cache, logger } = deps;
+  const now = deps.now ?? Date.now;
+  const touched = new Map<string, number>();
+
+  const touch = (key: string, kind: 'session' | 'token', hash: Buffer, at: number) => {
+    if (at - (touched.get(key) ?? 0) < TOUCH_EVERY_MS) return;
+    if (touched.size >= MAX_TOUCH_ENTRIES) touched.clear();
+    touched.set(key, at);
+    recordUse(knex, kind, hash).catch((error: unknown) =>
+      logger.warn({ err: error }, 'could not record when a credential was last used'),
+    );
+  };
+
+  return {
+    map,
+    forget(secret) {
+      cache.delete(hashSecret(secret).toString('base64'));
+    },
+    async authenticate(secret) {
+      const kind = secretKind(secret);
+      if (kind === null) return null;
+      const hash = hashSecret(secret);
+      const key = hash.toString('base64');
+      const at = now();
+      const cached = cache.get(key);
+      if (cached !== undefined) {
+        if (isExpired(cached.credential, at)) {
+          cache.delete(key);
+          return null;
+        }
+        touch(key, kind, hash, at);
+        return cached;
+      }
+      const generation = cache.generation;
+      const principal = toPrincipal(await loadCredential(knex, kind, hash), map, at);
+      if (principal === null) return null;
+      cache.set(key, principal, generation);
+      touch(key, kind, hash, at);
+      return principal;
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The one query per credential kind that resolves a hashed secret to its user and roles, and the
+ * throttled write of when it was last used.
+ */
+import type { Knex } from 'knex';
+import type { StoredCredential } from './principal.ts';
+import type { SecretKind } from './tokens.ts';
+
+const ROLES_OF = `array(select r.name from base_user_role ur join base_role r on r.id = ur.role_id
+                         where ur.user_id = u.id order by r.name)`;
+
+interface SessionRow {
+  user_id: number;
+  username: string;
+  roles: string[];
+  csrf_secret: string;
+  expires_at: Date;
+}
+
+interface TokenRow {
+  id: number;
+  name: string | null;
+  user_id: number;
+  username: string;
+  roles: string[];
+  scope: string | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export async function loadCredential(
+  knex: Knex,
+  kind: SecretKind,
+  hash: Buffer,
+): Promise<StoredCredential | null> {
+  if (kind === 'session') {
+    const { rows } = (await knex.raw(
+      `select s.user_id, u.username, ${ROLES_OF} as roles, s.csrf_secret, s.expires_at
+         from base_session s join base_user u on u.id = s.user_id
+        where s.id_hash = ?`,
+      [hash],
+    )) as { rows: SessionRow[] };
+    const row = rows[0];
+    if (row === undefined) return null;
+    return {
+      userId: row.user_id,
+      username: row.username,
+      roles: row.roles,
+      revokedAt: null,
+      credential: { kind: 'session', csrfSecret: row.csrf_secret, expiresAt: row.expires_at },
+    };
+  }
+  const { rows } = (await knex.raw(
+    `select t.id, t.name, t.user_id, u.username, ${ROLES_OF} as roles, scope.name as scope,
+            t.expires_at, t.revoked_at
+       from base_api_token t join base_user u on u.id = t.user_id
+       left join base_role scope on scope.id = t.role_id
+      where t.token_hash = ?`,
+    [hash],
+  )) as { rows: TokenRow[] };
+  const row = rows[0];
+  if (row === undefined) return null;
+  return {
+    userId: row.user_id,
+    username: row.username,
+    roles: row.roles,
+    revokedAt: row.revoked_at,
+    credential: { kind: 'token', id: row.id, name: row.name, scope: row.scope, expiresAt: row.expires_at },
+  };
+}
+
+/** Columns the change-notification triggers ignore, so this write never empties a cache. */
+export async function recordUse(knex: Knex, kind: SecretKind, hash: Buffer): Promise<void> {
+  if (kind === 'session')
+    await knex('base_session').where({ id_hash: hash }).update({ last_seen_at: knex.fn.now() });
+  else await knex('base_api_token').where({ token_hash: hash }).update({ last_used_at: knex.fn.now() });
+}

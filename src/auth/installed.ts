@@ -1,0 +1,25 @@
+/**
+ * Which modules run in this process: rows that are installed (or installed and waiting for an
+ * upgrade or uninstall) whose code is on disk. Only they grant permissions and serve routes.
+ */
+import type { DiskModule, Inventory, ModuleRow, ModuleState } from '../controller/types.ts';
+
+/** Installed, possibly with an upgrade or uninstall scheduled: the code runs. */
+export const RUNNING: ReadonlySet<string> = new Set<ModuleState>(['installed', 'to_upgrade', 'to_uninstall']);
+
+export interface InstalledModule {
+  module: DiskModule;
+  /** The version the database records as installed. */
+  version: string;
+}
+
+export function installedModules(inventory: Inventory, rows: readonly ModuleRow[]): InstalledModule[] {
+  return rows.flatMap((row) => {
+    const module = inventory.modules.get(row.name);
+    if (!RUNNING.has(row.state) || module === undefined) return [];
+    return [{ module, version: row.version ?? module.version }];
+  });
+}
+
+/** Users, roles, sessions and tokens live in the base module's tables. */
+export const AUTH_MODULE = 'base';

@@ -1,0 +1,105 @@
+/**
+ * Password hashing with scrypt from node:crypto: memory-hard, so a stolen table cannot be brute-forced
+ * on GPUs cheaply. The stored form is one PHC-style string holding the parameters, the salt and the
+ * hash, so the parameters can be raised later: a login with an old hash re-hashes it (needsRehash).
+ */
+import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+export interface ScryptParams {
+  /** log2 of the CPU/memory cost N. */
+  ln: number;
+  r: number;
+  p: number;
+}
+
+/** N = 2^15, r = 8: 32 MiB and some 50 ms per hash, OWASP's scrypt baseline. */
+export const CURRENT_PARAMS: ScryptParams = { ln: 15, r: 8, p: 1 };
+
+const SALT_BYTES = 16;
+const HASH_BYTES = 32;
+/** A hash read from the database is trusted only up to this cost, so a tampered row cannot stall the server. */
+const MAX_LN = 20;
+
+export const PASSWORD_MIN_LENGTH = 12;
+export const PASSWORD_MAX_BYTES = 1024;
+
+function scrypt(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
+  const options: ScryptOptions = {
+    N: 2 ** params.ln,
+    r: params.r,
+    p: params.p,
+    // scrypt needs 128·N·r·p bytes; Node's default cap (32 MiB) is just short of that for N=2^15, r=8.
+    maxmem: 256 * 2 ** params.ln * params.r * params.p,
+  };
+  return new Promise((resolve, reject) =>
+    scryptCallback(password.normalize('NFC'), salt, HASH_BYTES, options, (error, key) =>
+      error === null ? resolve(key) : reject(error),
+    ),
+  );
+}
+
+const b64 = (buffer: Buffer): string => buffer.toString('base64').replace(/=+$/, '');
+
+export async function hashPassword(password: string, params: ScryptParams = CURRENT_PARAMS): Promise<string> {
+  const salt = randomBytes(SALT_BYTES);
+  const hash = await scrypt(password, salt, params);
+  return `$scrypt$ln=${params.ln},r=${params.r},p=${params.p}$${b64(salt)}$${b64(hash)}`;
+}
+
+interface ParsedHash {
+  params: ScryptParams;
+  salt: Buffer;
+  hash: Buffer;
+}
+
+const PHC = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
+
+export function parsePasswordHash(stored: string): ParsedHash | null {
+  const match = PHC.exec(stored);
+  if (match === null) return null;
+  const [ln, r, p] = [match[1], match[2], match[3]].map(Number) as [number, number, number];
+  if (ln < 1 || ln > MAX_LN || r < 1 || p < 1) return null;
+  return {
+    params: { ln, r, p },
+    salt: Buffer.from(match[4] as string, 'base64'),
+    hash: Buffer.from(match[5] as string, 'base64'),
+  };
+}
+
+/** A login for a user without a usable hash checks against this one, so it costs as much as a real check. */
+let dummy: Promise<string> | undefined;
+
+/**
+ * True when `password` matches `stored`. A missing or unreadable hash still costs one scrypt, so
+ * response times do not tell an attacker which usernames exist.
+ */
+export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
+  const parsed = parsePasswordHash(stored ?? '');
+  dummy ??= hashPassword(randomBytes(16).toString('hex'));
+  const target = parsed ?? (parsePasswordHash(await dummy) as ParsedHash);
+  const candidate = await scrypt(password, target.salt, target.params);
+  const equal = candidate.length === target.hash.length && timingSafeEqual(candidate, target.hash);
+  return parsed !== null && equal;
+}
+
+export function needsRehash(stored: string, params: ScryptParams = CURRENT_PARAMS): boolean {
+  const parsed = parsePasswordHash(stored);
+  return (
+    parsed === null ||
+    parsed.params.ln !== params.ln ||
+    parsed.params.r !== params.r ||
+    parsed.params.p !== params.p
+  );
+}
+
+/** Why a new password is refused, or null when it is acceptable. Length is what matters (NIST 800-63B). */
+export function passwordProblem(password: string): string | null {
+  if ([...password].length < PASSWORD_MIN_LENGTH)
+    return `the password is too short: use at least ${PASSWORD_MIN_LENGTH} characters`;
+  if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
+    return `the password is too long: at most ${PASSWORD_MAX_BYTES} bytes`;
+  return null;
+}
+
+/** A password for the first admin: 24 URL-safe characters (144 bits). */
+export const randomPassword = (): string => randomBytes(18).toString('base64url');

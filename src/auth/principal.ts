@@ -1,0 +1,63 @@
+/**
+ * Who is calling: the user, the roles the credential acts with and their permissions, resolved from
+ * what the database stores for a credential (`toPrincipal`, pure) against the permission map of this
+ * process. Expired, revoked or unknown credentials resolve to null.
+ */
+import { effectiveRoles, permissionsOf, type PermissionMap, type PermissionSet } from './permissions.ts';
+
+export interface SessionCredential {
+  kind: 'session';
+  csrfSecret: string;
+  expiresAt: Date;
+}
+
+export interface TokenCredential {
+  kind: 'token';
+  id: number;
+  name: string | null;
+  /** The one role the token acts with, or null for all of its user's roles. */
+  scope: string | null;
+  expiresAt: Date | null;
+}
+
+export interface Principal {
+  userId: number;
+  username: string;
+  /** Every role the user holds. */
+  roles: readonly string[];
+  /** The roles this credential acts with: `roles`, or a scoped token's one role. */
+  activeRoles: readonly string[];
+  permissions: PermissionSet;
+  credential: SessionCredential | TokenCredential;
+}
+
+/** A credential's row joined with its user and the user's roles, as `credential-store.ts` reads it. */
+export interface StoredCredential {
+  userId: number;
+  username: string;
+  roles: string[];
+  credential: SessionCredential | TokenCredential;
+  revokedAt: Date | null;
+}
+
+export function isExpired(credential: Principal['credential'], now: number): boolean {
+  return credential.expiresAt !== null && credential.expiresAt.getTime() <= now;
+}
+
+export function toPrincipal(
+  stored: StoredCredential | null,
+  map: PermissionMap,
+  now: number,
+): Principal | null {
+  if (stored === null || stored.revokedAt !== null || isExpired(stored.credential, now)) return null;
+  const scope = stored.credential.kind === 'token' ? stored.credential.scope : null;
+  const activeRoles = effectiveRoles(stored.roles, scope);
+  return {
+    userId: stored.userId,
+    username: stored.username,
+    roles: stored.roles,
+    activeRoles,
+    permissions: permissionsOf(map, activeRoles),
+    credential: stored.credential,
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * Users and their roles in the base module's tables. Every write that changes access fires the
+ * `ward_auth` triggers, so running backends see it on their next request.
+ */
+import type { Knex } from 'knex';
+import { WardError } from '../controller/errors.ts';
+import { AUTH_MODULE, RUNNING } from './installed.ts';
+
+export interface UserRow {
+  id: number;
+  username: string;
+  password_hash: string | null;
+}
+
+export interface UserSummary {
+  id: number;
+  username: string;
+  roles: string[];
+  /** False for service accounts, which only use API tokens. */
+  hasPassword: boolean;
+  createdAt: Date;
+  passwordChangedAt: Date | null;
+}
+
+/** Refuses, with the fix, when the base module's tables are not there to hold users. */
+export async function assertBaseInstalled(knex: Knex): Promise<void> {
+  const row = (await knex('core_module').where({ name: AUTH_MODULE }).first('state')) as
+    { state: string } | undefined;
+  if (row !== undefined && RUNNING.has(row.state)) return;
+  const hint =
+    row?.state === 'to_install'
+      ? 'base is scheduled: restart the backend to install it (`ward modules restart`)'
+      : 'run `ward modules install base`, then restart the backend';
+  throw new WardError(
+    'base_not_installed',
+    'the base module, which holds users and tokens, is not installed',
+    hint,
+  );
+}
+
+export async function findUser(knex: Knex, username: string): Promise<UserRow | undefined> {
+  return (await knex('base_user').where({ username }).first('id', 'username', 'password_hash')) as
+    UserRow | undefined;
+}
+
+export async function requireUser(knex: Knex, username: string): Promise<UserRow> {
+  const user = await findUser(knex, username);
+  if (user !== undefined) return user;
+  throw new WardError('unknown_user', `there is no user ${username}`, 'list users with `ward users list`');
+}
+
+export async function roleId(knex: Knex, name: string): Promise<number> {
+  await knex('base_role').insert({ name }).onConflict('name').ignore();
+  const row = (await knex('base_role').where({ name }).first('id')) as { id: number };
+  return row.id;
+}
+
+export async function createUser(
+  knex: Knex,
+  user: { username: string; passwordHash: string | null; roles: readonly string[] },
+): Promise<number> {
+  return knex.transaction(async (trx) => {
+    const [inserted] = (await trx('base_user')
+      .insert({
+        username: user.username,
+        password_hash: user.passwordHash,
+        password_changed_at: user.passwordHash === null ? null : trx.fn.now(),
+      })
+      .onConflict('username')
+      .ignore()
+      .returning('id')) as Array<{ id: number }>;
+    if (inserted === undefined)
+      throw new WardError(
+        'user_exists',
+        `user ${user.username} already exists`,
+        `change it with \`ward users grant\`, \`ward users revoke\` or \`ward users set-password ${user.username}\``,
+      );
+    for (const role of user.roles)
+      await trx('base_user_role').insert({ user_id: inserted.id, role_id: await roleId(trx, role) });
+    return inserted.id;
+  });
+}
+
+export async function listUsers(knex: Knex): Promise<UserSummary[]> {
+  const rows = (await knex('base_user as u')
+    .select(
+      'u.id',
+      'u.username',
+      'u.created_at',
+      'u.password_changed_at',
+      knex.raw('u.password_hash is not null as has_password'),
+      knex.raw(
+        `array(select r.name from base_user_role ur join base_role r on r.id = ur.role_id
+                where ur.user_id = u.id order by r.name) as roles`,
+      ),
+    )
+    .orderBy('u.username')) as Array<{
+    id: number;
+    username: string;
+    created_at: Date;
+    password_changed_at: Date | null;
+    has_password: boolean;
+    roles: string[];
+  }>;
+  return rows.map((row) => ({
+    id: row.id,
+    username: row.username,
+    roles: row.roles,
+    hasPassword: row.has_password,
+    createdAt: row.created_at,
+    passwordChangedAt: row.password_changed_at,
+  }));
+}
+
+/** Sets the hash and ends the user's sessions (a password change signs out every browser); returns how many. */
+export async function setPasswordHash(knex: Knex, userId: number, passwordHash: string): Promise<number> {
+  return knex.transaction(async (trx) => {
+    await trx('base_user')
+      .where({ id: userId })
+      .update({ password_hash: passwordHash, password_changed_at: trx.fn.now() });
+    return (await trx('base_session').where({ user_id: userId }).del()) ?? 0;
+  });
+}
+
+/** Returns false when the user already held the role. */
+export async function grantRole(knex: Knex, userId: number, role: string): Promise<boolean> {
+  return knex.transaction(async (trx) => {
+    const inserted = await trx('base_user_role')
+      .insert({ user_id: userId, role_id: await roleId(trx, role) })
+      .onConflict(['user_id', 'role_id'])
+      .ignore()
+      .returning('user_id');
+    return inserted.length > 0;
+  });
+}
+
+/** Returns false when the user did not hold the role. */
+export async function revokeRole(knex: Knex, userId: number, role: string): Promise<boolean> {
+  const removed = await knex('base_user_role')
+    .where({ user_id: userId })
+    .whereIn('role_id', knex('base_role').select('id').where({ name: role }))
+    .del();
+  return removed > 0;
+}
+
+export async function rolesOf(knex: Knex, userId: number): Promise<string[]> {
+  return (await knex('base_user_role as ur')
+    .join('base_role as r', 'r.id', 'ur.role_id')
+    .where('ur.user_id', userId)
+    .orderBy('r.name')
+    .pluck('r.name')) as string[];
+}

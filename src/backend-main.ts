@@ -1,0 +1,20 @@
+/**
+ * The backend process's own entry point, without the CLI framework: what `ward serve` spawns and
+ * what a container may run (`node src/backend-main.ts`), so that a restart does not pay for
+ * loading oclif. `ward backend` runs the same thing through the CLI. Errors are rendered the way
+ * the CLI renders them: message and hint, exit 1, no stack trace for an expected failure.
+ */
+import { runBackend } from './backend.ts';
+import { loadConfig } from './config.ts';
+import { isWardError } from './controller/errors.ts';
+import { databaseError } from './db/connection.ts';
+import { createLogger } from './logger.ts';
+
+try {
+  await runBackend(loadConfig(), createLogger(), (line) => process.stdout.write(`${line}\n`));
+} catch (caught) {
+  const error = databaseError(caught);
+  if (!isWardError(error)) throw error;
+  process.stderr.write(`error: ${error.message}\nhint: ${error.hint}\n`);
+  process.exitCode = 1;
+}

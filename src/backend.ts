@@ -1,0 +1,67 @@
+/**
+ * One backend process, the unit the container runtime (or `ward serve`) supervises: start (the
+ * reconcile runs before anything listens), serve, and on any restart channel — SIGTERM from the
+ * runtime, `ward modules restart` (NOTIFY), `POST /api/v1/modules/-/restart` — stop gracefully and
+ * exit 0, for the supervisor to start a fresh one that applies the new plan.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.ts';
+import { databaseUrl } from './db/connection.ts';
+import { listenForRestart } from './db/restart-signal.ts';
+import type { Logger } from './logger.ts';
+import { startBackend, type Backend } from './server.ts';
+import { watchModules } from './watcher.ts';
+import { discover } from './controller/discover.ts';
+import { diffInventories } from './controller/drift.ts';
+
+export async function runBackend(
+  config: Config,
+  logger: Logger,
+  print: (line: string) => void,
+): Promise<void> {
+  const closers: Array<{ close(): Promise<void> }> = [];
+  let stopping: Promise<void> | null = null;
+  let backend: Backend | null = null;
+  const stop = (reason: string): Promise<void> => {
+    stopping ??= (async () => {
+      logger.info({ reason }, 'stopping gracefully');
+      await Promise.all(closers.map((closer) => closer.close()));
+      await backend?.close();
+    })();
+    return stopping;
+  };
+  backend = await startBackend(config, logger, {
+    onRestart: () => void stop('restart requested over HTTP'),
+    print,
+  });
+  const running = backend;
+  const { port } = running.server.address() as AddressInfo;
+  const stopped = new Promise<void>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => void stop(signal).then(resolve);
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+    running.server.once('close', () => void stop('server closed').then(resolve));
+  });
+  // A stop can arrive while these are being set up; whatever comes up after it is closed at once.
+  const keep = async (closer: { close(): Promise<void> }) => {
+    if (stopping === null) closers.push(closer);
+    else await closer.close();
+  };
+  await keep(await listenForRestart(await databaseUrl(config), logger, () => void stop('restart requested')));
+  await keep(await watchModules(config, () => void reportDrift(config, running, logger)));
+  print(`Ward is listening on http://127.0.0.1:${port} (GET /health, pid ${process.pid})`);
+  await stopped;
+}
+
+/** Logs drift once per distinct difference and keeps it where /health reads it. */
+async function reportDrift(config: Config, backend: Backend, logger: Logger): Promise<void> {
+  const drift = diffInventories(backend.reconciled.inventory, await discover(config));
+  if (JSON.stringify(drift) === JSON.stringify(backend.drift.current)) return;
+  backend.drift.current = drift;
+  if (drift.length === 0) logger.info('module code on disk matches the running backend again');
+  else
+    logger.warn(
+      { drift },
+      'module code on disk differs from the running backend; a restart or `ward modules upgrade` will deal with it',
+    );
+}

@@ -1,0 +1,13 @@
+import { createLogger } from '../../logger.ts';
+import { runBackend } from '../../backend.ts';
+import { WardCommand } from '../base.ts';
+
+export default class Backend extends WardCommand {
+  static override description =
+    'Run one backend process (no supervisor): what a container runs. Applies pending module changes, then serves HTTP on PORT; stops gracefully on SIGTERM or a restart request';
+  static override examples = ['<%= config.bin %> backend'];
+
+  async run(): Promise<void> {
+    await runBackend(this.settings, createLogger(), (line) => this.log(line));
+  }
+}

@@ -1,0 +1,49 @@
+import { Flags } from '@oclif/core';
+import { hashPassword } from '../../../auth/password.ts';
+import { assertRoleName } from '../../../auth/names.ts';
+import { createUser } from '../../../auth/users.ts';
+import { AuthCommand, passwordStdinFlag, usernameArg } from '../../auth-command.ts';
+
+interface Created {
+  id: number;
+  username: string;
+  roles: string[];
+  hasPassword: boolean;
+}
+
+export default class UsersCreate extends AuthCommand {
+  static override description =
+    'Create a user. Without --password-stdin it is a service account: it cannot sign in, only use API tokens';
+  static override examples = [
+    'printf \'%s\' "$PASSWORD" | <%= config.bin %> users create alice --role admin --password-stdin',
+    '<%= config.bin %> users create sync_agent --role sync_agent',
+  ];
+  static override enableJsonFlag = true;
+  static override args = { username: usernameArg };
+  static override flags = {
+    role: Flags.string({
+      description: 'a role to grant (repeatable)',
+      multiple: true,
+      default: [],
+      parse: async (input) => assertRoleName(input),
+    }),
+    'password-stdin': passwordStdinFlag,
+  };
+
+  async run(): Promise<Created> {
+    const { args, flags } = await this.parse(UsersCreate);
+    const knex = await this.authDb();
+    const roles = [...new Set(flags.role)].sort();
+    for (const role of roles) await this.assertKnownRole(role);
+    const password = flags['password-stdin'] ? await this.readPassword() : null;
+    const passwordHash = password === null ? null : await hashPassword(password);
+    const id = await createUser(knex, { username: args.username, passwordHash, roles });
+    const held = roles.length === 0 ? 'no role' : `role${roles.length === 1 ? '' : 's'} ${roles.join(', ')}`;
+    this.log(`Created user ${args.username} with ${held}.`);
+    if (password === null)
+      this.log(
+        `${args.username} has no password, so it cannot sign in; give it an API token (ward tokens create --user ${args.username}) or a password (ward users set-password ${args.username} --password-stdin).`,
+      );
+    return { id, username: args.username, roles, hasPassword: password !== null };
+  }
+}

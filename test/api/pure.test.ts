@@ -1,0 +1,108 @@
+/** The API's pure decisions: credentials, CSRF, error rendering, sizes, OpenAPI paths, the routes contract. */
+import test from 'ava';
+import { parseSize } from '../../src/api/body.ts';
+import { presentedCredential } from '../../src/api/credentials.ts';
+import { csrfProblem } from '../../src/api/csrf.ts';
+import { ApiError, renderError } from '../../src/api/errors.ts';
+import { contractProblem } from '../../src/api/mount-modules.ts';
+import { openApiPath } from '../../src/api/openapi.ts';
+import { WardError } from '../../src/controller/errors.ts';
+
+test('the Authorization header wins over the cookie, even when it is bad', (t) => {
+  t.deepEqual(presentedCredential('Bearer abc', 'cookie'), {
+    kind: 'credential',
+    source: 'bearer',
+    secret: 'abc',
+  });
+  t.deepEqual(presentedCredential('bearer  abc ', undefined), {
+    kind: 'credential',
+    source: 'bearer',
+    secret: 'abc',
+  });
+  t.like(presentedCredential('Basic abc', 'cookie'), { kind: 'malformed' });
+  t.like(presentedCredential('Bearer', 'cookie'), { kind: 'malformed' });
+  t.like(presentedCredential('Bearer a b', undefined), { kind: 'malformed' });
+  t.deepEqual(presentedCredential(undefined, 'c'), { kind: 'credential', source: 'cookie', secret: 'c' });
+  t.deepEqual(presentedCredential('', ''), { kind: 'none' });
+});
+
+test('CSRF applies to cookie-authenticated writes only', (t) => {
+  for (const method of ['GET', 'HEAD', 'OPTIONS']) t.is(csrfProblem(method, 'cookie', undefined, 's'), null);
+  for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+    t.is(csrfProblem(method, 'bearer', undefined, 's'), null);
+    t.regex(csrfProblem(method, 'cookie', undefined, 's') ?? '', /^missing X-CSRF-Token header/);
+    t.regex(csrfProblem(method, 'cookie', 'wrong', 's') ?? '', /does not match/);
+    t.is(csrfProblem(method, 'cookie', 's', 's'), null);
+  }
+});
+
+test('errors render to one shape; unknown errors reveal nothing', (t) => {
+  t.like(renderError(new ApiError(403, 'permission_denied', 'permission denied: a.b', 'h')), {
+    status: 403,
+    body: { error: { code: 'permission_denied', message: 'permission denied: a.b', hint: 'h' } },
+    unexpected: false,
+  });
+  t.like(renderError(new WardError('database_unreachable', 'cannot reach', 'fix it')), {
+    status: 503,
+    unexpected: false,
+  });
+  t.like(renderError(new WardError('something_else', 'm', 'h')), {
+    status: 500,
+    body: { error: { message: 'm' } },
+    unexpected: true,
+  });
+  t.like(renderError(Object.assign(new Error('no job 4'), { status: 404, expose: true })), {
+    status: 404,
+    body: { error: { code: 'not_found', message: 'no job 4' } },
+  });
+  t.like(renderError(Object.assign(new Error('db password is x'), { status: 500, expose: false })), {
+    status: 500,
+    body: { error: { code: 'internal_error', message: 'internal server error' } },
+  });
+  t.like(renderError(new TypeError('x is undefined')), { status: 500, unexpected: true });
+  t.like(renderError('a string'), { status: 500, unexpected: true });
+});
+
+test('WARD_JSON_LIMIT sizes', (t) => {
+  t.is(parseSize('1mb'), 1024 * 1024);
+  t.is(parseSize('512KB'), 512 * 1024);
+  t.is(parseSize('2048'), 2048);
+  t.is(parseSize('10b'), 10);
+  for (const bad of ['', '0', '1gb', '-1', '1.5mb', 'lots'])
+    t.throws(() => parseSize(bad), { message: /WARD_JSON_LIMIT=.* is not a size/ }, bad);
+});
+
+test('koa paths become OpenAPI paths with their parameters', (t) => {
+  t.deepEqual(openApiPath('/api/v1/x/jobs/:id/binaries/:file_id'), {
+    path: '/api/v1/x/jobs/{id}/binaries/{file_id}',
+    parameters: [
+      { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+      { name: 'file_id', in: 'path', required: true, schema: { type: 'string' } },
+    ],
+  });
+  t.deepEqual(openApiPath('/health'), { path: '/health', parameters: [] });
+});
+
+const ok = { method: 'GET', path: '/jobs', permission: 'x.job.read', handler: async () => undefined };
+
+test('the routes contract: what a module must get right', (t) => {
+  t.is(contractProblem('x', [ok, { ...ok, path: '/jobs/:id', permission: null }]), null);
+  const problems: Array<[string, unknown, RegExp]> = [
+    ['me', [ok], /the name me is reserved/],
+    ['x', {}, /must return an array/],
+    ['x', [null], /route 0 is not an object/],
+    ['x', [{ ...ok, method: 'TRACE' }], /method must be one of GET, POST, PUT, PATCH, DELETE/],
+    ['x', [{ ...ok, path: 'jobs' }], /path must start with \//],
+    ['x', [{ ...ok, permission: undefined }], /route 0 \(GET \/jobs\): permission must be a permission name/],
+    ['x', [{ ...ok, permission: 'Admin' }], /permission must be a permission name/],
+    ['x', [{ ...ok, handler: 'nope' }], /handler must be a function/],
+    ['x', [{ ...ok, body: 'schema' }], /body must be a JSON Schema object/],
+    [
+      'x',
+      [{ ...ok, method: 'POST', rawBody: true, body: {} }],
+      /a rawBody route cannot also declare a JSON body schema/,
+    ],
+    ['x', [ok, ok], /GET \/jobs is defined twice/],
+  ];
+  for (const [module, routes, expected] of problems) t.regex(contractProblem(module, routes) ?? '', expected);
+});

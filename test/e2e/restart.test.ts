@@ -1,0 +1,151 @@
+/**
+ * The restart channels and the supervisor, with real processes: `ward serve` supervises a
+ * backend the way a container runtime does, and every channel ends in a fresh, healthy backend.
+ */
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import test from 'ava';
+import type { ExecutionContext } from 'ava';
+import { ROOT } from '../../src/config.ts';
+import { FIXTURES, scratchDir, WARD, ward } from '../helpers/cli.ts';
+import { testDatabase } from '../helpers/database.ts';
+import { setRows } from '../helpers/rows.ts';
+import { restart } from '../helpers/serve.ts';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Supervisor {
+  base: string;
+  output: () => string;
+  /** Resolves with the pids of the backends that have said they listen, in order. */
+  listening: (count: number) => Promise<void>;
+  stop: () => Promise<number | null>;
+}
+
+/** `ward serve` on a fixed port, so every backend it starts answers at the same address. */
+async function supervisor(t: ExecutionContext, env: Record<string, string>): Promise<Supervisor> {
+  const port = await freePort();
+  const child = spawn(WARD, ['serve'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  const listening = async (count: number) => {
+    const deadline = Date.now() + 30_000;
+    while ((output.match(/listening on/g) ?? []).length < count) {
+      if (Date.now() > deadline)
+        throw new Error(`only ${(output.match(/listening on/g) ?? []).length} starts:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  await listening(1);
+  return {
+    base: `http://127.0.0.1:${port}`,
+    output: () => output,
+    listening,
+    stop: () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+async function setup(t: ExecutionContext) {
+  const { url, knex } = await testDatabase(t);
+  const env = {
+    DATABASE_URL: url,
+    WARD_STORAGE_DIR: await scratchDir(),
+    WARD_MODULE_PATHS:
+      path.join(FIXTURES, 'modules', 'lifecycle-v1') + ':' + path.join(FIXTURES, 'modules', 'lifecycle-bad'),
+  };
+  await restart(env);
+  return { knex, env };
+}
+
+test('modules restart with no backend running says so and how to start one', async (t) => {
+  const { env } = await setup(t);
+  const run = await ward(['modules', 'restart'], env);
+  t.is(run.code, 0, run.stderr);
+  t.regex(run.stdout, /No backend is running, so nothing was restarted/);
+  const waiting = await ward(['modules', 'restart', '--wait'], env);
+  t.is(waiting.code, 1);
+  t.regex(waiting.stderr, /no backend is running/);
+});
+
+test('modules restart --wait restarts the supervised backend, follows the plan and waits until it is back', async (t) => {
+  const { knex, env } = await setup(t);
+  const served = await supervisor(t, env);
+  t.is((await fetch(`${served.base}/health`)).status, 200);
+  t.is((await ward(['modules', 'install', 'lab'], env)).code, 0);
+  const run = await ward(['modules', 'restart', '--wait'], env);
+  t.is(run.code, 0, run.stdout + run.stderr);
+  t.regex(run.stdout, /Plan: 3 to install, 0 to upgrade, 0 to uninstall\./);
+  t.regex(run.stdout, /^ {2}install lab: finalize done$/m);
+  t.regex(run.stdout, /Backends are back\.$/m);
+  t.is((await fetch(`${served.base}/health`)).status, 200);
+  t.like(await knex('core_module').where({ name: 'lab' }).first('state'), { state: 'installed' });
+  t.is(await served.stop(), 0);
+});
+
+test('modules restart --wait exits 1 when a module fails, and the backend still comes back', async (t) => {
+  const { env } = await setup(t);
+  const served = await supervisor(t, env);
+  t.is((await ward(['modules', 'install', 'broken_seed'], env)).code, 0);
+  const run = await ward(['modules', 'restart', '--wait'], env);
+  t.is(run.code, 1, run.stdout);
+  t.regex(run.stdout, /install broken_seed: seed failed/);
+  t.is((await fetch(`${served.base}/health`)).status, 200);
+  await served.stop();
+});
+
+test('the supervisor starts a killed backend again, and SIGTERM stops both', async (t) => {
+  const { env } = await setup(t);
+  const served = await supervisor(t, env);
+  const pid = Number(/listening on .*, pid (\d+)\)/.exec(served.output())?.[1]);
+  t.true(Number.isInteger(pid));
+  process.kill(pid, 'SIGKILL');
+  await served.listening(2);
+  t.is((await fetch(`${served.base}/health`)).status, 200);
+  t.is(await served.stop(), 0);
+});
+
+test('a start refused because of orphan modules backs off instead of spinning', async (t) => {
+  const { knex, env } = await setup(t);
+  await setRows(knex, [{ name: 'vanished', state: 'installed', version: '1.0.0' }]);
+  const port = await freePort();
+  const child = spawn(WARD, ['serve'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await new Promise((resolve) => setTimeout(resolve, 5_000));
+  child.kill('SIGTERM');
+  t.is(await exited, 0);
+  const delays = [...output.matchAll(/"delayMs":(\d+)/g)].map((match) => Number(match[1]));
+  t.true(delays.length >= 2 && delays.length <= 6, `${delays.length} starts in 5 s:\n${output}`);
+  t.deepEqual(
+    delays,
+    [...delays].sort((a, b) => a - b),
+    'each wait is at least as long as the one before',
+  );
+  t.regex(output, /orphan modules \(in the database, missing from disk\):\nvanished/);
+});
