@@ -3,6 +3,7 @@
  * backend the way a container runtime does, and every channel ends in a fresh, healthy backend.
  */
 import { spawn } from 'node:child_process';
+import { cp, mkdir, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import test from 'ava';
@@ -148,4 +149,81 @@ test('a start refused because of orphan modules backs off instead of spinning', 
     'each wait is at least as long as the one before',
   );
   t.regex(output, /orphan modules \(in the database, missing from disk\):\nvanished/);
+});
+
+test('a restart under HTTP load lets every request in flight finish', async (t) => {
+  const { env: base } = await setup(t);
+  const env = { ...base, WARD_MODULE_PATHS: path.join(FIXTURES, 'modules', 'runtime') };
+  t.is((await ward(['modules', 'install', 'slow_route'], env)).code, 0);
+  await restart(env);
+  t.is((await ward(['users', 'create', 'loadtest'], env)).code, 0);
+  const token = (await ward(['tokens', 'create', '--user', 'loadtest'], env)).stdout.trim();
+  const served = await supervisor(t, env);
+  const headers = { authorization: `Bearer ${token}` };
+  const inFlight = Array.from({ length: 20 }, () =>
+    fetch(`${served.base}/api/v1/slow_route/wait?ms=800`, { headers }).then(
+      async (response) => ({ status: response.status, body: await response.text() }),
+      (error: unknown) => ({ status: 0, body: String(error) }),
+    ),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  t.is((await ward(['modules', 'restart'], env)).code, 0);
+  const answers = await Promise.all(inFlight);
+  t.deepEqual(
+    answers.filter((answer) => answer.status !== 200),
+    [],
+    'no request that was in flight failed',
+  );
+  await served.listening(2);
+  t.is((await fetch(`${served.base}/health`)).status, 200);
+  await served.stop();
+});
+
+test('the backend reports module code that changed on disk in /health, and ward serve --watch restarts', async (t) => {
+  const { env: base } = await setup(t);
+  const modules = await scratchDir('ward-drift-');
+  await cp(path.join(FIXTURES, 'modules', 'lifecycle-v1', 'lab'), path.join(modules, 'lab'), {
+    recursive: true,
+  });
+  const env = { ...base, WARD_MODULE_PATHS: modules };
+  const served = await supervisor(t, env);
+  const healthDrift = async () =>
+    ((await (await fetch(`${served.base}/health`)).json()) as { drift?: unknown[] }).drift ?? [];
+  t.deepEqual(await healthDrift(), []);
+  await mkdir(path.join(modules, 'newcomer'));
+  await writeFile(
+    path.join(modules, 'newcomer', 'manifest.json'),
+    JSON.stringify({ name: 'newcomer', version: '0.1.0' }),
+  );
+  const deadline = Date.now() + 10_000;
+  let drift: unknown[] = [];
+  while (drift.length === 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    drift = await healthDrift();
+  }
+  t.deepEqual(drift, [{ module: 'newcomer', change: 'added', detail: '0.1.0 appeared on disk' }]);
+  await served.stop();
+
+  const watching = spawn(WARD, ['serve', '--watch'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.teardown(() => {
+    if (watching.exitCode === null) watching.kill('SIGKILL');
+  });
+  let output = '';
+  watching.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  watching.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const starts = () => (output.match(/listening on/g) ?? []).length;
+  const until = async (count: number) => {
+    const end = Date.now() + 20_000;
+    while (starts() < count && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
+  };
+  await until(1);
+  await writeFile(path.join(modules, 'newcomer', 'notes.txt'), 'changed\n');
+  await until(2);
+  t.is(starts(), 2, output);
+  t.regex(output, /module code changed; restarting the backend/);
+  watching.kill('SIGTERM');
 });

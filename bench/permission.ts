@@ -1,0 +1,105 @@
+/**
+ * A permission-checked GET (bearer token → principal → permission → a handler that does no work)
+ * on `ward backend`, against a bare Koa hello route, each in its own process, loaded by autocannon
+ * from this process on loopback; prints requests/s and their ratio (target >= 0.6x).
+ *
+ *   node bench/permission.ts
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { ROOT } from '../src/config.ts';
+import { ratio, scratchDatabase } from './lib.ts';
+
+const NODE = path.join(ROOT, 'node_modules', 'node', 'bin', 'node');
+const WARD = path.join(ROOT, 'bin', 'ward');
+const SECONDS = 8;
+const CONNECTIONS = 32;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function ward(args: string[], env: NodeJS.ProcessEnv): string {
+  const run = spawnSync(WARD, args, { env, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`ward ${args.join(' ')}: ${run.stderr}`);
+  return run.stdout.trim();
+}
+
+/** Starts a server process and resolves once `url` answers 200; `stop` ends it. */
+async function startServer(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  route: string,
+  headers = {},
+) {
+  const port = await freePort();
+  const child = spawn(command, args, { env: { ...env, PORT: String(port) }, stdio: 'ignore' });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await exited;
+  };
+  const url = `http://127.0.0.1:${port}${route}`;
+  for (;;) {
+    const status = await fetch(url, { headers }).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (status === 200) return { url, stop };
+    if (status !== 0 || child.exitCode !== null) {
+      await stop();
+      throw new Error(`${url} answered ${status}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Requests per second that `route` sustains, with no failed request. */
+async function measure(command: string, args: string[], env: NodeJS.ProcessEnv, route: string, headers = {}) {
+  const { url, stop } = await startServer(command, args, env, route, headers);
+  try {
+    const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS });
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
+    return result.requests.average;
+  } finally {
+    await stop();
+  }
+}
+
+const db = await scratchDatabase();
+const storage = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-permission-'));
+try {
+  const env = {
+    PATH: process.env.PATH,
+    DATABASE_URL: db.url,
+    WARD_STORAGE_DIR: storage,
+    WARD_MODULE_PATHS: path.join(ROOT, 'bench', 'fixtures', 'modules'),
+    LOG_LEVEL: 'warn',
+  };
+  ward(['db', 'migrate'], env);
+  ward(['modules', 'install', 'bench_ping'], env);
+  // A start applies the install, so that the base module's users and tokens exist.
+  await (await startServer(WARD, ['backend'], env, '/health')).stop();
+  ward(['users', 'create', 'bench', '--role', 'admin'], env);
+  const token = ward(['tokens', 'create', '--user', 'bench', '--name', 'bench'], env);
+  const authorization = { authorization: `Bearer ${token}` };
+  const wardRps = await measure(WARD, ['backend'], env, '/api/v1/bench_ping/ping', authorization);
+  const koaRps = await measure(NODE, [path.join(ROOT, 'bench', 'koa-baseline.mjs')], env, '/');
+  console.log(
+    `permission-checked GET: ward ${wardRps.toFixed(0)} req/s, bare Koa ${koaRps.toFixed(0)} req/s -> ${ratio(wardRps, koaRps)} (target >= 0.6x; ${CONNECTIONS} connections, ${SECONDS} s each)`,
+  );
+} finally {
+  await rm(storage, { recursive: true, force: true });
+  await db.drop();
+}
