@@ -10,6 +10,14 @@ import { isWardError } from './controller/errors.ts';
 import { databaseError } from './db/connection.ts';
 import { createLogger } from './logger.ts';
 
+// Started by `ward serve`: if the supervisor dies (even by SIGKILL), its IPC channel closes; stop
+// gracefully rather than live on as an orphan nobody supervises. The channel must not by itself
+// keep this process alive.
+if (process.channel !== undefined) {
+  process.channel.unref();
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+}
+
 try {
   await runBackend(loadConfig(), createLogger(), (line) => process.stdout.write(`${line}\n`));
 } catch (caught) {

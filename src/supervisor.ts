@@ -36,7 +36,8 @@ export function supervise(command: string, args: string[], logger: Logger): Supe
 
   const start = () => {
     const startedAt = Date.now();
-    const current = spawn(command, args, { stdio: 'inherit' });
+    // The IPC channel is only a lifeline: the backend stops when it closes (see backend-main.ts).
+    const current = spawn(command, args, { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
     child = current;
     current.on('exit', (code, signal) => {
       child = null;

@@ -43,8 +43,10 @@ async function supervisor(t: ExecutionContext, env: Record<string, string>): Pro
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  t.teardown(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
+  // SIGTERM, not SIGKILL: a killed supervisor would leave its backend running, holding our pipes.
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
   });
   const listening = async (count: number) => {
     const deadline = Date.now() + 30_000;
@@ -209,8 +211,10 @@ test('the backend reports module code that changed on disk in /health, and ward 
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  t.teardown(() => {
-    if (watching.exitCode === null) watching.kill('SIGKILL');
+  const watchingExited = new Promise((resolve) => watching.on('exit', resolve));
+  t.teardown(async () => {
+    if (watching.exitCode === null && watching.signalCode === null) watching.kill('SIGTERM');
+    await watchingExited;
   });
   let output = '';
   watching.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -226,4 +230,5 @@ test('the backend reports module code that changed on disk in /health, and ward 
   t.is(starts(), 2, output);
   t.regex(output, /module code changed; restarting the backend/);
   watching.kill('SIGTERM');
+  await watchingExited;
 });
