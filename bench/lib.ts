@@ -4,6 +4,9 @@
  * never fail on time.
  */
 import { spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import knexFactory from 'knex';
@@ -66,3 +69,28 @@ export function timeProcess(command: string, args: string[], env: NodeJS.Process
 }
 
 export const ratio = (value: number, baseline: number): string => `${(value / baseline).toFixed(2)}x`;
+
+/**
+ * Fifty modules as an operator might have them: the three official ones plus 47 community
+ * modules (a manifest and an empty migration branch each) written into `dir`. Returns the names.
+ */
+export async function fiftyModules(dir: string): Promise<string[]> {
+  const names = ['base', 'patients', 'appointments'];
+  for (let index = 0; names.length < 50; index++) {
+    const name = `bench_module_${String(index).padStart(2, '0')}`;
+    names.push(name);
+    await mkdir(path.join(dir, name, 'migrations'), { recursive: true });
+    const manifest = { name, version: '1.0.0', summary: 'benchmark module', depends: ['patients'] };
+    await writeFile(path.join(dir, name, 'manifest.json'), JSON.stringify(manifest));
+  }
+  return names;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}

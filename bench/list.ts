@@ -5,29 +5,21 @@
  *
  *   node bench/list.ts
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../src/config.ts';
 import { migrateCore } from '../src/db/migrate.ts';
-import { median, ratio, scratchDatabase, timeProcess } from './lib.ts';
+import { fiftyModules, median, ratio, scratchDatabase, timeProcess } from './lib.ts';
 
 const RUNS = 21;
-const COMMUNITY = 47;
 const NODE = path.join(ROOT, 'node_modules', 'node', 'bin', 'node');
 
 const db = await scratchDatabase();
 const modulesDir = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-list-'));
 try {
   await migrateCore(db.knex);
-  const names = ['base', 'patients', 'appointments'];
-  for (let index = 0; index < COMMUNITY; index++) {
-    const name = `bench_module_${String(index).padStart(2, '0')}`;
-    names.push(name);
-    await mkdir(path.join(modulesDir, name, 'migrations'), { recursive: true });
-    const manifest = { name, version: '1.0.0', summary: 'benchmark module', depends: ['patients'] };
-    await writeFile(path.join(modulesDir, name, 'manifest.json'), JSON.stringify(manifest));
-  }
+  const names = await fiftyModules(modulesDir);
   await db.knex('core_module').insert(names.map((name) => ({ name, state: 'installed', version: '1.0.0' })));
 
   const env = { PATH: process.env.PATH, DATABASE_URL: db.url, WARD_MODULE_PATHS: modulesDir };

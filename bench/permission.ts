@@ -7,26 +7,16 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT } from '../src/config.ts';
-import { ratio, scratchDatabase } from './lib.ts';
+import { freePort, ratio, scratchDatabase } from './lib.ts';
 
 const NODE = path.join(ROOT, 'node_modules', 'node', 'bin', 'node');
 const WARD = path.join(ROOT, 'bin', 'ward');
 const SECONDS = 8;
 const CONNECTIONS = 32;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function ward(args: string[], env: NodeJS.ProcessEnv): string {
   const run = spawnSync(WARD, args, { env, encoding: 'utf8' });

@@ -6,27 +6,16 @@
  *   node bench/restart.ts
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROOT } from '../src/config.ts';
 import { migrateCore } from '../src/db/migrate.ts';
-import { median, ratio, scratchDatabase } from './lib.ts';
+import { fiftyModules, freePort, median, ratio, scratchDatabase } from './lib.ts';
 
 const RUNS = 15;
-const COMMUNITY = 47;
 const NODE = path.join(ROOT, 'node_modules', 'node', 'bin', 'node');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Milliseconds from spawn to the first 200 from /health; then stops the process and waits. */
 async function startToHealthy(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -58,14 +47,7 @@ const modulesDir = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-restart-'));
 const storage = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-storage-'));
 try {
   await migrateCore(db.knex);
-  const names = ['base', 'patients', 'appointments'];
-  for (let index = 0; index < COMMUNITY; index++) {
-    const name = `bench_module_${String(index).padStart(2, '0')}`;
-    names.push(name);
-    await mkdir(path.join(modulesDir, name, 'migrations'), { recursive: true });
-    const manifest = { name, version: '1.0.0', summary: 'benchmark module', depends: ['patients'] };
-    await writeFile(path.join(modulesDir, name, 'manifest.json'), JSON.stringify(manifest));
-  }
+  const names = await fiftyModules(modulesDir);
   // Installed for real by the warm-up start below; the measured starts then have an empty plan.
   await db.knex('core_module').insert(names.map((name) => ({ name, state: 'to_install' })));
   const env = {
