@@ -13,7 +13,11 @@ settings.enableAutoTranspile = false;
 export async function buildManifest(): Promise<string> {
   const plugin = new Plugin({ root: ROOT, isRoot: true, ignoreManifest: true, errorOnManifestCreate: true });
   await plugin.load();
-  return `${JSON.stringify(plugin.manifest, null, 2)}\n`;
+  // Commands are found by parallel file reads, in no fixed order; sort so the file is stable.
+  const commands = Object.fromEntries(
+    Object.entries(plugin.manifest.commands).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
+  return `${JSON.stringify({ ...plugin.manifest, commands }, null, 2)}\n`;
 }
 
 if (import.meta.main) {

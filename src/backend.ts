@@ -4,6 +4,7 @@
  * runtime, `ward modules restart` (NOTIFY), `POST /api/v1/modules/-/restart` — stop gracefully and
  * exit 0, for the supervisor to start a fresh one that applies the new plan.
  */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { databaseUrl } from './db/connection.ts';
@@ -13,6 +14,9 @@ import { startBackend, type Backend } from './server.ts';
 import { watchModules } from './watcher.ts';
 import { discover } from './controller/discover.ts';
 import { diffInventories } from './controller/drift.ts';
+
+/** The longest the restart listener and the drift watcher wait for the first request to be answered. */
+const SETUP_AFTER_MS = 100;
 
 export async function runBackend(
   config: Config,
@@ -47,10 +51,37 @@ export async function runBackend(
     if (stopping === null) closers.push(closer);
     else await closer.close();
   };
-  await keep(await listenForRestart(await databaseUrl(config), logger, () => void stop('restart requested')));
-  await keep(await watchModules(config, () => void reportDrift(config, running, logger)));
+  // Serving comes first: a restart is done when health checks pass, and setting these up (a
+  // connection handshake, a directory scan) would delay the first answer.
+  await firstAnswer(running.server, SETUP_AFTER_MS);
+  // Independent, so set up together: the restart listener waits on the database, the watcher on
+  // the disk (from the inventory the reconcile found, not a second discovery). If both fail, the
+  // restart listener's error is the one reported, as when they came up one after the other.
+  const started = await Promise.allSettled([
+    databaseUrl(config)
+      .then((url) => listenForRestart(url, logger, () => void stop('restart requested')))
+      .then(keep),
+    watchModules(config, () => void reportDrift(config, running, logger), running.reconciled.inventory).then(
+      keep,
+    ),
+  ]);
+  for (const result of started) if (result.status === 'rejected') throw result.reason;
   print(`Ward is listening on http://127.0.0.1:${port} (GET /health, pid ${process.pid})`);
   await stopped;
+}
+
+/** Resolves once the server has answered its first request, or after `ms` without one. */
+function firstAnswer(server: Server, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      server.off('request', onRequest);
+      resolve();
+    };
+    const onRequest = (_request: IncomingMessage, response: ServerResponse) => response.once('close', done);
+    const timer = setTimeout(done, ms);
+    server.once('request', onRequest);
+  });
 }
 
 /** Logs drift once per distinct difference and keeps it where /health reads it. */

@@ -4,9 +4,9 @@
  * there changes. Used by the backend to report drift and by `ward serve --watch` to restart.
  */
 import path from 'node:path';
-import { watch } from 'chokidar';
 import type { Config } from './config.ts';
 import { discover } from './controller/discover.ts';
+import type { Inventory } from './controller/types.ts';
 
 const DEBOUNCE_MS = 300;
 
@@ -14,8 +14,13 @@ export interface ModuleWatcher {
   close(): Promise<void>;
 }
 
-export async function watchModules(config: Config, onChange: () => void): Promise<ModuleWatcher> {
-  const inventory = await discover(config);
+/** `inventory`: what discovery just found, when the caller has it (the backend's reconcile). */
+export async function watchModules(
+  config: Config,
+  onChange: () => void,
+  inventory?: Inventory,
+): Promise<ModuleWatcher> {
+  inventory ??= await discover(config);
   const packageDirs = [...inventory.modules.values()]
     .filter((module) => module.dir.startsWith(path.join(config.packageRoot, 'node_modules')))
     .map((module) => module.dir);
@@ -25,6 +30,9 @@ export async function watchModules(config: Config, onChange: () => void): Promis
     path.join(config.packageRoot, 'package.json'),
     ...packageDirs,
   ];
+  // Loaded here, not at start-up: chokidar imports `fs` as an ES module, and Node fills that
+  // namespace by reading every export of `fs`, which loads its stream and readline internals.
+  const { watch } = await import('chokidar');
   const watcher = watch(targets, {
     ignoreInitial: true,
     ignored: (file) =>

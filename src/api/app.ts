@@ -75,19 +75,20 @@ export function appSettings(
 export async function createApp(deps: AppDeps): Promise<WardApp> {
   const { knex, logger } = deps;
   const installed = installedModules(deps.inventory, deps.rows);
-  const grants = await readGrants(
-    deps.grantsFile ?? { path: `${deps.storageDir}/grants.json`, required: false },
-  );
-  const loaded = await loadModuleRoutes(installed, { knex, logger, storageDir: deps.storageDir });
-  const map = buildPermissionMap(
-    installed.map(({ module }) => ({ name: module.name, manifest: module.manifest })),
-    grants,
-    loaded.routes.flatMap((route) => (route.permission === null ? [] : [route.permission])),
-  );
-  for (const warning of map.warnings) logger.warn(warning);
-  const { auth, listener } = await startAuth(deps, installed, map);
-
+  // Its own connection: the handshake proceeds while the grants and the module routes load.
+  const listening = listenForAuth(deps, installed);
   try {
+    const grants = await readGrants(
+      deps.grantsFile ?? { path: `${deps.storageDir}/grants.json`, required: false },
+    );
+    const loaded = await loadModuleRoutes(installed, { knex, logger, storageDir: deps.storageDir });
+    const map = buildPermissionMap(
+      installed.map(({ module }) => ({ name: module.name, manifest: module.manifest })),
+      grants,
+      loaded.routes.flatMap((route) => (route.permission === null ? [] : [route.permission])),
+    );
+    for (const warning of map.warnings) logger.warn(warning);
+    const auth = startAuth(deps, listening, map);
     const core = [
       ...healthRoutes({ knex, health: deps.health ?? { drift: () => [] } }),
       ...authRoutes({ knex, auth }),
@@ -108,27 +109,34 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
       })
       .use(router.routes())
       .use(router.allowedMethods());
-    return { koa, openapi, failures, close: async () => listener?.close() };
+    // Serving without the listener is safe (the cache stays off), only slower; it keeps retrying.
+    // Awaited last, so that its handshake overlaps building the router.
+    await listening?.listener.ready.catch(() => undefined);
+    return { koa, openapi, failures, close: async () => listening?.listener.close() };
   } catch (error) {
-    await listener?.close();
+    await listening?.listener.close();
     throw error;
   }
 }
 
-async function startAuth(
-  deps: AppDeps,
-  installed: readonly InstalledModule[],
-  map: PermissionMap,
-): Promise<{ auth: Authenticator | null; listener: ChangeListener | null }> {
-  if (!installed.some(({ module }) => module.name === AUTH_MODULE)) {
+interface AuthListening {
+  cache: PrincipalCache;
+  listener: ChangeListener;
+}
+
+/** The principal cache and the listener that feeds it, when the base module runs. */
+function listenForAuth(deps: AppDeps, installed: readonly InstalledModule[]): AuthListening | null {
+  if (!installed.some(({ module }) => module.name === AUTH_MODULE)) return null;
+  const cache = new PrincipalCache();
+  return { cache, listener: listenForAuthChanges(deps.knex, cache, deps.logger) };
+}
+
+function startAuth(deps: AppDeps, listening: AuthListening | null, map: PermissionMap): Authenticator | null {
+  if (listening === null) {
     deps.logger.warn(
       'the base module is not installed: nobody can sign in, and every /api/v1 route but sign-in answers 503',
     );
-    return { auth: null, listener: null };
+    return null;
   }
-  const cache = new PrincipalCache();
-  const listener = listenForAuthChanges(deps.knex, cache, deps.logger);
-  // Serving without the listener is safe (the cache stays off), only slower; it keeps retrying.
-  await listener.ready.catch(() => undefined);
-  return { auth: createAuthenticator({ knex: deps.knex, map, cache, logger: deps.logger }), listener };
+  return createAuthenticator({ knex: deps.knex, map, cache: listening.cache, logger: deps.logger });
 }

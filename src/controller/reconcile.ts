@@ -11,7 +11,7 @@ import { LOCK_KEYS, withAdvisoryLock } from '../db/lock.ts';
 import { migrateCore } from '../db/migrate.ts';
 import { readModuleRows } from '../db/modules.ts';
 import type { Logger } from '../logger.ts';
-import { applyPlan, type ApplyReport } from './apply.ts';
+import type { ApplyReport } from './apply.ts';
 import { assertNoOrphans } from './bootstrap.ts';
 import { discover } from './discover.ts';
 import { plan } from './planner.ts';
@@ -32,11 +32,15 @@ export async function reconcile(
   logger: Logger,
 ): Promise<Reconciled> {
   return withAdvisoryLock(url, LOCK_KEYS.reconcile, async () => {
+    // Reading the disk needs nothing from the database: it proceeds while the core schema
+    // queries wait on the server. A migration error still comes first, as it did when in order.
+    const discovering = discover(config);
+    discovering.catch(() => undefined);
     // A crash can leave knex's own lock row set; no other migrator runs while we hold ours.
     await freeKnexLock(knex);
     const applied = await migrateCore(knex);
     if (applied.length > 0) logger.info({ applied }, 'core schema migrated');
-    const inventory = await discover(config);
+    const inventory = await discovering;
     const rows = await readModuleRows(knex);
     assertNoOrphans(inventory, rows);
     const result = plan(inventory, rows, { kind: 'reconcile' });
@@ -51,10 +55,14 @@ export async function reconcile(
         },
         'applying the module plan',
       );
-    const report = await applyPlan(
-      { knex, inventory, storageDir: config.storageDir, logger, runId },
-      result.plan,
-    );
+    // The applier and its steps are a sizeable module graph that a start with nothing pending
+    // never uses (an empty plan makes no query and no log entry).
+    const report: ApplyReport =
+      result.plan.actions.length === 0 && result.plan.blocked.length === 0
+        ? { applied: [], failed: [], skipped: [] }
+        : await (
+            await import('./apply.ts')
+          ).applyPlan({ knex, inventory, storageDir: config.storageDir, logger, runId }, result.plan);
     return { ...report, plan: result.plan, inventory, runId };
   });
 }

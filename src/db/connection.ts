@@ -7,7 +7,6 @@ import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import { WardError } from '../controller/errors.ts';
-import { ensureEmbedded } from './embedded.ts';
 
 /** PostgreSQL SQLSTATEs that mean "the database is not ready for Ward", with what to do. */
 const UNDEFINED_TABLE = '42P01';
@@ -15,7 +14,10 @@ const INVALID_PASSWORD = '28P01';
 const INVALID_CATALOG = '3D000';
 
 export async function databaseUrl(config: Config): Promise<string> {
-  return config.databaseUrl ?? (await ensureEmbedded(config.storageDir)).url;
+  if (config.databaseUrl !== null) return config.databaseUrl;
+  // Loaded only when used: it brings child_process, net and os, which a DATABASE_URL never needs.
+  const { ensureEmbedded } = await import('./embedded.ts');
+  return (await ensureEmbedded(config.storageDir)).url;
 }
 
 /** Opens a pool and proves it works with one round trip, so callers fail early and clearly. */

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,28 +24,22 @@ const problemLines = (inventory: Inventory): string[] =>
 test('the repository ships base, patients and appointments as official modules', async (t) => {
   const inventory = await discoverIn(repo);
   t.deepEqual(inventory.problems, []);
-  t.deepEqual([...inventory.modules.keys()], ['appointments', 'base', 'patients']);
+  t.deepEqual(
+    [...inventory.modules.keys()],
+    ['appointments', 'base', 'documents', 'migration_import', 'patients'],
+  );
   t.deepEqual(inventory.modules.get('patients'), {
     name: 'patients',
     version: '1.0.0',
     category: 'official',
     dir: join(repo, 'modules/patients'),
-    manifest: {
-      $schema: '../../src/controller/manifest.schema.json',
-      name: 'patients',
-      version: '1.0.0',
-      summary: 'Patient records',
-      depends: ['base'],
-      removable: false,
-      permissions: ['patients.patient.read', 'patients.patient.write'],
-      role_permissions: { admin: ['*'] },
-      navigation: [{ label: 'Patients', path: '/patients', permission: 'patients.patient.read' }],
-    },
+    // The manifest as written, with nothing added or lost (its defaults are already explicit).
+    manifest: JSON.parse(await readFile(join(repo, 'modules/patients/manifest.json'), 'utf8')),
     depends: ['base'],
     removable: false,
     hasMigrationBranch: true,
     hooks: null,
-    routes: null,
+    routes: join(repo, 'modules/patients/routes.ts'),
     frontend: null,
   });
   for (const module of inventory.modules.values()) t.false(module.removable, `${module.name} is official`);
@@ -111,7 +105,10 @@ test('every broken module becomes a problem naming its file, and the rest still 
     modulePaths: [join(fixtures, 'broken'), join(fixtures, 'legacy')],
     packageRoot: repo,
   });
-  t.deepEqual([...inventory.modules.keys()], ['appointments', 'base', 'legacy_reports', 'patients']);
+  t.deepEqual(
+    [...inventory.modules.keys()],
+    ['appointments', 'base', 'documents', 'legacy_reports', 'migration_import', 'patients'],
+  );
   const broken = './test/fixtures/modules/broken';
   t.deepEqual(problemLines(inventory), [
     `${broken}/broken_json/manifest.json/ is not valid JSON: Expected double-quoted property name at line 4, column 3`,

@@ -117,7 +117,11 @@ test('uninstall then restart: backup, hook, purge, branch downgraded to base, un
   t.like(await moduleRow(knex, 'lab'), { state: 'uninstalled', version: null, error_message: null });
   for (const table of ['lab_test', 'lab_result', 'lab_event']) t.false(await tableExists(knex, table));
   t.deepEqual(await branch(knex, 'lab'), []);
-  t.deepEqual(await branch(knex, 'patients'), ['patients/20260101000100_create_patients_patient']);
+  t.deepEqual(
+    await branch(knex, 'patients'),
+    ['patients/20260101000100_create_patients_patient', 'patients/20260301000000_add_patients_details'],
+    'another module’s branch is untouched',
+  );
   t.is(
     await knex('core_external_id')
       .where({ module_name: 'lab' })

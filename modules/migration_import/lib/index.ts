@@ -1,6 +1,7 @@
 /**
  * The pure, streaming core of `migration_import`: read a source, validate it, plan each record.
- * No HTTP, no database, no filesystem; the job layer supplies bytes and lookups and stores results.
+ * No HTTP, no database, no filesystem; the job layer (`jobs/`: store, background runs, writers;
+ * `http/`: the routes' handlers) supplies bytes and lookups and stores results.
  */
 export type {
   AppointmentStatus,

@@ -23,9 +23,10 @@ export interface DeleteResult {
   referenced: Deletion[];
 }
 
-/** `deletions` newest first; `tables` describes the tables that still exist. */
+/** `deletions` newest first, of `module`'s records; `tables` describes the tables that still exist. */
 export async function deleteSeedRows(
   knex: Knex,
+  module: string,
   deletions: readonly Deletion[],
   tables: ReadonlyMap<string, TableInfo>,
   size: number,
@@ -37,7 +38,7 @@ export async function deleteSeedRows(
     const referenced: Deletion[] = [];
     for (const run of runs(pending, size)) {
       const attempt = (items: Deletion[]) =>
-        knex.transaction((savepoint) => deleteRun(savepoint, items, tables));
+        knex.transaction((savepoint) => deleteRun(savepoint, module, items, tables));
       try {
         deleted += await attempt(run);
         continue;
@@ -72,16 +73,18 @@ function* runs(deletions: readonly Deletion[], size: number): Generator<Deletion
   if (run.length > 0) yield run;
 }
 
+/** Tracking rows go by module and xml_id, the table's key (core_external_id.id has no index). */
 async function deleteRun(
   knex: Knex,
+  module: string,
   run: readonly Deletion[],
   tables: ReadonlyMap<string, TableInfo>,
 ): Promise<number> {
   const table = tables.get(run[0]!.table);
-  const untrack = run.flatMap((item) => (item.trackingId === null ? [] : [item.trackingId]));
+  const untrack = run.flatMap((item) => (item.untrack ? [item.xmlId] : []));
   // A dropped table (or one that lost its primary key) took the rows with it: only tracking remains.
   if (table === undefined || table.primaryKey.length !== 1) {
-    await knex('core_external_id').whereIn('id', untrack).delete();
+    await knex('core_external_id').where('module_name', module).whereIn('xml_id', untrack).delete();
     return untrack.length;
   }
   const key = keyColumn(table);
@@ -91,8 +94,8 @@ async function deleteRun(
        DELETE FROM ${quoteIdentifier(table.name)}
         WHERE ${quoteIdentifier(key.name)} IN (SELECT unnest(?::text[])::${key.castType})
      )
-     DELETE FROM core_external_id WHERE id = ANY(?::bigint[])`,
-    [run.map((item) => item.recordId), untrack],
+     DELETE FROM core_external_id WHERE module_name = ? AND xml_id = ANY(?::text[])`,
+    [run.map((item) => item.recordId), module, untrack],
   );
   return untrack.length;
 }

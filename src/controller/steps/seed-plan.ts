@@ -8,18 +8,20 @@ import type { SeedRecord } from './seed-file.ts';
 import type { Tracked } from './seed-tracking.ts';
 
 export interface WavePlan {
-  /** `retrack`: core_external_id already has a row for the xml_id, which the insert repoints. */
-  inserts: Array<{ record: SeedRecord; retrack: boolean }>;
+  /** Records new to core_external_id. */
+  inserts: readonly SeedRecord[];
+  /** Records whose row is missing but whose xml_id core_external_id has: the insert repoints it. */
+  retracks: SeedRecord[];
   /** Tracked records that exist and are not noupdate: written only where a value differs. */
   updates: Array<{ record: SeedRecord; recordId: string }>;
 }
 
-/** A row to delete. `trackingId` is null when the tracking row now points elsewhere and stays. */
+/** A row to delete, and with it its tracking row unless that now points elsewhere (`untrack` false). */
 export interface Deletion {
   xmlId: string;
   table: string;
   recordId: string;
-  trackingId: number | null;
+  untrack: boolean;
   /** Creation order of the row: deletions run newest first, so children go before their parents. */
   order: number;
 }
@@ -41,18 +43,24 @@ export function planSeeds(
   tracked: readonly Tracked[],
   exists: (row: Tracked) => boolean,
 ): SeedPlan {
-  const byXmlId = new Map(tracked.map((row) => [row.xmlId, row]));
   const plan: SeedPlan = { waves: [], known: new Map(), kept: 0, flags: [], deletions: [] };
+  // First install: nothing to compare with, every record is inserted as it comes.
+  if (tracked.length === 0) {
+    plan.waves = waves.map((wave) => ({ inserts: wave, retracks: [], updates: [] }));
+    return plan;
+  }
+  const byXmlId = new Map(tracked.map((row) => [row.xmlId, row]));
   for (const wave of waves) {
-    const step: WavePlan = { inserts: [], updates: [] };
+    const inserts: SeedRecord[] = [];
+    const step: WavePlan = { inserts, retracks: [], updates: [] };
     for (const record of wave) {
       const row = byXmlId.get(record.xmlId);
       if (row === undefined || row.table !== record.table || !exists(row)) {
-        step.inserts.push({ record, retrack: row !== undefined });
+        (row === undefined ? inserts : step.retracks).push(record);
         // A record moved to another table: its old row is ours to remove, unless the user owns it
         // (a row already gone is fine).
         if (row !== undefined && row.table !== record.table && !row.noupdate)
-          plan.deletions.push(trackedDeletion(row, null));
+          plan.deletions.push(trackedDeletion(row, false));
         continue;
       }
       plan.known.set(record.xmlId, row.recordId);
@@ -63,21 +71,21 @@ export function planSeeds(
     }
     plan.waves.push(step);
   }
-  const seeded = new Set(tracked.length === 0 ? [] : waves.flat().map((record) => record.xmlId));
+  const seeded = new Set(waves.flat().map((record) => record.xmlId));
   for (const row of tracked) {
     if (seeded.has(row.xmlId)) continue;
     if (row.noupdate) plan.kept++;
-    else plan.deletions.push(trackedDeletion(row, row.id));
+    else plan.deletions.push(trackedDeletion(row, true));
   }
   plan.deletions.sort((a, b) => b.order - a.order);
   return plan;
 }
 
-/** The deletion of a tracked row; `trackingId` null keeps the tracking row. */
-export const trackedDeletion = (row: Tracked, trackingId: number | null): Deletion => ({
+/** The deletion of a tracked row; `untrack` false keeps the tracking row. */
+export const trackedDeletion = (row: Tracked, untrack: boolean): Deletion => ({
   xmlId: row.xmlId,
   table: row.table,
   recordId: row.recordId,
-  trackingId,
+  untrack,
   order: row.id,
 });

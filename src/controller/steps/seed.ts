@@ -19,7 +19,7 @@ import { planSeeds, trackedDeletion } from './seed-plan.ts';
 import type { Column, TableInfo } from './seed-tables.ts';
 import { describeTables, tableProblems } from './seed-tables.ts';
 import { liveRows, readTracked, resolveForeignRefs } from './seed-tracking.ts';
-import type { Failure, Row } from './seed-write.ts';
+import type { Prepared } from './seed-write.ts';
 import { insertRows, setNoupdate, updateRows, writeInBatches } from './seed-write.ts';
 
 export interface SeedResult {
@@ -44,9 +44,10 @@ export async function applySeeds(
   const { waves, referenced, foreign: foreignRefs } = await readSeeds(module);
   const records = waves.flat();
   const tracked = await readTracked(knex, module.name);
-  const tables = await describeTables(knex, [
-    ...new Set([...records, ...tracked].map((record) => record.table)),
-  ]);
+  const names = new Set<string>();
+  for (const record of records) names.add(record.table);
+  for (const row of tracked) names.add(row.table);
+  const tables = await describeTables(knex, [...names]);
   const foreign = await resolveForeignRefs(knex, foreignRefs);
   const problems = [...tableProblems(records, tables), ...foreign.problems];
   if (problems.length > 0) throw invalidSeeds(module.name, problems);
@@ -60,44 +61,57 @@ export async function applySeeds(
     const ref = parseRef(value.$ref, module.name);
     return ref.module === module.name ? ids.get(ref.xmlId)! : foreign.ids.get(`${ref.module}.${ref.xmlId}`)!;
   };
-  const failed = ({ item, error }: Failure<Row>) => recordFailed(module.name, item.record, error);
   const result: SeedResult = { created: 0, updated: 0, unchanged: 0, kept: plan.kept, deleted: 0 };
 
-  const write = async (
-    items: ReadonlyArray<{ record: SeedRecord; recordId?: string }>,
-    statement: (trx: Knex, table: TableInfo, columns: Column[], rows: Row[]) => Promise<void>,
+  /** `statement` builds the statement of a batch of items of one table, with the same columns. */
+  const write = async <T>(
+    items: readonly T[],
+    recordOf: (item: T) => SeedRecord,
+    statement: (table: TableInfo, columns: Column[], batch: T[]) => Prepared<void>,
   ): Promise<void> => {
-    for (const group of byColumns(items)) {
+    for (const group of byColumns(items, recordOf)) {
       const table = tables.get(group.table)!;
       const columns = group.columns.map((name) => table.columns.get(name)!);
-      const rows = group.items.map(({ record, recordId }) => ({
-        record,
-        recordId,
-        values: group.columns.map((column) => text(record.values[column]!)),
-      }));
-      await writeInBatches(knex, rows, size, (trx, batch) => statement(trx, table, columns, batch), failed);
+      await writeInBatches(
+        knex,
+        group.items,
+        size,
+        (batch) => statement(table, columns, batch),
+        ({ item, error }) => recordFailed(module.name, recordOf(item), error),
+      );
     }
   };
+  const insert =
+    (retrack: boolean) =>
+    (table: TableInfo, columns: Column[], batch: SeedRecord[]): Prepared<void> => {
+      const returnIds = referenced.size > 0 && batch.some((record) => referenced.has(record.xmlId));
+      const statement = insertRows(module.name, table, columns, batch, text, { retrack, returnIds });
+      return async (trx) => {
+        for (const { xml_id: xmlId, record_id: recordId } of await statement(trx)) ids.set(xmlId, recordId);
+        result.created += batch.length;
+      };
+    };
+  const itself = (record: SeedRecord): SeedRecord => record;
 
   for (const wave of plan.waves) {
     // Updates first: an update may free a unique value that an insert of the same wave takes.
-    await write(wave.updates, async (trx, table, columns, rows) => {
-      const changed = await updateRows(trx, table, columns, rows);
-      result.updated += changed;
-      result.unchanged += rows.length - changed;
-    });
-    for (const retrack of [false, true]) {
-      const inserts = wave.inserts.filter((insert) => insert.retrack === retrack);
-      await write(inserts, async (trx, table, columns, rows) => {
-        const returnIds = rows.some((row) => referenced.has(row.record.xmlId));
-        const created = await insertRows(trx, module.name, table, columns, rows, { retrack, returnIds });
-        for (const { xml_id: xmlId, record_id: recordId } of created) ids.set(xmlId, recordId);
-        result.created += rows.length;
-      });
-    }
+    await write(
+      wave.updates,
+      (update) => update.record,
+      (table, columns, batch) => {
+        const statement = updateRows(table, columns, batch, text);
+        return async (trx) => {
+          const changed = await statement(trx);
+          result.updated += changed;
+          result.unchanged += batch.length - changed;
+        };
+      },
+    );
+    await write(wave.inserts, itself, insert(false));
+    await write(wave.retracks, itself, insert(true));
   }
   await setNoupdate(knex, module.name, plan.flags);
-  const removed = await deleteSeedRows(knex, plan.deletions, tables, size, ({ item, error }) =>
+  const removed = await deleteSeedRows(knex, module.name, plan.deletions, tables, size, ({ item, error }) =>
     deleteFailed(module.name, item, error),
   );
   result.deleted = removed.deleted;
@@ -119,9 +133,10 @@ export async function purgeExternalIds(
 ): Promise<{ deleted: number; kept: number }> {
   const tracked = await readTracked(knex, moduleName);
   const tables = await describeTables(knex, [...new Set(tracked.map((row) => row.table))]);
-  const deletions = tracked.map((row) => trackedDeletion(row, row.id)).reverse();
+  const deletions = tracked.map((row) => trackedDeletion(row, true)).reverse();
   const removed = await deleteSeedRows(
     knex,
+    moduleName,
     deletions,
     tables,
     options.batchSize ?? SEED_BATCH_SIZE,
@@ -160,18 +175,36 @@ async function readSeeds(module: {
   return ordered;
 }
 
-/** Records grouped by table and columns: one statement shape per group. */
-function byColumns<T extends { record: SeedRecord }>(
+/**
+ * Items grouped by table and columns of their record: one statement shape per group. Neighbours
+ * mostly share a shape, so an item is first compared with the group of the one before it, without
+ * building a key.
+ */
+function byColumns<T>(
   items: readonly T[],
+  recordOf: (item: T) => SeedRecord,
 ): Array<{ table: string; columns: string[]; items: T[] }> {
   const groups = new Map<string, { table: string; columns: string[]; items: T[] }>();
+  let last: { table: string; columns: string[]; items: T[] } | undefined;
   for (const item of items) {
-    let key = item.record.table;
-    for (const column in item.record.values) key += `,${column}`;
-    const group = groups.get(key);
-    if (group === undefined)
-      groups.set(key, { table: item.record.table, columns: Object.keys(item.record.values), items: [item] });
-    else group.items.push(item);
+    const record = recordOf(item);
+    if (last === undefined || !sameColumns(record, last)) {
+      let key = record.table;
+      for (const column in record.values) key += `,${column}`;
+      last = groups.get(key);
+      if (last === undefined) {
+        last = { table: record.table, columns: Object.keys(record.values), items: [] };
+        groups.set(key, last);
+      }
+    }
+    last.items.push(item);
   }
   return [...groups.values()];
+}
+
+function sameColumns(record: SeedRecord, group: { table: string; columns: readonly string[] }): boolean {
+  if (record.table !== group.table) return false;
+  let at = 0;
+  for (const column in record.values) if (group.columns[at++] !== column) return false;
+  return at === group.columns.length;
 }

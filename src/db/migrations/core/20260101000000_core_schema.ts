@@ -36,14 +36,16 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.schema.createTable('core_external_id', (table) => {
-    table.bigIncrements('id');
+    // Creation order (uninstall deletes newest first), not a key: every lookup is by module and
+    // xml_id, and an index on id would only slow down a module installing 100,000 seed records.
+    table.bigIncrements('id', { primaryKey: false });
     table.text('module_name').notNullable();
     table.text('xml_id').notNullable();
     table.text('table_name').notNullable();
     table.text('record_id').notNullable();
     table.boolean('noupdate').notNullable().defaultTo(false);
     table.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    table.unique(['module_name', 'xml_id']);
+    table.primary(['module_name', 'xml_id']);
   });
 }
 

@@ -1,0 +1,170 @@
+/**
+ * Content-addressed file storage for documents (and for migration_import's uploads): a file lives
+ * at `<storageDir>/documents/<sha256[0..2]>/<sha256>`, so its path comes only from its bytes, never
+ * from anything a client names, and identical content is stored once. A file appears at its path
+ * complete or not at all: it is written to `documents/tmp/` on the same filesystem while being
+ * hashed, fsynced, then renamed into place. Files stay when rows go (an uninstall keeps them), so a
+ * restored backup finds its content again.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { ReadStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { ApiError } from '../../../src/api/errors.ts';
+
+const SHA256 = /^[0-9a-f]{64}$/;
+const ROOT = 'documents';
+const TMP = 'tmp';
+
+export interface PutBlobOptions {
+  /** More bytes than this and the upload is refused with 413; nothing is kept. */
+  maxBytes: number;
+  /** Lower-case hex the content must hash to, else 422 and nothing is kept. */
+  expectedSha256?: string;
+}
+
+export interface StoredBlob {
+  sha256: string;
+  size: number;
+  /** False when the same content was already stored: nothing new was written. */
+  created: boolean;
+}
+
+export interface OpenedBlob {
+  stream: ReadStream;
+  size: number;
+}
+
+/** Where the file with this SHA-256 lives. Throws unless `sha256` is 64 lower-case hex digits. */
+export function blobPath(storageDir: string, sha256: string): string {
+  if (!SHA256.test(sha256)) throw new TypeError(`not a lower-case hex SHA-256: ${JSON.stringify(sha256)}`);
+  return path.join(storageDir, ROOT, sha256.slice(0, 2), sha256);
+}
+
+export function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(
+    413,
+    'body_too_large',
+    `the file is larger than the limit of ${maxBytes} bytes`,
+    'send a smaller file (the operator sets the limit with WARD_DOCUMENT_MAX_BYTES)',
+    // The rest of the body is never read: closing the connection spares both sides sending it.
+    { headers: { Connection: 'close' } },
+  );
+}
+
+function checkedExpectation(expected: string | undefined): string | undefined {
+  if (expected === undefined) return undefined;
+  const hex = expected.toLowerCase();
+  if (SHA256.test(hex)) return hex;
+  throw new ApiError(
+    422,
+    'invalid_checksum',
+    `the expected SHA-256 ${JSON.stringify(expected)} is not 64 hex digits`,
+    'send the SHA-256 of the file as 64 hex digits, or leave it out',
+  );
+}
+
+/** Renames are durable only once their directory is synced. */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+/** Streams `source` to a temporary file, hashing it, and returns it. Removes the file on any failure. */
+async function writeTemp(
+  storageDir: string,
+  source: AsyncIterable<Uint8Array>,
+  maxBytes: number,
+): Promise<{ file: string; sha256: string; size: number }> {
+  const dir = path.join(storageDir, ROOT, TMP);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, `${randomBytes(16).toString('hex')}.part`);
+  const handle = await open(file, 'wx', 0o600);
+  const hash = createHash('sha256');
+  let size = 0;
+  try {
+    try {
+      for await (const chunk of source) {
+        size += chunk.byteLength;
+        if (size > maxBytes) throw tooLarge(maxBytes);
+        hash.update(chunk);
+        await handle.write(chunk);
+      }
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return { file, sha256: hash.digest('hex'), size };
+  } catch (error) {
+    await rm(file, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Stores the bytes of `source` (a request, a file stream) under their SHA-256. Over `maxBytes`:
+ * 413 as soon as the limit is passed. A different checksum than `expectedSha256`: 422. Either way
+ * no file is left behind.
+ */
+export async function putBlob(
+  storageDir: string,
+  source: AsyncIterable<Uint8Array>,
+  options: PutBlobOptions,
+): Promise<StoredBlob> {
+  const expected = checkedExpectation(options.expectedSha256);
+  const { file, sha256, size } = await writeTemp(storageDir, source, options.maxBytes);
+  try {
+    if (expected !== undefined && sha256 !== expected)
+      throw new ApiError(
+        422,
+        'checksum_mismatch',
+        `the file's SHA-256 is ${sha256}, not the expected ${expected}`,
+        'the file changed or was cut short on the way: send it again',
+      );
+    const target = blobPath(storageDir, sha256);
+    if (await exists(target)) {
+      await rm(file, { force: true });
+      return { sha256, size, created: false };
+    }
+    await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+    // Two uploads of the same bytes may race here; rename replaces a file with identical content.
+    await rename(file, target);
+    await syncDir(path.dirname(target));
+    return { sha256, size, created: true };
+  } catch (error) {
+    await rm(file, { force: true });
+    throw error;
+  }
+}
+
+/** The stored file with this SHA-256 and its size, or null when there is none. */
+export async function openBlob(storageDir: string, sha256: string): Promise<OpenedBlob | null> {
+  let handle;
+  try {
+    handle = await open(blobPath(storageDir, sha256), 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  try {
+    const { size } = await handle.stat();
+    return { stream: handle.createReadStream(), size };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}

@@ -1,0 +1,53 @@
+/** Reads and writes of `documents_document`. A patient's documents are listed newest first. */
+import type { Knex } from 'knex';
+import { constraintError } from '../../patients/lib/db-errors.ts';
+import { toPage, type KeyKind, type Page, type PageRequest } from '../../patients/lib/page.ts';
+import { notFound } from '../../patients/lib/request.ts';
+import { presentDocument, type Document, type DocumentRow, type NewDocument } from './document.ts';
+
+const TABLE = 'documents_document';
+
+export const SORT_KEY: readonly KeyKind[] = ['integer'];
+
+export async function patientExists(knex: Knex, id: number): Promise<boolean> {
+  return (await knex('patients_patient').where({ id }).first('id')) !== undefined;
+}
+
+export async function findDocument(knex: Knex, id: number): Promise<Document | null> {
+  const row = (await knex(TABLE).where({ id }).first()) as DocumentRow | undefined;
+  return row === undefined ? null : presentDocument(row);
+}
+
+export async function listDocuments(
+  knex: Knex,
+  patientId: number,
+  page: PageRequest,
+): Promise<Page<Document>> {
+  const query = knex(TABLE).where('patient_id', patientId);
+  if (page.after !== null) query.where('id', '<', page.after[0] as number);
+  const rows = (await query
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .offset(page.offset)) as DocumentRow[];
+  return toPage(rows, page.limit, (row) => [row.id], presentDocument);
+}
+
+/** 404 when the patient was deleted while the file was uploading. */
+export async function insertDocument(knex: Knex, document: NewDocument): Promise<Document> {
+  try {
+    const [row] = (await knex(TABLE)
+      .insert({
+        patient_id: document.patientId,
+        title: document.title,
+        content_type: document.contentType,
+        sha256: document.sha256,
+        size: document.size,
+      })
+      .returning('*')) as DocumentRow[];
+    return presentDocument(row as DocumentRow);
+  } catch (error) {
+    if (constraintError(error)?.constraint === 'documents_document_patient_id_foreign')
+      throw notFound('patient', document.patientId);
+    throw error;
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * POST /jobs: the request body is the source file itself, streamed to storage as it arrives
+ * (`--data-binary @patients.csv`); what it is comes in the query: `?format=` and `?source_system=`.
+ * Only the envelope is checked here (size, not empty, not compressed); what is inside, encoding
+ * included, is validation's to report, row by row, as the job's warnings.
+ */
+import type { Knex } from 'knex';
+import type { Context } from 'koa';
+import { ApiError } from '../../../../src/api/errors.ts';
+import { callerOf } from '../../../../src/api/auth-middleware.ts';
+import { jobView } from '../jobs/job-row.ts';
+import { insertJob } from '../jobs/job-store.ts';
+import { receiveSource, TooLarge, type ReceivedFile } from '../jobs/source-file.ts';
+import { refuseEncoded, sourceParams } from './params.ts';
+
+const tooLarge = (limit: number) =>
+  new ApiError(
+    413,
+    'body_too_large',
+    `the source file is larger than the limit of ${limit} bytes`,
+    'split the export into several files, one job each (the operator sets the limit with WARD_IMPORT_MAX_SOURCE_SIZE)',
+    // The rest of the body is never read: closing the connection spares both sides sending it.
+    { headers: { Connection: 'close' } },
+  );
+
+const emptySource = () =>
+  new ApiError(
+    400,
+    'empty_source',
+    'the request has no body: the source file is the request body',
+    'send the file as the body, e.g. curl --data-binary @patients.csv',
+  );
+
+export async function createJob(
+  ctx: Context,
+  deps: { knex: Knex; storageDir: string; maxSourceBytes: number; mount: string },
+): Promise<void> {
+  const { format, sourceSystem } = sourceParams(ctx);
+  refuseEncoded(ctx);
+  const limit = deps.maxSourceBytes;
+  if ((ctx.request.length ?? 0) > limit) throw tooLarge(limit);
+  let received: ReceivedFile;
+  try {
+    received = await receiveSource(deps.storageDir, ctx.req, limit);
+  } catch (error) {
+    if (error instanceof TooLarge) throw tooLarge(limit);
+    if ((error as NodeJS.ErrnoException).code === 'ECONNRESET')
+      throw new ApiError(
+        400,
+        'upload_incomplete',
+        'the upload ended before the whole file arrived',
+        'send the file again',
+        {
+          cause: error,
+        },
+      );
+    throw error;
+  }
+  if (received.bytes === 0) {
+    await received.discard();
+    throw emptySource();
+  }
+  const { principal } = callerOf(ctx);
+  try {
+    const row = await deps.knex.transaction(async (trx) => {
+      const job = await insertJob(trx, {
+        sourceSystem,
+        format,
+        sourceBytes: received.bytes,
+        sourceSha256: received.sha256,
+        createdById: principal.userId,
+        createdBy: principal.username,
+      });
+      await received.keepAs(job.id);
+      return job;
+    });
+    ctx.status = 201;
+    ctx.set('Location', `${deps.mount}/jobs/${row.id}`);
+    ctx.body = jobView(row);
+  } catch (error) {
+    await received.discard();
+    throw error;
+  }
+}

@@ -1,0 +1,47 @@
+/** The module's refusals, each saying what was found and what to do. */
+import { ApiError } from '../../../../src/api/errors.ts';
+import { notFound } from '../../../patients/lib/request.ts';
+import type { JobRow } from '../jobs/job-row.ts';
+
+export const jobNotFound = (id: number | string | undefined): ApiError =>
+  notFound('migration_import job', id);
+
+const busy = (job: JobRow) =>
+  new ApiError(
+    409,
+    'job_busy',
+    `job ${job.id} is ${job.state} now (progress ${job.rows_done}/${job.rows_total}); its worker holds it until ${job.lease_expires_at?.toISOString() ?? 'it ends'}`,
+    `wait for it to finish (GET /jobs/${job.id}); a job whose worker died is taken over once that time has passed`,
+  );
+
+/** Why validation cannot start on this job now. */
+export function cannotValidate(job: JobRow): ApiError {
+  if (job.state === 'validating' || job.state === 'executing') return busy(job);
+  return new ApiError(
+    409,
+    'job_already_executed',
+    `job ${job.id} has been executed (state ${job.state}); validating it again would discard what its runs recorded`,
+    `execute it again to retry its failed rows, or create a new job for a corrected source`,
+  );
+}
+
+/** Why execute cannot start on this job now. */
+export function cannotExecute(job: JobRow): ApiError {
+  if (job.state === 'created')
+    return new ApiError(
+      409,
+      'job_not_validated',
+      `job ${job.id} has not been validated, so it cannot be executed`,
+      `validate it first: POST /jobs/${job.id}/validate, then check GET /jobs/${job.id}`,
+    );
+  if (job.state === 'invalid') {
+    const errors = job.counts.warnings?.error ?? 0;
+    return new ApiError(
+      409,
+      'job_invalid',
+      `job ${job.id} cannot be executed: validation found ${errors} error${errors === 1 ? '' : 's'} in its source${job.error === null ? '' : ` (${job.error})`}`,
+      `read them with GET /jobs/${job.id}/warnings?severity=error, fix the source and create a new job (or upload missing binaries and validate again)`,
+    );
+  }
+  return busy(job);
+}

@@ -1,0 +1,96 @@
+/**
+ * POST /jobs/{id}/binaries?ref=<reference>: the body is one file a document of the source refers
+ * to (its FHIR attachment url, say), with its SHA-256 declared in X-Content-SHA256 and verified
+ * as it is stored. The reference is only ever a database value; the file's place in storage
+ * comes from its hash. The same file under the same reference again is answered 200 as a
+ * duplicate without storing anything; a different file under a taken reference is refused.
+ */
+import type { Knex } from 'knex';
+import type { Context } from 'koa';
+import { callerOf } from '../../../../src/api/auth-middleware.ts';
+import { ApiError } from '../../../../src/api/errors.ts';
+import { invalidQuery, queryText } from '../../../patients/lib/request.ts';
+import { tooLarge } from '../../../documents/lib/blob-store.ts';
+import { binaryView, findBinary, storeBinary } from '../jobs/binary-store.ts';
+import { getJob } from '../jobs/job-store.ts';
+import { jobNotFound } from './errors.ts';
+import { jobId, refuseEncoded } from './params.ts';
+
+const SHA256 = /^[0-9a-fA-F]{64}$/;
+const MAX_REF = 1024;
+
+function declaredSha256(ctx: Context): string {
+  const value = ctx.get('X-Content-SHA256').trim();
+  if (value === '')
+    throw new ApiError(
+      400,
+      'missing_checksum',
+      'the upload has no X-Content-SHA256 header, so its content cannot be verified',
+      'send the SHA-256 of the file as 64 hex digits in X-Content-SHA256 (sha256sum <file>)',
+    );
+  if (!SHA256.test(value))
+    throw new ApiError(
+      422,
+      'invalid_checksum',
+      `X-Content-SHA256 ${JSON.stringify(value)} is not 64 hex digits`,
+      'send the SHA-256 of the file as 64 hex digits (sha256sum <file>)',
+    );
+  return value.toLowerCase();
+}
+
+function reference(ctx: Context): string {
+  const ref = queryText(ctx, 'ref');
+  if (ref === undefined)
+    throw invalidQuery(
+      'ref',
+      'is missing; give the reference the source uses for this file (a FHIR attachment url, say)',
+    );
+  // eslint-disable-next-line no-control-regex
+  if (ref.length > MAX_REF || /[\u0000-\u001f\u007f]/.test(ref))
+    throw invalidQuery('ref', `must be at most ${MAX_REF} characters without control characters`);
+  return ref;
+}
+
+export async function uploadBinary(
+  ctx: Context,
+  deps: { knex: Knex; storageDir: string; maxBytes: number },
+): Promise<void> {
+  const id = jobId(ctx);
+  const job = await getJob(deps.knex, id);
+  if (job === undefined) throw jobNotFound(id);
+  const ref = reference(ctx);
+  const sha256 = declaredSha256(ctx);
+  refuseEncoded(ctx);
+  if ((ctx.request.length ?? 0) > deps.maxBytes) throw tooLarge(deps.maxBytes);
+  const conflict = (held: string) =>
+    new ApiError(
+      409,
+      'binary_conflict',
+      `reference ${JSON.stringify(ref)} of job ${id} already holds a different file (SHA-256 ${held})`,
+      'a reference names one file: check which file the source means, or create a new job for a corrected source',
+    );
+  const existing = await findBinary(deps.knex, id, ref);
+  if (existing !== undefined) {
+    if (existing.sha256 !== sha256) throw conflict(existing.sha256);
+    ctx.status = 200;
+    ctx.body = { ...binaryView(existing), duplicate: true };
+    return;
+  }
+  const type = ctx.get('Content-Type').trim();
+  const stored = await storeBinary(
+    deps.knex,
+    deps.storageDir,
+    ctx.req,
+    {
+      jobId: id,
+      ref,
+      sha256,
+      contentType: type === '' ? null : type.slice(0, 255),
+      createdBy: callerOf(ctx).principal.username,
+    },
+    deps.maxBytes,
+  );
+  if (!stored.inserted && stored.row.sha256 !== sha256) throw conflict(stored.row.sha256);
+  ctx.status = stored.inserted ? 201 : 200;
+  ctx.body = { ...binaryView(stored.row), duplicate: !stored.inserted };
+}

@@ -1,0 +1,80 @@
+/**
+ * Binaries uploaded to a job: the bytes go to the documents module's content-addressed store
+ * (their path is their SHA-256, never a client's name), and a row records which reference of the
+ * source they answer. One reference holds one file: the same file again is recognised as a
+ * duplicate, a different one is refused.
+ */
+import type { Knex } from 'knex';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream';
+import { putBlob } from '../../../documents/lib/blob-store.ts';
+import { Meter } from './source-file.ts';
+
+export const BINARIES = 'migration_import_binary';
+
+export interface BinaryRow {
+  ref: string;
+  sha256: string;
+  sha1: string;
+  size: string | number;
+  content_type: string | null;
+  created_by: string;
+  created_at: Date;
+}
+
+export function binaryView(row: BinaryRow) {
+  return {
+    ref: row.ref,
+    sha256: row.sha256,
+    sha1: row.sha1,
+    size: Number(row.size),
+    contentType: row.content_type,
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+  };
+}
+
+export async function findBinary(knex: Knex, jobId: number, ref: string): Promise<BinaryRow | undefined> {
+  return (await knex(BINARIES).where({ job_id: jobId, ref }).first()) as BinaryRow | undefined;
+}
+
+export interface Upload {
+  jobId: number;
+  ref: string;
+  sha256: string;
+  contentType: string | null;
+  createdBy: string;
+}
+
+/** The row now under (job, ref): the new one, or the one a concurrent upload of the same reference made. */
+export async function storeBinary(
+  knex: Knex,
+  storageDir: string,
+  body: Readable,
+  upload: Upload,
+  maxBytes: number,
+): Promise<{ row: BinaryRow; inserted: boolean; storedBytes: boolean }> {
+  // SHA-1 besides the store's SHA-256: FHIR attachments declare a SHA-1, which execute checks.
+  const meter = new Meter(Number.MAX_SAFE_INTEGER);
+  const hashed = pipeline(body, meter, () => undefined);
+  const stored = await putBlob(storageDir, hashed, { maxBytes, expectedSha256: upload.sha256 });
+  const [row] = (await knex(BINARIES)
+    .insert({
+      job_id: upload.jobId,
+      ref: upload.ref,
+      sha256: stored.sha256,
+      sha1: meter.digests().sha1,
+      size: stored.size,
+      content_type: upload.contentType,
+      created_by: upload.createdBy,
+    })
+    .onConflict(['job_id', 'ref'])
+    .ignore()
+    .returning('*')) as BinaryRow[];
+  if (row !== undefined) return { row, inserted: true, storedBytes: stored.created };
+  return {
+    row: (await findBinary(knex, upload.jobId, upload.ref))!,
+    inserted: false,
+    storedBytes: stored.created,
+  };
+}

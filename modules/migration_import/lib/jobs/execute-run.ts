@@ -1,0 +1,131 @@
+/**
+ * Execute, in the background: stream the stored source, and write it a batch at a time. Each
+ * batch commits in one transaction together with the job's checkpoint (`rows_done`), its
+ * running results and the warnings of rows it could not write, fenced on the worker's lease;
+ * so a run that dies resumes exactly after its last committed batch, and a re-run of a finished
+ * job updates or skips what earlier runs wrote, through the import mapping, never duplicating.
+ * A batch the database refuses (a value Ward's schema rejects) is retried a row at a time, so
+ * one bad row fails alone.
+ */
+import type { Knex } from 'knex';
+import { inBatches, type ImportRecordItem } from '../index.ts';
+import { addResults, writeBatch } from './batch-writer.ts';
+import { importCrashSwitch, type ImportCrash } from './crash.ts';
+import { emptyResults, type JobRow, type JobState, type Results } from './job-row.ts';
+import { failure, type Scope } from './kinds/types.ts';
+import type { Lease } from './lease.ts';
+import { appointmentStatuses, readAhead, sourceRecords } from './records.ts';
+import { deleteWarnings, insertWarnings } from './warning-store.ts';
+
+export interface ExecuteDeps {
+  knex: Knex;
+  storageDir: string;
+  batchSize: number;
+  crash?: ImportCrash;
+}
+
+/** PostgreSQL refused the values (SQLSTATE class 22, data exception, or 23, integrity constraint). */
+const isDataError = (error: unknown): error is Error & { code: string } =>
+  typeof (error as { code?: unknown }).code === 'string' && /^2[23]/.test((error as { code: string }).code);
+
+class Checkpoint {
+  done: number;
+  results: Results;
+
+  constructor(row: JobRow) {
+    this.done = row.rows_done;
+    this.results = addResults(emptyResults(), { ...emptyResults(), ...row.results });
+  }
+}
+
+async function commit(
+  deps: ExecuteDeps,
+  lease: Lease,
+  checkpoint: Checkpoint,
+  count: number,
+  write: (
+    trx: Knex.Transaction,
+  ) => Promise<{ results: Results; failures: Parameters<typeof insertWarnings>[3] }>,
+  onWritten: () => void = () => undefined,
+): Promise<void> {
+  const next = await deps.knex.transaction(async (trx) => {
+    const outcome = await write(trx);
+    await insertWarnings(trx, lease, 'execute', outcome.failures);
+    const results = addResults(checkpoint.results, outcome.results);
+    await lease.update(trx, { rows_done: checkpoint.done + count, results });
+    onWritten();
+    return results;
+  });
+  checkpoint.results = next;
+  checkpoint.done += count;
+}
+
+async function rowByRow(
+  deps: ExecuteDeps,
+  lease: Lease,
+  scope: Scope,
+  checkpoint: Checkpoint,
+  batch: ImportRecordItem[],
+) {
+  for (const item of batch) {
+    try {
+      await commit(deps, lease, checkpoint, 1, (trx) => writeBatch(trx, scope, [item]));
+    } catch (error) {
+      if (!isDataError(error)) throw error;
+      const results = emptyResults();
+      results[item.kind].failed = 1;
+      const message = `Ward refused the row: ${error.message}${(error as { detail?: string }).detail ? ` (${(error as { detail?: string }).detail})` : ''}`;
+      await commit(deps, lease, checkpoint, 1, async () => ({
+        results,
+        failures: [failure(item, '', 'write_failed', message)],
+      }));
+    }
+  }
+}
+
+export function finalState(results: Results): { state: JobState; error: string | null } {
+  const totals = Object.values(results);
+  const failed = totals.reduce((sum, kind) => sum + kind.failed, 0);
+  const written = totals.reduce((sum, kind) => sum + kind.created + kind.updated + kind.skipped, 0);
+  if (failed === 0) return { state: 'succeeded', error: null };
+  if (written > 0) return { state: 'partially_succeeded', error: null };
+  return {
+    state: 'failed',
+    error: `none of the ${failed} records could be written; the job's errors say why`,
+  };
+}
+
+export async function executeRun(deps: ExecuteDeps, job: JobRow, lease: Lease): Promise<void> {
+  const { knex } = deps;
+  const crash = deps.crash ?? importCrashSwitch();
+  const scope: Scope = {
+    jobId: job.id,
+    sourceSystem: job.source_system,
+    statuses: await appointmentStatuses(knex),
+    mode: 'execute',
+  };
+  const checkpoint = new Checkpoint(job);
+  // A fresh run replaces the previous run's row errors; a resumed one keeps its own.
+  if (checkpoint.done === 0) await deleteWarnings(knex, lease, 'execute');
+  const records = sourceRecords(deps.storageDir, job, { acrossRecords: false, skip: checkpoint.done });
+  let number = 0;
+  for await (const batch of readAhead(inBatches(records, deps.batchSize))) {
+    number++;
+    try {
+      await commit(
+        deps,
+        lease,
+        checkpoint,
+        batch.length,
+        (trx) => writeBatch(trx, scope, batch),
+        () => crash(number, 'middle'),
+      );
+    } catch (error) {
+      if (!isDataError(error)) throw error;
+      await rowByRow(deps, lease, scope, checkpoint, batch);
+    }
+    crash(number, 'end');
+  }
+  const { state, error } = finalState(checkpoint.results);
+  await lease.release(knex, { state, error, finished_at: knex.fn.now() });
+}

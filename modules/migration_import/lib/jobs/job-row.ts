@@ -1,0 +1,89 @@
+/**
+ * A job as stored (`migration_import_job`) and as the API shows it. States:
+ * created → validating → validated | invalid; validated → executing → succeeded |
+ * partially_succeeded | failed; an executed job may be executed again (a re-run updates, never
+ * duplicates). `validating` and `executing` are background runs held by a worker's lease.
+ */
+import type { ImportFormat, RecordKind, Severity } from '../index.ts';
+
+export const JOB_STATES = [
+  'created',
+  'validating',
+  'validated',
+  'invalid',
+  'executing',
+  'succeeded',
+  'partially_succeeded',
+  'failed',
+] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
+export type Outcome = 'created' | 'updated' | 'skipped' | 'failed';
+export type KindResults = Record<Outcome, number>;
+export type Results = Record<RecordKind, KindResults>;
+
+export interface ValidationCounts {
+  /** Records that passed every check, per kind: what execute will write. */
+  records: Record<RecordKind, number>;
+  warnings: Record<Severity, number>;
+}
+
+export interface JobRow {
+  id: number;
+  source_system: string;
+  format: ImportFormat;
+  state: JobState;
+  source_bytes: string | number;
+  source_sha256: string;
+  counts: Partial<ValidationCounts>;
+  results: Partial<Results>;
+  rows_total: number;
+  rows_done: number;
+  worker_id: string | null;
+  lease_expires_at: Date | null;
+  error: string | null;
+  created_by_id: number | null;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+  validated_at: Date | null;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export const emptyResults = (): Results => ({
+  patient: { created: 0, updated: 0, skipped: 0, failed: 0 },
+  appointment: { created: 0, updated: 0, skipped: 0, failed: 0 },
+  document: { created: 0, updated: 0, skipped: 0, failed: 0 },
+});
+
+/** What GET /jobs and GET /jobs/{id} answer. */
+export function jobView(row: JobRow) {
+  const total = row.rows_total;
+  const running = row.state === 'validating' || row.state === 'executing';
+  return {
+    id: row.id,
+    sourceSystem: row.source_system,
+    format: row.format,
+    state: row.state,
+    source: { bytes: Number(row.source_bytes), sha256: row.source_sha256 },
+    counts: row.counts,
+    progress: {
+      done: row.rows_done,
+      total,
+      percent:
+        total === 0 ? (row.state === 'succeeded' ? 100 : 0) : Math.floor((row.rows_done / total) * 100),
+    },
+    results: row.results,
+    error: row.error,
+    worker: running ? { leaseExpiresAt: row.lease_expires_at } : null,
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    validatedAt: row.validated_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+export type JobView = ReturnType<typeof jobView>;

@@ -1,0 +1,122 @@
+/** Reads of jobs, and the atomic state changes that start a background run on one. */
+import type { Knex } from 'knex';
+import type { ImportFormat } from '../index.ts';
+import { toPage, type Page, type PageRequest } from '../../../patients/lib/page.ts';
+import { jobView, type JobRow, type JobState, type JobView } from './job-row.ts';
+import { LAPSED, TABLE, leaseUntil } from './lease.ts';
+
+export async function getJob(db: Knex | Knex.Transaction, id: number): Promise<JobRow | undefined> {
+  return (await db(TABLE).where({ id }).first()) as JobRow | undefined;
+}
+
+/** Newest first; `page.after` is the id of the last job already seen. */
+export async function listJobs(knex: Knex, page: PageRequest, state?: JobState): Promise<Page<JobView>> {
+  const rows = (await knex(TABLE)
+    .modify((query) => {
+      if (state !== undefined) query.where({ state });
+      if (page.after !== null) query.where('id', '<', page.after[0]!);
+    })
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .offset(page.offset)) as JobRow[];
+  return toPage(rows, page.limit, (row) => [row.id], jobView);
+}
+
+export interface NewJob {
+  sourceSystem: string;
+  format: ImportFormat;
+  sourceBytes: number;
+  sourceSha256: string;
+  createdById: number;
+  createdBy: string;
+}
+
+export async function insertJob(trx: Knex.Transaction, job: NewJob): Promise<JobRow> {
+  const [row] = (await trx(TABLE)
+    .insert({
+      source_system: job.sourceSystem,
+      format: job.format,
+      source_bytes: job.sourceBytes,
+      source_sha256: job.sourceSha256,
+      created_by_id: job.createdById,
+      created_by: job.createdBy,
+    })
+    .returning('*')) as JobRow[];
+  return row!;
+}
+
+export interface Claim {
+  workerId: string;
+  leaseMs: number;
+}
+
+/** States from which validation may (re)start; a `validating` job whose worker died restarts too. */
+export const VALIDATE_FROM: readonly JobState[] = ['created', 'validated', 'invalid'];
+/** States from which execute starts a fresh run; a re-run of an executed job updates, never duplicates. */
+export const EXECUTE_FROM: readonly JobState[] = ['validated', 'succeeded', 'partially_succeeded', 'failed'];
+
+/** Validation restarts from the top whether fresh or taken over: it only writes warnings, which it replaces. */
+export async function claimValidate(knex: Knex, id: number, claim: Claim): Promise<JobRow | undefined> {
+  const [row] = (await knex(TABLE)
+    .where({ id })
+    .andWhere((where) =>
+      where
+        .whereIn('state', VALIDATE_FROM)
+        .orWhere((stale) => stale.where({ state: 'validating' }).whereRaw(LAPSED)),
+    )
+    .update({
+      state: 'validating',
+      worker_id: claim.workerId,
+      lease_expires_at: leaseUntil(knex, claim.leaseMs),
+      counts: {},
+      rows_total: 0,
+      rows_done: 0,
+      error: null,
+      validated_at: null,
+      updated_at: knex.fn.now(),
+    })
+    .returning('*')) as JobRow[];
+  return row;
+}
+
+/**
+ * A job left `executing` by a dead worker resumes where its last committed batch ended
+ * (`rows_done`); any other executable job starts a fresh run from the first row.
+ */
+export async function claimExecute(
+  knex: Knex,
+  id: number,
+  claim: Claim,
+): Promise<{ row: JobRow; resumed: boolean } | undefined> {
+  const lease = { worker_id: claim.workerId, lease_expires_at: leaseUntil(knex, claim.leaseMs) };
+  const [resumed] = (await knex(TABLE)
+    .where({ id, state: 'executing' })
+    .whereRaw(LAPSED)
+    .update({ ...lease, updated_at: knex.fn.now() })
+    .returning('*')) as JobRow[];
+  if (resumed !== undefined) return { row: resumed, resumed: true };
+  const [fresh] = (await knex(TABLE)
+    .where({ id })
+    .whereIn('state', EXECUTE_FROM)
+    .update({
+      ...lease,
+      state: 'executing',
+      rows_done: 0,
+      results: {},
+      error: null,
+      started_at: knex.fn.now(),
+      finished_at: null,
+      updated_at: knex.fn.now(),
+    })
+    .returning('*')) as JobRow[];
+  return fresh === undefined ? undefined : { row: fresh, resumed: false };
+}
+
+/** Jobs whose background run has no live worker: what the sweeper takes over. */
+export async function orphanedRuns(knex: Knex): Promise<Array<Pick<JobRow, 'id' | 'state'>>> {
+  return (await knex(TABLE)
+    .whereIn('state', ['validating', 'executing'])
+    .whereRaw(LAPSED)
+    .orderBy('id')
+    .select('id', 'state')) as Array<Pick<JobRow, 'id' | 'state'>>;
+}

@@ -1,0 +1,147 @@
+/**
+ * Appointments: their patient must be mapped by the time the row is written (earlier in this
+ * source, or imported before from the same source system), and their status must be one Ward
+ * knows (`appointments_status`); rows that fail either are reported, not written.
+ */
+import type { Knex } from 'knex';
+import { planItem } from '../../index.ts';
+import type { ImportRecordItem, Values } from '../../index.ts';
+import { upsertMappings, wardIds } from '../source-map.ts';
+import type { StoredWarning } from '../warning-store.ts';
+import { patientRefs } from './references.ts';
+import { insertRows, nextIds, updateRows, type TableSpec } from './sql.ts';
+import { failure, tally, type KindOutcome, type KindPlan, type Planned, type Scope } from './types.ts';
+
+type Item = Extract<ImportRecordItem, { kind: 'appointment' }>;
+type Db = Knex | Knex.Transaction;
+
+interface AppointmentRow {
+  id: number;
+  patient_id: number;
+  practitioner_name: string;
+  start_at: Date;
+  end_at: Date;
+  status: string;
+  reason: string | null;
+}
+
+export interface AppointmentColumns {
+  /** Null only in a preview, for a patient the same source creates first. */
+  patient_id: number | null;
+  practitioner_name: string;
+  start_at: string;
+  end_at: string;
+  status: string;
+  reason: string | null;
+}
+
+const TABLE = 'appointments_appointment';
+
+const SPEC: TableSpec<AppointmentColumns> = {
+  table: TABLE,
+  columns: [
+    { name: 'patient_id', type: 'int', of: (row) => row.patient_id },
+    { name: 'practitioner_name', type: 'text', of: (row) => row.practitioner_name },
+    { name: 'start_at', type: 'timestamptz', of: (row) => row.start_at },
+    { name: 'end_at', type: 'timestamptz', of: (row) => row.end_at },
+    { name: 'status', type: 'text', of: (row) => row.status },
+    { name: 'reason', type: 'text', of: (row) => row.reason },
+  ],
+  touch: 'updated_at',
+};
+
+export async function planAppointments(
+  db: Db,
+  scope: Scope,
+  items: readonly Item[],
+): Promise<KindPlan<AppointmentColumns>> {
+  const mapped = await wardIds(
+    db,
+    scope.sourceSystem,
+    'appointment',
+    items.map((item) => item.record.sourceId),
+  );
+  const rows = (
+    mapped.size === 0 ? [] : await db(TABLE).whereIn('id', [...mapped.values()])
+  ) as AppointmentRow[];
+  const existing = new Map(rows.map((row) => [row.id, row]));
+  const refs = await patientRefs(
+    db,
+    scope,
+    items.map((item) => item.record.patientSourceId),
+    rows.map((row) => row.patient_id),
+  );
+  const planned: Array<Planned<AppointmentColumns>> = [];
+  const failures: StoredWarning[] = [];
+  for (const item of items) {
+    const { record } = item;
+    const patientId = refs.wardId(record.patientSourceId) ?? null;
+    if (!scope.statuses.has(record.status)) {
+      failures.push(
+        failure(
+          item,
+          'status',
+          'unknown_status',
+          `status ${JSON.stringify(record.status)} is not one Ward knows; expected one of ${[...scope.statuses].join(', ')}`,
+        ),
+      );
+      continue;
+    }
+    if (patientId === null && scope.mode === 'execute') {
+      failures.push(
+        failure(
+          item,
+          'patientSourceId',
+          'unknown_patient',
+          `patient ${JSON.stringify(record.patientSourceId)} has not been imported from ${scope.sourceSystem} (did its row fail?); import the patient, then execute the job again`,
+        ),
+      );
+      continue;
+    }
+    const row = existing.get(mapped.get(record.sourceId) ?? -1);
+    const before: Values<'appointment'> | undefined = row && {
+      patientSourceId: refs.sourceId(row.patient_id),
+      practitionerName: row.practitioner_name,
+      start: row.start_at.toISOString(),
+      end: row.end_at.toISOString(),
+      status: row.status as Values<'appointment'>['status'],
+      ...(row.reason === null ? {} : { reason: row.reason }),
+    };
+    const step = planItem(item, row === undefined ? null : { wardId: row.id, values: before! });
+    const after = step.after as Values<'appointment'>;
+    planned.push({
+      step,
+      columns: {
+        patient_id: patientId,
+        practitioner_name: after.practitionerName,
+        start_at: after.start,
+        end_at: after.end,
+        status: after.status,
+        reason: after.reason ?? null,
+      },
+    });
+  }
+  return { planned, failures };
+}
+
+export async function writeAppointments(
+  db: Db,
+  scope: Scope,
+  plan: KindPlan<AppointmentColumns>,
+): Promise<KindOutcome> {
+  const creates = plan.planned.filter(({ step }) => step.action === 'create');
+  const ids = await nextIds(db, TABLE, creates.length);
+  const rows = creates.map((planned, index) => ({ id: ids[index]!, columns: planned.columns, planned }));
+  await insertRows(db, SPEC, rows);
+  const updates = plan.planned.filter(({ step }) => step.action === 'update');
+  await updateRows(
+    db,
+    SPEC,
+    updates.map(({ step, columns }) => ({ id: Number(step.wardId), columns })),
+  );
+  await upsertMappings(db, scope, 'appointment', [
+    ...rows.map((row) => ({ sourceId: row.planned.step.sourceId, wardId: row.id })),
+    ...updates.map(({ step }) => ({ sourceId: step.sourceId, wardId: Number(step.wardId) })),
+  ]);
+  return { counts: tally(plan, rows.length), failures: plan.failures };
+}

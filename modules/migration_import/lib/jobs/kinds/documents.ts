@@ -1,0 +1,178 @@
+/**
+ * Documents: the bytes are the binary uploaded to this job under the document's reference
+ * (already in the content-addressed store), so a document row is written only once its binary
+ * has arrived, and only when the checksums and size the source declares match what arrived.
+ * Ward keeps neither the reference nor the SHA-1, so those never count as changes.
+ */
+import type { Knex } from 'knex';
+import { planItem } from '../../index.ts';
+import type { ImportDocument, ImportRecordItem, Values } from '../../index.ts';
+import type { StoredWarning } from '../warning-store.ts';
+import { BINARIES, type BinaryRow } from '../binary-store.ts';
+import { upsertMappings, wardIds } from '../source-map.ts';
+import { patientRefs } from './references.ts';
+import { insertRows, nextIds, updateRows, type TableSpec } from './sql.ts';
+import { failure, tally, type KindOutcome, type KindPlan, type Planned, type Scope } from './types.ts';
+
+type Item = Extract<ImportRecordItem, { kind: 'document' }>;
+type Db = Knex | Knex.Transaction;
+
+interface DocumentRow {
+  id: number;
+  patient_id: number;
+  title: string;
+  content_type: string;
+  sha256: string;
+  size: string | number;
+}
+
+export interface DocumentColumns {
+  patient_id: number | null;
+  title: string;
+  content_type: string;
+  sha256: string;
+  size: number;
+}
+
+const TABLE = 'documents_document';
+
+const SPEC: TableSpec<DocumentColumns> = {
+  table: TABLE,
+  columns: [
+    { name: 'patient_id', type: 'int', of: (row) => row.patient_id },
+    { name: 'title', type: 'text', of: (row) => row.title },
+    { name: 'content_type', type: 'text', of: (row) => row.content_type },
+    { name: 'sha256', type: 'text', of: (row) => row.sha256 },
+    { name: 'size', type: 'bigint', of: (row) => row.size },
+  ],
+  touch: null,
+};
+
+/** Why the uploaded binary is not the file the source describes, or null. */
+function mismatch(record: ImportDocument, binary: BinaryRow): string | null {
+  if (record.sha256 !== undefined && record.sha256 !== binary.sha256)
+    return `the source gives SHA-256 ${record.sha256}, but binary ${JSON.stringify(record.binaryRef)} has ${binary.sha256}`;
+  if (record.sha1 !== undefined && record.sha1 !== binary.sha1)
+    return `the source gives SHA-1 ${record.sha1}, but binary ${JSON.stringify(record.binaryRef)} has ${binary.sha1}`;
+  if (record.size !== undefined && record.size !== Number(binary.size))
+    return `the source gives size ${record.size}, but binary ${JSON.stringify(record.binaryRef)} is ${binary.size} bytes`;
+  return null;
+}
+
+export async function planDocuments(
+  db: Db,
+  scope: Scope,
+  items: readonly Item[],
+): Promise<KindPlan<DocumentColumns>> {
+  const binaries = new Map(
+    (
+      (await db(BINARIES)
+        .where({ job_id: scope.jobId })
+        .whereIn('ref', [...new Set(items.map((item) => item.record.binaryRef))])
+        .select('ref', 'sha256', 'sha1', 'size')) as BinaryRow[]
+    ).map((row) => [row.ref, row]),
+  );
+  const mapped = await wardIds(
+    db,
+    scope.sourceSystem,
+    'document',
+    items.map((item) => item.record.sourceId),
+  );
+  const rows = (
+    mapped.size === 0 ? [] : await db(TABLE).whereIn('id', [...mapped.values()])
+  ) as DocumentRow[];
+  const existing = new Map(rows.map((row) => [row.id, row]));
+  const refs = await patientRefs(
+    db,
+    scope,
+    items.map((item) => item.record.patientSourceId),
+    rows.map((row) => row.patient_id),
+  );
+  const planned: Array<Planned<DocumentColumns>> = [];
+  const failures: StoredWarning[] = [];
+  for (const item of items) {
+    const { record } = item;
+    const binary = binaries.get(record.binaryRef);
+    if (binary === undefined) {
+      failures.push(
+        failure(
+          item,
+          'binaryRef',
+          'binary_missing',
+          `binary ${JSON.stringify(record.binaryRef)} has not been uploaded to this job; upload it (POST /jobs/${scope.jobId}/binaries?ref=…), then execute the job again`,
+        ),
+      );
+      continue;
+    }
+    const wrong = mismatch(record, binary);
+    if (wrong !== null) {
+      failures.push(
+        failure(
+          item,
+          'binaryRef',
+          'binary_mismatch',
+          `${wrong}; upload the right file under another reference, or fix the source`,
+        ),
+      );
+      continue;
+    }
+    const patientId = refs.wardId(record.patientSourceId) ?? null;
+    if (patientId === null && scope.mode === 'execute') {
+      failures.push(
+        failure(
+          item,
+          'patientSourceId',
+          'unknown_patient',
+          `patient ${JSON.stringify(record.patientSourceId)} has not been imported from ${scope.sourceSystem} (did its row fail?); import the patient, then execute the job again`,
+        ),
+      );
+      continue;
+    }
+    const incoming = { ...item, record: { ...record, sha256: binary.sha256, size: Number(binary.size) } };
+    const row = existing.get(mapped.get(record.sourceId) ?? -1);
+    const before: Values<'document'> | undefined = row && {
+      patientSourceId: refs.sourceId(row.patient_id),
+      title: row.title,
+      contentType: row.content_type,
+      sha256: row.sha256,
+      size: Number(row.size),
+      binaryRef: record.binaryRef,
+      ...(record.sha1 === undefined ? {} : { sha1: record.sha1 }),
+    };
+    const step = planItem(incoming, row === undefined ? null : { wardId: row.id, values: before! });
+    const after = step.after as Values<'document'>;
+    planned.push({
+      step,
+      columns: {
+        patient_id: patientId,
+        title: after.title,
+        content_type: after.contentType,
+        sha256: binary.sha256,
+        size: Number(binary.size),
+      },
+    });
+  }
+  return { planned, failures };
+}
+
+export async function writeDocuments(
+  db: Db,
+  scope: Scope,
+  plan: KindPlan<DocumentColumns>,
+): Promise<KindOutcome> {
+  const creates = plan.planned.filter(({ step }) => step.action === 'create');
+  const ids = await nextIds(db, TABLE, creates.length);
+  const rows = creates.map((planned, index) => ({ id: ids[index]!, columns: planned.columns, planned }));
+  await insertRows(db, SPEC, rows);
+  const updates = plan.planned.filter(({ step }) => step.action === 'update');
+  await updateRows(
+    db,
+    SPEC,
+    updates.map(({ step, columns }) => ({ id: Number(step.wardId), columns })),
+  );
+  await upsertMappings(db, scope, 'document', [
+    ...rows.map((row) => ({ sourceId: row.planned.step.sourceId, wardId: row.id })),
+    ...updates.map(({ step }) => ({ sourceId: step.sourceId, wardId: Number(step.wardId) })),
+  ]);
+  return { counts: tally(plan, rows.length), failures: plan.failures };
+}

@@ -1,0 +1,104 @@
+/**
+ * Batched writes of Ward records: one INSERT and one UPDATE per batch, whatever its size, through
+ * `unnest` of one array per column. A new row's id must be known per record: it comes from a
+ * unique column in RETURNING (patients' MRN), or is drawn from the table's sequence beforehand;
+ * the order of RETURNING is never relied upon.
+ */
+import type { Knex } from 'knex';
+
+export interface ColumnSpec<Row> {
+  name: string;
+  /** The element type of the array the values travel in. */
+  type: 'text' | 'int' | 'bigint' | 'date' | 'timestamptz';
+  /** Applied after `unnest`: JSON travels as text and becomes `jsonb` here. */
+  cast?: 'jsonb';
+  of: (row: Row) => unknown;
+}
+
+export interface TableSpec<Row> {
+  table: string;
+  columns: ReadonlyArray<ColumnSpec<Row>>;
+  /** Set to now() by updates. */
+  touch: string | null;
+}
+
+type Db = Knex | Knex.Transaction;
+
+export async function nextIds(db: Db, table: string, count: number): Promise<number[]> {
+  if (count === 0) return [];
+  const result = (await db.raw(
+    `select nextval(pg_get_serial_sequence(?, 'id'))::int as id from generate_series(1, ?)`,
+    [table, count],
+  )) as { rows: Array<{ id: number }> };
+  return result.rows.map((row) => row.id);
+}
+
+function arrays<Row>(
+  spec: TableSpec<Row>,
+  rows: ReadonlyArray<{ id?: number; columns: Row }>,
+  withId: boolean,
+) {
+  const columns = spec.columns;
+  const names = [...(withId ? ['id'] : []), ...columns.map((column) => column.name)];
+  const types = [...(withId ? ['int'] : []), ...columns.map((column) => column.type)];
+  const selects = [
+    ...(withId ? ['v.id'] : []),
+    ...columns.map((column) => `v.${column.name}${column.cast ? `::${column.cast}` : ''}`),
+  ];
+  const bindings: Knex.Value[] = [
+    ...(withId ? [rows.map((row) => row.id ?? null) as Knex.Value] : []),
+    // Each array becomes one PostgreSQL array parameter; node-pg renders null elements as NULL.
+    ...columns.map((column) => rows.map((row) => column.of(row.columns) ?? null) as Knex.Value),
+  ];
+  const unnest = `unnest(${types.map((type) => `?::${type}[]`).join(', ')}) as v(${names.join(', ')})`;
+  return { names, selects, bindings, unnest };
+}
+
+/** Inserts with the given ids (from `nextIds`). */
+export async function insertRows<Row>(
+  db: Db,
+  spec: TableSpec<Row>,
+  rows: ReadonlyArray<{ id: number; columns: Row }>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const { names, selects, bindings, unnest } = arrays(spec, rows, true);
+  await db.raw(
+    `insert into ${spec.table} (${names.join(', ')}) select ${selects.join(', ')} from ${unnest}`,
+    bindings,
+  );
+}
+
+/**
+ * Inserts, skipping rows that conflict on the unique column `key`; returns the new ids by `key`,
+ * which tells each record its id without relying on the order of RETURNING.
+ */
+export async function insertUnique<Row>(
+  db: Db,
+  spec: TableSpec<Row>,
+  rows: readonly Row[],
+  key: keyof Row & string,
+): Promise<Map<string, number>> {
+  if (rows.length === 0) return new Map();
+  const { names, selects, bindings, unnest } = arrays(
+    spec,
+    rows.map((columns) => ({ columns })),
+    false,
+  );
+  const result = (await db.raw(
+    `insert into ${spec.table} (${names.join(', ')}) select ${selects.join(', ')} from ${unnest} on conflict (${key}) do nothing returning id, ${key} as key`,
+    bindings,
+  )) as { rows: Array<{ id: number; key: string }> };
+  return new Map(result.rows.map((row) => [row.key, row.id]));
+}
+
+export async function updateRows<Row>(
+  db: Db,
+  spec: TableSpec<Row>,
+  rows: ReadonlyArray<{ id: number; columns: Row }>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const { selects, bindings, unnest } = arrays(spec, rows, true);
+  const sets = spec.columns.map((column, index) => `${column.name} = ${selects[index + 1]}`);
+  if (spec.touch !== null) sets.push(`${spec.touch} = now()`);
+  await db.raw(`update ${spec.table} as t set ${sets.join(', ')} from ${unnest} where t.id = v.id`, bindings);
+}

@@ -1,0 +1,45 @@
+/**
+ * Preview: what execute would do now, computed the same way and written nowhere. It reads the
+ * whole source (so its counts are exact) in the memory of one batch plus the validator's ids,
+ * and keeps only the first steps of each action with their before and after, and the first rows
+ * that could not be written, with why.
+ */
+import type { Knex } from 'knex';
+import { PreviewBuilder, inBatches, type Preview } from '../index.ts';
+import { planBatch } from './batch-writer.ts';
+import type { JobRow } from './job-row.ts';
+import type { Scope } from './kinds/types.ts';
+import { appointmentStatuses, sourceRecords } from './records.ts';
+import { knownPatients } from './source-map.ts';
+import type { StoredWarning } from './warning-store.ts';
+
+export interface PreviewResult extends Preview {
+  /** Records execute could not write now (a binary not uploaded, a status Ward does not know). */
+  failures: { count: number; samples: StoredWarning[] };
+}
+
+export async function previewJob(
+  deps: { knex: Knex; storageDir: string; batchSize: number },
+  job: JobRow,
+  sampleSize: number,
+): Promise<PreviewResult> {
+  const { knex } = deps;
+  const scope: Scope = {
+    jobId: job.id,
+    sourceSystem: job.source_system,
+    statuses: await appointmentStatuses(knex),
+    mode: 'preview',
+  };
+  const builder = new PreviewBuilder(sampleSize);
+  const failures = { count: 0, samples: [] as StoredWarning[] };
+  const records = sourceRecords(deps.storageDir, job, {
+    knownPatient: knownPatients(knex, job.source_system),
+  });
+  for await (const batch of inBatches(records, deps.batchSize)) {
+    const { steps, failures: failed } = await planBatch(knex, scope, batch);
+    for (const step of steps) builder.add(step);
+    failures.count += failed.length;
+    failures.samples.push(...failed.slice(0, sampleSize - failures.samples.length));
+  }
+  return { ...builder.result(), failures };
+}

@@ -1,0 +1,55 @@
+/**
+ * The module's limits, from the environment when the backend starts (the routes factory reads
+ * them once): the largest source file, and how long a background run's lease lasts before another
+ * worker may take the job over. Binaries become documents, so the documents module's limit
+ * (WARD_DOCUMENT_MAX_BYTES) is theirs.
+ */
+import { parseSize } from '../../../../src/api/body.ts';
+import { WardError } from '../../../../src/controller/errors.ts';
+
+export interface ImportSettings {
+  maxSourceBytes: number;
+  /** A worker renews its lease every third of this; a job whose lease lapsed is resumed by anyone. */
+  leaseMs: number;
+  /** Records written per transaction by execute (WARD_IMPORT_BATCH_SIZE, 1 to 50,000). */
+  batchSize: number;
+}
+
+export const DEFAULT_SETTINGS: ImportSettings = {
+  maxSourceBytes: 2048 * 1024 * 1024,
+  leaseMs: 30_000,
+  batchSize: 2000,
+};
+
+function integer(value: string, variable: string, min: number, max: number, example: string): number {
+  const parsed = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!(parsed >= min && parsed <= max))
+    throw new WardError(
+      'invalid_setting',
+      `${variable}=${JSON.stringify(value)} is not a whole number from ${min} to ${max}`,
+      `give a whole number, such as ${example}`,
+    );
+  return parsed;
+}
+
+function setting<T>(env: NodeJS.ProcessEnv, variable: string, fallback: T, parse: (value: string) => T): T {
+  const value = env[variable];
+  return value === undefined || value === '' ? fallback : parse(value);
+}
+
+export function importSettings(env: NodeJS.ProcessEnv = process.env): ImportSettings {
+  return {
+    maxSourceBytes: setting(env, 'WARD_IMPORT_MAX_SOURCE_SIZE', DEFAULT_SETTINGS.maxSourceBytes, (value) =>
+      parseSize(value, 'WARD_IMPORT_MAX_SOURCE_SIZE'),
+    ),
+    leaseMs: setting(
+      env,
+      'WARD_IMPORT_LEASE_SECONDS',
+      DEFAULT_SETTINGS.leaseMs,
+      (value) => integer(value, 'WARD_IMPORT_LEASE_SECONDS', 1, 3600, '30 (the default)') * 1000,
+    ),
+    batchSize: setting(env, 'WARD_IMPORT_BATCH_SIZE', DEFAULT_SETTINGS.batchSize, (value) =>
+      integer(value, 'WARD_IMPORT_BATCH_SIZE', 1, 50_000, '2000 (the default)'),
+    ),
+  };
+}

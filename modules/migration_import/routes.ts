@@ -1,0 +1,130 @@
+/**
+ * migration_import at /api/v1/migration_import/: exactly SPEC §4.3's eight routes, each behind its
+ * SPEC §5 permission. Validate and execute answer 202 and run in the background (see
+ * lib/jobs/runner.ts); GET /jobs/{id} shows their progress. Loading the routes (backend start)
+ * also starts the sweeper that resumes jobs a dead backend left running.
+ */
+import type { ModuleRoutes } from '../../src/api/module-routes.ts';
+import { documentMaxBytes } from '../documents/lib/config.ts';
+import { pageRequest } from '../patients/lib/page.ts';
+import { createJob } from './lib/http/create-job.ts';
+import { cannotExecute, cannotValidate, jobNotFound } from './lib/http/errors.ts';
+import { jobId, sampleSize, severityFilter, stateFilter } from './lib/http/params.ts';
+import { uploadBinary } from './lib/http/upload-binary.ts';
+import { jobView } from './lib/jobs/job-row.ts';
+import { getJob, listJobs } from './lib/jobs/job-store.ts';
+import { previewJob } from './lib/jobs/preview-run.ts';
+import { JobRunner } from './lib/jobs/runner.ts';
+import { importSettings } from './lib/jobs/settings.ts';
+import { listWarnings, WARNING_SORT_KEY } from './lib/jobs/warning-store.ts';
+
+const READ = 'migration_import.job.read';
+const WRITE = 'migration_import.job.write';
+const EXECUTE = 'migration_import.job.execute';
+const BINARY = 'migration_import.binary.write';
+
+const routes: ModuleRoutes = ({ knex, storageDir, logger, module }) => {
+  const settings = importSettings();
+  const maxBinaryBytes = documentMaxBytes();
+  const mount = `/api/v1/${module}`;
+  const runner = new JobRunner({ knex, storageDir, logger, settings });
+  runner.startSweeper();
+  const found = async (id: number) => {
+    const job = await getJob(knex, id);
+    if (job === undefined) throw jobNotFound(id);
+    return job;
+  };
+  return [
+    {
+      method: 'GET',
+      path: '/jobs',
+      permission: READ,
+      summary: 'List import jobs, newest first: ?limit, ?cursor or ?offset, ?state',
+      handler: async (ctx) => {
+        ctx.body = await listJobs(knex, pageRequest(ctx, ['integer']), stateFilter(ctx));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/jobs/:id',
+      permission: READ,
+      summary: 'One job: state, counts, progress, results',
+      handler: async (ctx) => {
+        ctx.body = jobView(await found(jobId(ctx)));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/jobs/:id/warnings',
+      permission: READ,
+      summary: "A job's warnings in source order: ?severity=error|warning|info, ?limit, ?cursor or ?offset",
+      handler: async (ctx) => {
+        const job = await found(jobId(ctx));
+        const severity = severityFilter(ctx);
+        ctx.body = await listWarnings(knex, job.id, pageRequest(ctx, WARNING_SORT_KEY), severity);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/jobs/:id/preview',
+      permission: READ,
+      summary:
+        'What execute would do now (counts to create, update, skip; first rows before and after); changes nothing',
+      handler: async (ctx) => {
+        const job = await found(jobId(ctx));
+        const preview = await previewJob(
+          { knex, storageDir, batchSize: settings.batchSize },
+          job,
+          sampleSize(ctx),
+        );
+        ctx.body = { job: job.id, ...preview };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/jobs',
+      permission: WRITE,
+      rawBody: true,
+      summary: 'Create a job: the raw body is the source file; ?format= and ?source_system=',
+      handler: (ctx) => createJob(ctx, { knex, storageDir, maxSourceBytes: settings.maxSourceBytes, mount }),
+    },
+    {
+      method: 'POST',
+      path: '/jobs/:id/validate',
+      permission: WRITE,
+      summary: 'Validate the source in the background (202); errors make the job invalid',
+      handler: async (ctx) => {
+        const id = jobId(ctx);
+        const claimed = await runner.validate(id);
+        if (claimed === undefined) throw cannotValidate(await found(id));
+        ctx.status = 202;
+        ctx.set('Location', `${mount}/jobs/${id}`);
+        ctx.body = jobView(claimed);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/jobs/:id/execute',
+      permission: EXECUTE,
+      summary: 'Execute in the background (202): a re-run updates, a job whose worker died resumes',
+      handler: async (ctx) => {
+        const id = jobId(ctx);
+        const claimed = await runner.execute(id);
+        if (claimed === undefined) throw cannotExecute(await found(id));
+        ctx.status = 202;
+        ctx.set('Location', `${mount}/jobs/${id}`);
+        ctx.body = { ...jobView(claimed.row), resumed: claimed.resumed };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/jobs/:id/binaries',
+      permission: BINARY,
+      rawBody: true,
+      summary: 'Upload one binary: raw body, ?ref=, X-Content-SHA256; same file again is a duplicate',
+      handler: (ctx) => uploadBinary(ctx, { knex, storageDir, maxBytes: maxBinaryBytes }),
+    },
+  ];
+};
+
+export default routes;

@@ -1,0 +1,111 @@
+/**
+ * Reads and writes of `patients_patient`. Lists are ordered by family name, given name and id,
+ * lower-cased (ICU root locale) and compared in the "C" collation: the expressions of the indexes
+ * (migration 20260301000000), so each page and each prefix search is an index range scan.
+ */
+import type { Knex } from 'knex';
+import { ApiError } from '../../../src/api/errors.ts';
+import { UNIQUE_VIOLATION, constraintError } from './db-errors.ts';
+import { toPage, type KeyKind, type Page, type PageRequest } from './page.ts';
+import { COLUMNS, presentPatient, type Patient, type PatientInput, type PatientRow } from './patient.ts';
+
+const TABLE = 'patients_patient';
+const folded = (column: string) => `(lower(${column} collate "und-x-icu") collate "C")`;
+const FAMILY = folded('family_name');
+const GIVEN = folded('given_name');
+const MRN = folded('mrn');
+const MRN_UNIQUE = 'patients_patient_mrn_unique';
+
+export const SORT_KEY: readonly KeyKind[] = ['text', 'text', 'integer'];
+
+type ListedRow = PatientRow & { sort_family: string; sort_given: string };
+
+const columns = (knex: Knex) => [
+  'id',
+  'mrn',
+  'family_name',
+  'given_name',
+  // A date as text: node-postgres would make it a Date at local midnight, which shifts across zones.
+  knex.raw('birth_date::text as birth_date'),
+  'sex',
+  'phone',
+  'email',
+  'address',
+  'created_at',
+  'updated_at',
+];
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&');
+
+/** Every word of `search` must begin the family name, the given name or the MRN, ignoring case. */
+export async function listPatients(knex: Knex, search: string[], page: PageRequest): Promise<Page<Patient>> {
+  const query = knex(TABLE).select(
+    ...columns(knex),
+    knex.raw(`${FAMILY} as sort_family`),
+    knex.raw(`${GIVEN} as sort_given`),
+  );
+  for (const word of search) {
+    const prefix = `${escapeLike(word)}%`;
+    query.where((any) =>
+      any
+        .whereRaw(`${FAMILY} like ${folded('?')}`, [prefix])
+        .orWhereRaw(`${GIVEN} like ${folded('?')}`, [prefix])
+        .orWhereRaw(`${MRN} like ${folded('?')}`, [prefix]),
+    );
+  }
+  if (page.after !== null) query.whereRaw(`(${FAMILY}, ${GIVEN}, id) > (?, ?, ?)`, page.after);
+  const rows = (await query
+    .orderByRaw(`${FAMILY}, ${GIVEN}, id`)
+    .limit(page.limit + 1)
+    .offset(page.offset)) as ListedRow[];
+  return toPage(rows, page.limit, (row) => [row.sort_family, row.sort_given, row.id], presentPatient);
+}
+
+export async function findPatient(knex: Knex, id: number): Promise<Patient | null> {
+  const row = (await knex(TABLE).select(columns(knex)).where({ id }).first()) as PatientRow | undefined;
+  return row === undefined ? null : presentPatient(row);
+}
+
+function toColumns(input: PatientInput): Partial<Record<keyof PatientRow, unknown>> {
+  const values: Partial<Record<keyof PatientRow, unknown>> = {};
+  for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof PatientInput, keyof PatientRow]>)
+    if (input[field] !== undefined) values[column] = input[field];
+  return values;
+}
+
+const duplicateMrn = (mrn: string | undefined, cause: unknown) =>
+  new ApiError(
+    409,
+    'conflict',
+    `a patient with MRN ${JSON.stringify(mrn)} already exists`,
+    'give this patient another MRN, or find the existing one with GET /api/v1/patients/patients?q=<mrn>',
+    { cause },
+  );
+
+/** Runs a write, turning a duplicate MRN into 409. */
+async function writing<T>(input: PatientInput, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const failed = constraintError(error);
+    if (failed?.code === UNIQUE_VIOLATION && failed.constraint === MRN_UNIQUE)
+      throw duplicateMrn(input.mrn, error);
+    throw error;
+  }
+}
+
+export async function createPatient(knex: Knex, input: PatientInput): Promise<Patient> {
+  const [row] = await writing(input, () => knex(TABLE).insert(toColumns(input)).returning('id'));
+  return (await findPatient(knex, (row as { id: number }).id)) as Patient;
+}
+
+/** Null when there is no such patient. */
+export async function updatePatient(knex: Knex, id: number, input: PatientInput): Promise<Patient | null> {
+  const changed = await writing(input, () =>
+    knex(TABLE)
+      .where({ id })
+      .update({ ...toColumns(input), updated_at: knex.fn.now() })
+      .returning('id'),
+  );
+  return changed.length === 0 ? null : findPatient(knex, id);
+}
