@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
+import type { Knex } from 'knex';
 import { branchMigrations, downgradeToBase, migrateUp } from '../../../src/controller/steps/migrate.ts';
 import { scratchDir } from '../../helpers/cli.ts';
 import { testDatabase } from '../../helpers/database.ts';
@@ -24,8 +25,7 @@ async function moduleWith(name: string, file: string, table: string) {
   return { name, dir };
 }
 
-const rows = async (knex: import('knex').Knex) =>
-  (await knex('knex_migrations').orderBy('id').pluck('name')) as string[];
+const rows = async (knex: Knex) => (await knex('knex_migrations').orderBy('id').pluck('name')) as string[];
 
 test('migration files with the same name in two modules are two migrations', async (t) => {
   const { knex } = await testDatabase(t, { migrated: true });
