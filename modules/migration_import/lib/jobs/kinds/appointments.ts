@@ -6,9 +6,9 @@
 import type { Knex } from 'knex';
 import { planItem } from '../../index.ts';
 import type { ImportRecordItem, Values } from '../../index.ts';
-import { upsertMappings, wardIds } from '../source-map.ts';
+import { upsertMappings } from '../source-map.ts';
 import type { StoredWarning } from '../warning-store.ts';
-import { patientRefs } from './references.ts';
+import { mappedPatientRecords } from './references.ts';
 import { insertRows, nextIds, updateRows, type TableSpec } from './sql.ts';
 import { failure, tally, type KindOutcome, type KindPlan, type Planned, type Scope } from './types.ts';
 
@@ -55,21 +55,12 @@ export async function planAppointments(
   scope: Scope,
   items: readonly Item[],
 ): Promise<KindPlan<AppointmentColumns>> {
-  const mapped = await wardIds(
-    db,
-    scope.sourceSystem,
-    'appointment',
-    items.map((item) => item.record.sourceId),
-  );
-  const rows = (
-    mapped.size === 0 ? [] : await db(TABLE).whereIn('id', [...mapped.values()])
-  ) as AppointmentRow[];
-  const existing = new Map(rows.map((row) => [row.id, row]));
-  const refs = await patientRefs(
+  const { existing, refs } = await mappedPatientRecords<AppointmentRow>(
     db,
     scope,
-    items.map((item) => item.record.patientSourceId),
-    rows.map((row) => row.patient_id),
+    'appointment',
+    TABLE,
+    items,
   );
   const planned: Array<Planned<AppointmentColumns>> = [];
   const failures: StoredWarning[] = [];
@@ -98,7 +89,7 @@ export async function planAppointments(
       );
       continue;
     }
-    const row = existing.get(mapped.get(record.sourceId) ?? -1);
+    const row = existing(record.sourceId);
     const before: Values<'appointment'> | undefined = row && {
       patientSourceId: refs.sourceId(row.patient_id),
       practitionerName: row.practitioner_name,

@@ -9,8 +9,8 @@ import { planItem } from '../../index.ts';
 import type { ImportDocument, ImportRecordItem, Values } from '../../index.ts';
 import type { StoredWarning } from '../warning-store.ts';
 import { BINARIES, type BinaryRow } from '../binary-store.ts';
-import { upsertMappings, wardIds } from '../source-map.ts';
-import { patientRefs } from './references.ts';
+import { upsertMappings } from '../source-map.ts';
+import { mappedPatientRecords } from './references.ts';
 import { insertRows, nextIds, updateRows, type TableSpec } from './sql.ts';
 import { failure, tally, type KindOutcome, type KindPlan, type Planned, type Scope } from './types.ts';
 
@@ -72,22 +72,7 @@ export async function planDocuments(
         .select('ref', 'sha256', 'sha1', 'size')) as BinaryRow[]
     ).map((row) => [row.ref, row]),
   );
-  const mapped = await wardIds(
-    db,
-    scope.sourceSystem,
-    'document',
-    items.map((item) => item.record.sourceId),
-  );
-  const rows = (
-    mapped.size === 0 ? [] : await db(TABLE).whereIn('id', [...mapped.values()])
-  ) as DocumentRow[];
-  const existing = new Map(rows.map((row) => [row.id, row]));
-  const refs = await patientRefs(
-    db,
-    scope,
-    items.map((item) => item.record.patientSourceId),
-    rows.map((row) => row.patient_id),
-  );
+  const { existing, refs } = await mappedPatientRecords<DocumentRow>(db, scope, 'document', TABLE, items);
   const planned: Array<Planned<DocumentColumns>> = [];
   const failures: StoredWarning[] = [];
   for (const item of items) {
@@ -129,7 +114,7 @@ export async function planDocuments(
       continue;
     }
     const incoming = { ...item, record: { ...record, sha256: binary.sha256, size: Number(binary.size) } };
-    const row = existing.get(mapped.get(record.sourceId) ?? -1);
+    const row = existing(record.sourceId);
     const before: Values<'document'> | undefined = row && {
       patientSourceId: refs.sourceId(row.patient_id),
       title: row.title,

@@ -31,3 +31,32 @@ export async function patientRefs(
     sourceId: (wardId) => known.get(wardId) ?? `Ward patient ${wardId}`,
   };
 }
+
+/**
+ * For records that belong to a patient (appointments, documents): the Ward rows this source
+ * system imported before for `items`, and the patient references both the items and those rows
+ * need, in three queries whatever the batch size.
+ */
+export async function mappedPatientRecords<Row extends { id: number; patient_id: number }>(
+  db: Db,
+  scope: Scope,
+  kind: 'appointment' | 'document',
+  table: string,
+  items: ReadonlyArray<{ record: { sourceId: string; patientSourceId: string } }>,
+): Promise<{ existing: (sourceId: string) => Row | undefined; refs: PatientRefs }> {
+  const mapped = await wardIds(
+    db,
+    scope.sourceSystem,
+    kind,
+    items.map((item) => item.record.sourceId),
+  );
+  const rows = (mapped.size === 0 ? [] : await db(table).whereIn('id', [...mapped.values()])) as Row[];
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const refs = await patientRefs(
+    db,
+    scope,
+    items.map((item) => item.record.patientSourceId),
+    rows.map((row) => row.patient_id),
+  );
+  return { existing: (sourceId) => byId.get(mapped.get(sourceId) ?? -1), refs };
+}
