@@ -1,7 +1,8 @@
 /**
  * `ward modules list --json` with 50 modules (3 official, 47 community in WARD_MODULE_PATHS, all
  * installed) against a bare Node script running the same SELECT with pg, alternating runs in one
- * session; prints the medians and their ratio (target <= 1.5x).
+ * session; prints the medians and their ratio (target <= 1.5x). This command line takes ward's lean
+ * path (src/cli/lean-list.ts: no oclif, no knex); `modules:list --json` would time the oclif path.
  *
  *   node bench/list.ts
  */

@@ -1,6 +1,14 @@
-import { execute, settings } from '@oclif/core';
+import { leanListRequest } from '../src/cli/lean-route.ts';
 
-// Node 24 runs our .ts commands itself; oclif must not look for ts-node or a compiled lib/.
-settings.enableAutoTranspile = false;
+// `ward modules list` is a quick read that scripts and shells call often, and loading oclif (and
+// knex behind it) would take longer than the read itself: exactly those command lines run without
+// either, printing the same bytes (src/cli/lean-list.ts). Everything else is oclif's.
+const lean = leanListRequest(process.argv.slice(2), process.env);
+const done = lean !== null && (await (await import('../src/cli/lean-list.ts')).leanList(lean));
 
-await execute({ dir: import.meta.url });
+if (!done) {
+  const { execute, settings } = await import('@oclif/core');
+  // Node 24 runs our .ts commands itself; oclif must not look for ts-node or a compiled lib/.
+  settings.enableAutoTranspile = false;
+  await execute({ dir: import.meta.url });
+}

@@ -6,8 +6,8 @@
 import { Command } from '@oclif/core';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from '../config.ts';
-import { isWardError } from '../controller/errors.ts';
-import { databaseError } from '../db/connection.ts';
+import { openDatabase } from '../db/connection.ts';
+import { reportFailure } from './failure.ts';
 
 export abstract class WardCommand extends Command {
   protected readonly settings: Config = loadConfig();
@@ -20,10 +20,7 @@ export abstract class WardCommand extends Command {
   }
 
   protected async db(): Promise<Knex> {
-    if (this.database === null) {
-      const { openDatabase } = await import('../db/connection.ts');
-      this.database = await openDatabase(this.settings);
-    }
+    if (this.database === null) this.database = await openDatabase(this.settings);
     return this.database;
   }
 
@@ -34,10 +31,11 @@ export abstract class WardCommand extends Command {
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
-    const wardError = databaseError(error);
-    if (!isWardError(wardError)) return super.catch(error);
-    if (this.jsonEnabled()) this.logJson({ error: wardError.toJSON() });
-    else this.logToStderr(`error: ${wardError.message}\nhint: ${wardError.hint}`);
-    this.exit(wardError.exitCode);
+    const exitCode = reportFailure(error, this.jsonEnabled(), {
+      json: (value) => this.logJson(value),
+      stderr: (text) => this.logToStderr(text),
+    });
+    if (exitCode === null) return super.catch(error);
+    this.exit(exitCode);
   }
 }

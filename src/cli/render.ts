@@ -2,6 +2,7 @@
  * Text rendering for the CLI, as pure functions from the objects that --json prints, so the two
  * outputs can never say different things.
  */
+import type { ListEntry } from '../controller/overview.ts';
 import { refusalToError } from '../controller/refusals.ts';
 import type { Action, Plan, Reason } from '../controller/types.ts';
 
@@ -16,6 +17,20 @@ export function table(headers: string[], rows: string[][]): string {
       .join('  ')
       .trimEnd();
   return [line(headers), ...rows.map(line)].join('\n');
+}
+
+/** `ward modules list`, on the oclif and the lean path alike. */
+export function renderList(entries: ListEntry[]): string {
+  return table(
+    ['NAME', 'VERSION', 'STATE', 'CATEGORY', 'DEPENDS'],
+    entries.map((entry) => [
+      entry.name,
+      entry.version ?? '-',
+      entry.state,
+      entry.category ?? 'missing',
+      entry.depends.length === 0 ? '-' : entry.depends.join(','),
+    ]),
+  );
 }
 
 const SYMBOL: Record<Action['kind'], string> = { install: '+', upgrade: '~', uninstall: '-' };

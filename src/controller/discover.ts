@@ -44,7 +44,9 @@ export async function discover(options: DiscoverOptions): Promise<Inventory> {
     else byName.set(loaded.module.name, [...(byName.get(loaded.module.name) ?? []), loaded.module]);
   }
   const modules = new Map<string, DiskModule>();
-  for (const [name, copies] of [...byName].sort(([a], [b]) => a.localeCompare(b))) {
+  // Names are lowercase ASCII, so plain code-unit order serves (it is also `modules list`'s);
+  // localeCompare would first load ICU's collator, ~4 ms of a ~60 ms `ward modules list`.
+  for (const [name, copies] of [...byName].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (copies.length === 1 && copies[0] !== undefined) modules.set(name, copies[0]);
     else problems.push(...duplicateProblems(copies));
   }

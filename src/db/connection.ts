@@ -3,7 +3,6 @@
  * Connection failures become WardErrors that say what to fix; nothing below prints a stack trace
  * for a database that is simply not there.
  */
-import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import { WardError } from '../controller/errors.ts';
@@ -20,14 +19,24 @@ export async function databaseUrl(config: Config): Promise<string> {
   return (await ensureEmbedded(config.storageDir)).url;
 }
 
+/** How long a connection may take before the database counts as unreachable. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
+/** pg connection settings for knex's pool and for single pg clients alike. */
+export const connectionSettings = (url: string) => ({ connectionString: url, application_name: 'ward' });
+
 /** Opens a pool and proves it works with one round trip, so callers fail early and clearly. */
 export async function openDatabase(config: Config, options: { pool?: number } = {}): Promise<Knex> {
   const url = await databaseUrl(config);
+  // Loaded here, not above: knex is ~330 files, and the CLI's error rendering and lean path import
+  // this module for databaseUrl and databaseError alone.
+  const { default: knexFactory } = await import('knex');
   const knex = knexFactory({
     client: 'pg',
-    connection: { connectionString: url, application_name: 'ward' },
+    connection: connectionSettings(url),
     pool: { min: 0, max: options.pool ?? 4 },
-    acquireConnectionTimeout: 10_000,
+    acquireConnectionTimeout: CONNECT_TIMEOUT_MS,
+    log: { warn: knexWarning },
   });
   try {
     await knex.raw('select 1');
@@ -36,6 +45,14 @@ export async function openDatabase(config: Config, options: { pool?: number } = 
     throw databaseError(error, url);
   }
   return knex;
+}
+
+/**
+ * knex logs each failed connection attempt with console.log before the error reaches the caller,
+ * which reports it anyway: on stdout it would spoil `--json`. Other warnings go to stderr.
+ */
+function knexWarning(message: string): void {
+  if (!message.startsWith('Acquire connection error')) console.warn(message);
 }
 
 /** Translates driver errors an operator can fix into WardErrors; anything else is returned as is. */
@@ -68,7 +85,8 @@ export function databaseError(error: unknown, url?: string): unknown {
         { cause: error },
       );
     default:
-      if (error instanceof Error && /timeout acquiring a connection/i.test(error.message))
+      // knex's pool timeout, or pg's own (connectionTimeoutMillis) for a single client.
+      if (error instanceof Error && /timeout acquiring a connection|^timeout expired$/i.test(error.message))
         return new WardError('database_unreachable', `cannot reach ${where} (timeout)`, fixUrl, {
           cause: error,
         });

@@ -13,10 +13,12 @@ const PENDING_STATE: Record<Action['kind'], ModuleState> = {
   uninstall: 'to_uninstall',
 };
 
+/** Every module row, by name. Plain SQL because the CLI's lean path runs it with pg alone (query-once.ts). */
+export const MODULE_ROWS_SQL =
+  'select name, state, version, installed_at, error_message, last_state_change from core_module order by name';
+
 export async function readModuleRows(knex: Knex): Promise<ModuleRow[]> {
-  return (await knex('core_module')
-    .select('name', 'state', 'version', 'installed_at', 'error_message', 'last_state_change')
-    .orderBy('name')) as ModuleRow[];
+  return ((await knex.raw(MODULE_ROWS_SQL)) as { rows: ModuleRow[] }).rows;
 }
 
 export interface LogEntry {

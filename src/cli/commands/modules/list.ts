@@ -1,8 +1,12 @@
 import { readModuleRows } from '../../../db/modules.ts';
 import { listModules, type ListEntry } from '../../../controller/overview.ts';
 import { ModuleCommand } from '../../module-command.ts';
-import { table } from '../../render.ts';
+import { renderList } from '../../render.ts';
 
+/**
+ * Typed as `ward modules list [--json]`, the command usually runs on the lean path (lean-list.ts)
+ * instead, which must print the same: test/cli/lean-list.test.ts compares the two.
+ */
 export default class ModulesList extends ModuleCommand {
   static override description = 'List every module on disk or in the database';
   static override examples = ['<%= config.bin %> modules list', '<%= config.bin %> modules list --json'];
@@ -14,17 +18,4 @@ export default class ModulesList extends ModuleCommand {
     this.log(renderList(entries));
     return entries;
   }
-}
-
-export function renderList(entries: ListEntry[]): string {
-  return table(
-    ['NAME', 'VERSION', 'STATE', 'CATEGORY', 'DEPENDS'],
-    entries.map((entry) => [
-      entry.name,
-      entry.version ?? '-',
-      entry.state,
-      entry.category ?? 'missing',
-      entry.depends.length === 0 ? '-' : entry.depends.join(','),
-    ]),
-  );
 }
