@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import { LOCK_KEYS, withAdvisoryLock } from '../db/lock.ts';
-import { migrateCore } from '../db/migrate.ts';
+import { coreAtHead, migrateCore } from '../db/migrate.ts';
 import { readModuleRows } from '../db/modules.ts';
 import type { Logger } from '../logger.ts';
 import type { ApplyReport } from './apply.ts';
@@ -36,10 +36,12 @@ export async function reconcile(
     // queries wait on the server. A migration error still comes first, as it did when in order.
     const discovering = discover(config);
     discovering.catch(() => undefined);
-    // A crash can leave knex's own lock row set; no other migrator runs while we hold ours.
-    await freeKnexLock(knex);
-    const applied = await migrateCore(knex);
-    if (applied.length > 0) logger.info({ applied }, 'core schema migrated');
+    if (!(await coreAtHead(knex))) {
+      // A crash can leave knex's own lock row set; no other migrator runs while we hold ours.
+      await freeKnexLock(knex);
+      const applied = await migrateCore(knex);
+      if (applied.length > 0) logger.info({ applied }, 'core schema migrated');
+    }
     const inventory = await discovering;
     const rows = await readModuleRows(knex);
     assertNoOrphans(inventory, rows);

@@ -7,6 +7,8 @@ import type { Knex } from 'knex';
 
 export const MIGRATION_TABLE = 'knex_migrations';
 
+const UNDEFINED_TABLE = '42P01';
+
 export interface BranchMigration {
   /** `<branch>/<file name without extension>` */
   name: string;
@@ -39,6 +41,26 @@ const CORE_MIGRATIONS: BranchMigration[] = [
     load: () => import('./migrations/core/20260102000000_module_tables.ts'),
   },
 ];
+
+/**
+ * Whether the core branch is at head and knex's lock row is free, in one round trip. That is every
+ * start-up but the first after an upgrade or a crash, and knex's migrator would spend several round
+ * trips (and load its own code) to find nothing to do.
+ */
+export async function coreAtHead(knex: Knex): Promise<boolean> {
+  try {
+    const { rows } = (await knex.raw(
+      `select exists (select 1 from ${MIGRATION_TABLE}_lock where is_locked <> 0) as locked,
+              array(select name from ${MIGRATION_TABLE} where starts_with(name, 'core/')) as applied`,
+    )) as { rows: [{ locked: boolean; applied: string[] }] };
+    const [{ locked, applied }] = rows;
+    return !locked && CORE_MIGRATIONS.every(({ name }) => applied.includes(name));
+  } catch (error) {
+    // A database Ward has never started in has neither table yet: the migrator creates them.
+    if ((error as { code?: string }).code === UNDEFINED_TABLE) return false;
+    throw error;
+  }
+}
 
 /** Brings the core branch to head. Returns the names it applied (empty when already at head). */
 export async function migrateCore(knex: Knex): Promise<string[]> {

@@ -1,0 +1,41 @@
+/**
+ * The start-up's one-query check that lets a restart skip knex's migrator: it must say "at head"
+ * only when the migrator would have nothing to do and no stale lock to free.
+ */
+import test from 'ava';
+import { coreAtHead, migrateCore } from '../../src/db/migrate.ts';
+import { testDatabase } from '../helpers/database.ts';
+
+test('a database Ward never started in is not at head', async (t) => {
+  const { knex } = await testDatabase(t);
+  t.false(await coreAtHead(knex));
+});
+
+test('after the core migrations ran it is at head', async (t) => {
+  const { knex } = await testDatabase(t);
+  await migrateCore(knex);
+  t.true(await coreAtHead(knex));
+});
+
+test('a stuck knex lock row means the migrator must run (it frees the lock)', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  await knex('knex_migrations_lock').update({ is_locked: 1 });
+  t.false(await coreAtHead(knex));
+});
+
+test('a core migration missing from the table (Ward was upgraded) means the migrator must run', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  await knex('knex_migrations').where('name', 'core/20260102000000_module_tables').delete();
+  t.false(await coreAtHead(knex));
+});
+
+test("other branches' rows do not count as core migrations", async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  await knex('knex_migrations').where('name', 'like', 'core/%').delete();
+  await knex('knex_migrations').insert({
+    name: 'score/20260101000000_core_schema',
+    batch: 9,
+    migration_time: new Date(),
+  });
+  t.false(await coreAtHead(knex));
+});
