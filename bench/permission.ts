@@ -1,7 +1,8 @@
 /**
  * A permission-checked GET (bearer token → principal → permission → a handler that does no work)
  * on `ward backend`, against a bare Koa hello route, each in its own process, loaded by autocannon
- * from this process on loopback; prints requests/s and their ratio (target >= 0.6x).
+ * from this process on loopback in alternating rounds (so that a change in the machine's load
+ * hits both alike); prints the median requests/s and their ratio (target >= 0.6x).
  *
  *   node bench/permission.ts
  */
@@ -11,11 +12,12 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT } from '../src/config.ts';
-import { freePort, ratio, scratchDatabase } from './lib.ts';
+import { freePort, median, ratio, scratchDatabase } from './lib.ts';
 
 const NODE = path.join(ROOT, 'node_modules', 'node', 'bin', 'node');
 const WARD = path.join(ROOT, 'bin', 'ward');
-const SECONDS = 8;
+const ROUNDS = 5;
+const SECONDS = 3;
 const CONNECTIONS = 32;
 
 function ward(args: string[], env: NodeJS.ProcessEnv): string {
@@ -54,17 +56,12 @@ async function startServer(
   }
 }
 
-/** Requests per second that `route` sustains, with no failed request. */
-async function measure(command: string, args: string[], env: NodeJS.ProcessEnv, route: string, headers = {}) {
-  const { url, stop } = await startServer(command, args, env, route, headers);
-  try {
-    const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS });
-    if (result.non2xx > 0 || result.errors > 0)
-      throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
-    return result.requests.average;
-  } finally {
-    await stop();
-  }
+/** Requests per second that `url` sustains, with no failed request. */
+async function requestsPerSecond(url: string, headers: Record<string, string>): Promise<number> {
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
+  return result.requests.average;
 }
 
 const db = await scratchDatabase();
@@ -84,11 +81,23 @@ try {
   ward(['users', 'create', 'bench', '--role', 'admin'], env);
   const token = ward(['tokens', 'create', '--user', 'bench', '--name', 'bench'], env);
   const authorization = { authorization: `Bearer ${token}` };
-  const wardRps = await measure(WARD, ['backend'], env, '/api/v1/bench_ping/ping', authorization);
-  const koaRps = await measure(NODE, [path.join(ROOT, 'bench', 'koa-baseline.mjs')], env, '/');
-  console.log(
-    `permission-checked GET: ward ${wardRps.toFixed(0)} req/s, bare Koa ${koaRps.toFixed(0)} req/s -> ${ratio(wardRps, koaRps)} (target >= 0.6x; ${CONNECTIONS} connections, ${SECONDS} s each)`,
-  );
+  const wardServer = await startServer(WARD, ['backend'], env, '/api/v1/bench_ping/ping', authorization);
+  const koaServer = await startServer(NODE, [path.join(ROOT, 'bench', 'koa-baseline.mjs')], env, '/');
+  try {
+    const wardRps: number[] = [];
+    const koaRps: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      wardRps.push(await requestsPerSecond(wardServer.url, authorization));
+      koaRps.push(await requestsPerSecond(koaServer.url, {}));
+    }
+    const [w, k] = [median(wardRps), median(koaRps)];
+    console.log(
+      `permission-checked GET: ward ${w.toFixed(0)} req/s, bare Koa ${k.toFixed(0)} req/s -> ${ratio(w, k)} (target >= 0.6x; ${CONNECTIONS} connections, median of ${ROUNDS} alternating ${SECONDS} s rounds)`,
+    );
+  } finally {
+    await wardServer.stop();
+    await koaServer.stop();
+  }
 } finally {
   await rm(storage, { recursive: true, force: true });
   await db.drop();

@@ -3,7 +3,7 @@
  * cookie-authenticated writes (403), the route's permission (403 `permission denied: <name>`).
  * They run before the body is read, so nobody without access can make Ward parse anything.
  */
-import type { Context, Middleware, Next } from 'koa';
+import type { Context } from 'koa';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { can } from '../auth/permissions.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -34,8 +34,8 @@ const unauthenticated = (message: string) =>
   );
 
 /** `auth` is null when the base module is not installed: then nobody can be authenticated. */
-export function authenticate(auth: Authenticator | null): Middleware {
-  return async (ctx: Context, next: Next) => {
+export function authenticate(auth: Authenticator | null): (ctx: Context) => Promise<void> {
+  return async (ctx: Context) => {
     if (auth === null)
       throw new ApiError(
         503,
@@ -43,7 +43,7 @@ export function authenticate(auth: Authenticator | null): Middleware {
         'sign-in is unavailable: the base module, which holds users, is not installed',
         'run `ward modules install base`, then restart the backend',
       );
-    const presented = presentedCredential(ctx.get('Authorization'), ctx.cookies.get(SESSION_COOKIE));
+    const presented = presentedCredential(ctx.get('Authorization'), () => ctx.cookies.get(SESSION_COOKIE));
     if (presented.kind === 'none')
       throw unauthenticated('this route needs a signed-in user, and the request has no credential');
     if (presented.kind === 'malformed') throw unauthenticated(presented.problem);
@@ -76,12 +76,11 @@ export function authenticate(auth: Authenticator | null): Middleware {
       source: presented.source,
       secret: presented.secret,
     };
-    await next();
   };
 }
 
-export function requirePermission(permission: string): Middleware {
-  return async (ctx: Context, next: Next) => {
+export function requirePermission(permission: string): (ctx: Context) => void {
+  return (ctx: Context) => {
     if (!can(callerOf(ctx).principal.permissions, permission))
       throw new ApiError(
         403,
@@ -89,7 +88,6 @@ export function requirePermission(permission: string): Middleware {
         `permission denied: ${permission}`,
         `ask an administrator for a role that grants ${permission} (ward users grant <user> <role>)`,
       );
-    await next();
   };
 }
 

@@ -10,10 +10,10 @@ export type Presented =
   | { kind: 'malformed'; problem: string }
   | { kind: 'credential'; source: 'cookie' | 'bearer'; secret: string };
 
-/** Pure. */
+/** Pure. `cookie` is read only when there is no Authorization header: parsing cookies costs. */
 export function presentedCredential(
   authorization: string | undefined,
-  cookie: string | undefined,
+  cookie: () => string | undefined,
 ): Presented {
   if (authorization !== undefined && authorization !== '') {
     const match = /^Bearer +(\S+)\s*$/i.exec(authorization);
@@ -21,6 +21,8 @@ export function presentedCredential(
       return { kind: 'malformed', problem: 'the Authorization header is not of the form "Bearer <token>"' };
     return { kind: 'credential', source: 'bearer', secret: match[1] as string };
   }
-  if (cookie !== undefined && cookie !== '') return { kind: 'credential', source: 'cookie', secret: cookie };
+  const session = cookie();
+  if (session !== undefined && session !== '')
+    return { kind: 'credential', source: 'cookie', secret: session };
   return { kind: 'none' };
 }

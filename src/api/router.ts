@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import type RouterModule from '@koa/router';
+import type { Middleware } from 'koa';
 import type { Logger } from '../logger.ts';
 import { VERSION } from '../version.ts';
 import { unavailableRoutes, type LoadedRoutes, type ModuleFailure } from './mount-modules.ts';
@@ -33,8 +34,9 @@ export function buildRouter(
   const router = new Router();
   const mounted: ApiRoute[] = [];
   const mount = (routes: readonly ApiRoute[]) => {
-    const chains = routes.map((route) => compileRoute(route, deps));
-    routes.forEach((route, index) => register(router, route, chains[index] ?? []));
+    // All compiled before any is registered: a module whose schema fails is mounted not at all.
+    const compiled = routes.map((route) => compileRoute(route, deps));
+    routes.forEach((route, index) => register(router, route, compiled[index] as Middleware));
     mounted.push(...routes);
   };
   mount(core);

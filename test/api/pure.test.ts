@@ -9,21 +9,27 @@ import { openApiPath } from '../../src/api/openapi.ts';
 import { WardError } from '../../src/controller/errors.ts';
 
 test('the Authorization header wins over the cookie, even when it is bad', (t) => {
-  t.deepEqual(presentedCredential('Bearer abc', 'cookie'), {
+  const cookie = (value: string | undefined) => () => value;
+  t.deepEqual(presentedCredential('Bearer abc', cookie('cookie')), {
     kind: 'credential',
     source: 'bearer',
     secret: 'abc',
   });
-  t.deepEqual(presentedCredential('bearer  abc ', undefined), {
+  t.deepEqual(presentedCredential('bearer  abc ', cookie(undefined)), {
     kind: 'credential',
     source: 'bearer',
     secret: 'abc',
   });
-  t.like(presentedCredential('Basic abc', 'cookie'), { kind: 'malformed' });
-  t.like(presentedCredential('Bearer', 'cookie'), { kind: 'malformed' });
-  t.like(presentedCredential('Bearer a b', undefined), { kind: 'malformed' });
-  t.deepEqual(presentedCredential(undefined, 'c'), { kind: 'credential', source: 'cookie', secret: 'c' });
-  t.deepEqual(presentedCredential('', ''), { kind: 'none' });
+  t.like(presentedCredential('Basic abc', cookie('cookie')), { kind: 'malformed' });
+  t.like(presentedCredential('Bearer', cookie('cookie')), { kind: 'malformed' });
+  t.like(presentedCredential('Bearer a b', cookie(undefined)), { kind: 'malformed' });
+  t.deepEqual(presentedCredential(undefined, cookie('c')), {
+    kind: 'credential',
+    source: 'cookie',
+    secret: 'c',
+  });
+  t.deepEqual(presentedCredential('', cookie('')), { kind: 'none' });
+  presentedCredential('Bearer abc', () => t.fail('the cookie was read although a header was sent'));
 });
 
 test('CSRF applies to cookie-authenticated writes only', (t) => {
