@@ -20,10 +20,18 @@ export async function databaseUrl(config: Config): Promise<string> {
 }
 
 /** How long a connection may take before the database counts as unreachable. */
-export const CONNECT_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 10_000;
 
-/** pg connection settings for knex's pool and for single pg clients alike. */
-export const connectionSettings = (url: string) => ({ connectionString: url, application_name: 'ward' });
+/**
+ * pg connection settings for knex's pool and for single pg clients alike. The connect timeout is
+ * pg's own as well as the pool's: without it, a server that accepts but never answers keeps a
+ * connection attempt pending past the pool's timeout, and closing the pool waits for it (30 s).
+ */
+export const connectionSettings = (url: string) => ({
+  connectionString: url,
+  application_name: 'ward',
+  connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+});
 
 /** Opens a pool and proves it works with one round trip, so callers fail early and clearly. */
 export async function openDatabase(config: Config, options: { pool?: number } = {}): Promise<Knex> {

@@ -4,10 +4,10 @@
  * are openDatabase's, so both paths connect and fail alike.
  */
 import pg from 'pg';
-import { CONNECT_TIMEOUT_MS, connectionSettings, databaseError } from './connection.ts';
+import { connectionSettings, databaseError } from './connection.ts';
 
 export async function queryOnce<Row>(url: string, sql: string): Promise<Row[]> {
-  const client = new pg.Client({ ...connectionSettings(url), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const client = new pg.Client(connectionSettings(url));
   try {
     await client.connect();
   } catch (error) {

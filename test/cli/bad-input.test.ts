@@ -138,6 +138,30 @@ for (const args of [
   });
 }
 
+test('a database server that accepts but never answers is reported unreachable after the 10 s connect timeout', async (t) => {
+  const silent = net.createServer(() => undefined);
+  const port = await new Promise<number>((resolve) =>
+    silent.listen(0, '127.0.0.1', () => resolve((silent.address() as net.AddressInfo).port)),
+  );
+  t.teardown(() => {
+    silent.close();
+  });
+  const url = `postgres://ward:secret@127.0.0.1:${port}/ward`;
+  // Both paths: oclif's (knex pool) and the lean `modules list`'s (one pg client).
+  const runs = await Promise.all([
+    ward(['modules', 'status'], { DATABASE_URL: url }),
+    ward(['modules', 'list'], { DATABASE_URL: url }),
+  ]);
+  for (const run of runs) {
+    t.is(run.code, 1);
+    t.is(
+      run.stderr,
+      `error: cannot reach the database at postgres://ward:***@127.0.0.1:${port}/ward (timeout)\n` +
+        'hint: check DATABASE_URL (unset it to use the embedded PostgreSQL) and that the server runs\n',
+    );
+  }
+});
+
 test('--json errors are a JSON object on stdout with code, message and hint', async (t) => {
   const { url } = await testDatabase(t, { migrated: true });
   const run = await ward(['modules', 'install', 'nosuch', '--json'], { DATABASE_URL: url });
