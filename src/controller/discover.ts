@@ -6,6 +6,7 @@
  */
 import { join, resolve } from 'node:path';
 import { isDirLike, listDir } from './dirs.ts';
+import { byName } from './graph.ts';
 import { type Candidate, loadModuleDir } from './module-dir.ts';
 import { wardPackageDirs } from './npm-modules.ts';
 import type { Category, DiskModule, Inventory, ManifestProblem } from './types.ts';
@@ -37,20 +38,21 @@ export async function discover(options: DiscoverOptions): Promise<Inventory> {
       dirs.map((dir): Candidate => ({ dir, category: 'community' })),
     ),
   ]);
-  const byName = new Map<string, DiskModule[]>();
+  const copiesByName = new Map<string, DiskModule[]>();
   for (const loaded of await Promise.all(candidates.flat().map(loadModuleDir))) {
     if (loaded === null) continue;
     if ('problems' in loaded) problems.push(...loaded.problems);
-    else byName.set(loaded.module.name, [...(byName.get(loaded.module.name) ?? []), loaded.module]);
+    else
+      copiesByName.set(loaded.module.name, [...(copiesByName.get(loaded.module.name) ?? []), loaded.module]);
   }
   const modules = new Map<string, DiskModule>();
-  // Names are lowercase ASCII, so plain code-unit order serves (it is also `modules list`'s);
+  // Code-unit order, as everywhere in Ward: the same on every machine whatever its locale, and
   // localeCompare would first load ICU's collator, ~4 ms of a ~60 ms `ward modules list`.
-  for (const [name, copies] of [...byName].sort(([a], [b]) => (a < b ? -1 : 1))) {
+  for (const [name, copies] of [...copiesByName].sort(([a], [b]) => byName(a, b))) {
     if (copies.length === 1 && copies[0] !== undefined) modules.set(name, copies[0]);
     else problems.push(...duplicateProblems(copies));
   }
-  problems.sort((a, b) => a.file.localeCompare(b.file) || a.path.localeCompare(b.path));
+  problems.sort((a, b) => byName(a.file, b.file) || byName(a.path, b.path));
   return { modules, problems };
 }
 

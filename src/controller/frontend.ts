@@ -5,6 +5,7 @@
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { byName } from './graph.ts';
 import type { Inventory, ModuleRow } from './types.ts';
 
 export interface FrontendModules {
@@ -27,7 +28,7 @@ export function frontendModules(
       const layer = path.relative(root, path.join(disk.dir, disk.frontend)).split(path.sep).join('/');
       return [{ name: row.name, version: row.version ?? disk.version, layer }];
     })
-    .sort((a, b) => a.name.localeCompare(b.name));
+    .sort((a, b) => byName(a.name, b.name));
   return { modules };
 }
 

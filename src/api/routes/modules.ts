@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Context } from 'koa';
 import type { InstalledModule } from '../../auth/installed.ts';
 import { can } from '../../auth/permissions.ts';
+import { byName } from '../../controller/graph.ts';
 import type { Logger } from '../../logger.ts';
 import { callerOf } from '../auth-middleware.ts';
 import { API_PREFIX } from '../mount-modules.ts';
@@ -55,7 +56,7 @@ export function moduleRoutes(deps: {
   logger: Logger;
 }): ApiRoute[] {
   const modules = [...deps.installed]
-    .sort((a, b) => a.module.name.localeCompare(b.module.name))
+    .sort((a, b) => byName(a.module.name, b.module.name))
     .map(({ module, version }) => ({
       name: module.name,
       version,
