@@ -162,6 +162,20 @@ test('a database server that accepts but never answers is reported unreachable a
   }
 });
 
+test('a module recorded as installed whose tables are gone stops the backend with the fix, not a stack trace', async (t) => {
+  const { url, knex } = await testDatabase(t, { migrated: true });
+  await knex('core_module').insert({ name: 'base', state: 'installed', version: '1.0.0' });
+  const before = await snapshot(knex);
+  const run = await ward(['backend'], { DATABASE_URL: url, PORT: '0', WARD_STORAGE_DIR: await scratchDir() });
+  t.is(run.code, 1);
+  t.is(
+    run.stderr,
+    'error: a table Ward expects is missing (select "id" from "base_user" limit $1 - relation "base_user" does not exist)\n' +
+      'hint: the database no longer matches what Ward recorded in core_module: restore it from a backup (`ward modules status` shows what Ward records)\n',
+  );
+  t.deepEqual(await snapshot(knex), before);
+});
+
 test('--json errors are a JSON object on stdout with code, message and hint', async (t) => {
   const { url } = await testDatabase(t, { migrated: true });
   const run = await ward(['modules', 'install', 'nosuch', '--json'], { DATABASE_URL: url });
