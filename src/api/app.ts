@@ -13,6 +13,7 @@ import { readGrants, type GrantsFile } from '../auth/grants.ts';
 import { AUTH_MODULE, installedModules, type InstalledModule } from '../auth/installed.ts';
 import { buildPermissionMap, type PermissionMap } from '../auth/permissions.ts';
 import { PrincipalCache } from '../auth/principal-cache.ts';
+import { createSignInThrottle, type SignInThrottle } from '../auth/throttle.ts';
 import { ROOT, type Config } from '../config.ts';
 import type { Inventory, ModuleRow } from '../controller/types.ts';
 import type { Logger } from '../logger.ts';
@@ -46,6 +47,8 @@ export interface AppDeps {
   /** Where frontend layer paths are relative to (as in frontend/modules.json). Default: the Ward directory. */
   root?: string;
   health?: HealthSources;
+  /** Sign-in throttling (src/auth/throttle.ts). Default: a new one per app, so each backend process keeps its own. */
+  signInThrottle?: SignInThrottle;
 }
 
 export interface WardApp {
@@ -91,7 +94,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     const auth = startAuth(deps, listening, map);
     const core = [
       ...healthRoutes({ knex, health: deps.health ?? { drift: () => [] } }),
-      ...authRoutes({ knex, auth }),
+      ...authRoutes({ knex, auth, throttle: deps.signInThrottle ?? createSignInThrottle() }),
       ...meRoutes({ map }),
       ...moduleRoutes({ installed, root: deps.root ?? ROOT, onRestart: deps.onRestart, logger }),
     ];

@@ -46,6 +46,8 @@ const ERRORS: Record<string, string> = {
   UnsupportedMediaType: 'The body is not UTF-8 JSON (`unsupported_media_type`).',
   UnprocessableEntity:
     "The body does not match the route's schema; the message names the JSON path (`invalid_body`).",
+  TooManyRequests:
+    'Sign-in only: too many failed sign-ins for the username or from the address (`too_many_sign_ins`); the Retry-After header gives the seconds to wait.',
   ServiceUnavailable:
     'A dependency is unavailable: the database, the base module, or a module whose routes failed to load.',
   InternalError: 'A bug; the details are in the backend log (`internal_error`).',

@@ -1,11 +1,13 @@
 /**
  * Sign-in and sign-out. Sign-in answers a wrong password, an unknown user and a password-less
- * service account with the same 401 and message, so it cannot be used to find usernames.
+ * service account with the same 401 and message, so it cannot be used to find usernames; too many
+ * failures for a username or from an address get 429 before any password is checked (throttle.ts).
  */
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import type { Authenticator } from '../../auth/authenticator.ts';
 import { checkPassword, createSession, endSession } from '../../auth/sessions.ts';
+import type { SignInRefusal, SignInThrottle } from '../../auth/throttle.ts';
 import { callerOf, clearSessionCookie, setSessionCookie } from '../auth-middleware.ts';
 import { ApiError } from '../errors.ts';
 import { API_PREFIX } from '../mount-modules.ts';
@@ -43,7 +45,33 @@ interface LoginBody {
   password: string;
 }
 
-export function authRoutes(deps: { knex: Knex; auth: Authenticator | null }): ApiRoute[] {
+const REFUSED = {
+  user: {
+    subject: 'for this username',
+    hint: 'wait, then try again; an administrator can set a new password with `ward users set-password`',
+  },
+  address: {
+    subject: 'from this address',
+    hint: 'wait, then try again; if a device or script here retries a wrong password, stop it',
+  },
+};
+
+function tooManySignIns(refusal: SignInRefusal): ApiError {
+  const { subject, hint } = REFUSED[refusal.reason];
+  return new ApiError(
+    429,
+    'too_many_sign_ins',
+    `too many failed sign-ins ${subject}; try again in ${refusal.retryAfterSeconds} s`,
+    hint,
+    { headers: { 'Retry-After': String(refusal.retryAfterSeconds) } },
+  );
+}
+
+export function authRoutes(deps: {
+  knex: Knex;
+  auth: Authenticator | null;
+  throttle: SignInThrottle;
+}): ApiRoute[] {
   const login = async (ctx: Context) => {
     if (deps.auth === null)
       throw new ApiError(
@@ -53,6 +81,9 @@ export function authRoutes(deps: { knex: Knex; auth: Authenticator | null }): Ap
         'run `ward modules install base`, then restart the backend',
       );
     const body = ctx.request.body as LoginBody;
+    // Before the password: a refused attempt must cost no scrypt work and say nothing about it.
+    const decision = deps.throttle.attempt(body.username, ctx.ip);
+    if (!decision.allowed) throw tooManySignIns(decision);
     const user = await checkPassword(deps.knex, body.username.toLowerCase(), body.password);
     if (user === null)
       throw new ApiError(
@@ -62,6 +93,8 @@ export function authRoutes(deps: { knex: Knex; auth: Authenticator | null }): Ap
         'check both and try again',
       );
     const session = await createSession(deps.knex, user.id);
+    // Only now: a sign-in refused after the password (say, a disabled user) stays a failure.
+    deps.throttle.succeeded(body.username, ctx.ip);
     setSessionCookie(ctx, session.secret, session.expiresAt);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {
@@ -96,7 +129,8 @@ export function authRoutes(deps: { knex: Knex; auth: Authenticator | null }): Ap
       access: 'public',
       permission: null,
       body: LOGIN_BODY,
-      summary: 'Sign in: sets the session cookie and returns a session token and the CSRF token',
+      summary:
+        'Sign in: sets the session cookie and returns a session token and the CSRF token (429 TooManyRequests after repeated failures)',
       response: { status: 200, description: 'Signed in', schema: LOGIN_RESPONSE },
       handler: login,
     },

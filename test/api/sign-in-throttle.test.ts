@@ -1,0 +1,131 @@
+/**
+ * Sign-in throttling over HTTP, against the real app and database, on a fake clock: 429s with
+ * Retry-After before any password is checked, per username and per client address.
+ */
+import test from 'ava';
+import type { ExecutionContext } from 'ava';
+import { hashPassword } from '../../src/auth/password.ts';
+import { createSignInThrottle } from '../../src/auth/throttle.ts';
+import { createUser } from '../../src/auth/users.ts';
+import type { AppDeps } from '../../src/api/app.ts';
+import { PASSWORD, addUser, call, installedDatabase, startApp } from '../helpers/app.ts';
+
+const WRONG = 'not the password';
+const USER_HINT =
+  'wait, then try again; an administrator can set a new password with `ward users set-password`';
+
+async function throttledApp(t: ExecutionContext, overrides: Partial<AppDeps> = {}) {
+  const { knex } = await installedDatabase(t);
+  const clock = { now: Date.parse('2026-03-02T08:00:00Z') };
+  const throttle = createSignInThrottle({ now: () => clock.now });
+  const { base } = await startApp(t, knex, { overrides: { signInThrottle: throttle, ...overrides } });
+  const login = (username: string, password: string, headers: Record<string, string> = {}) =>
+    call(base, 'POST', '/api/v1/auth/login', { json: { username, password }, headers });
+  return { knex, clock, throttle, login };
+}
+
+test('after five wrong passwords the sixth sign-in gets 429 with Retry-After, even with the right password, which is not checked', async (t) => {
+  const { knex, clock, login } = await throttledApp(t);
+  // An outdated hash is rewritten whenever the right password is checked: that shows whether it was.
+  const outdated = await hashPassword(PASSWORD, { ln: 10, r: 8, p: 1 });
+  await createUser(knex, { username: 'ada', roles: ['admin'], passwordHash: outdated });
+  await addUser(knex, 'grace', ['admin']);
+  const storedHash = async () => (await knex('base_user').where({ username: 'ada' }).first()).password_hash;
+
+  for (let i = 1; i <= 5; i++) {
+    const answer = await login(i % 2 === 0 ? 'ADA' : 'ada', WRONG);
+    t.is(answer.status, 401, `attempt ${i}`);
+    t.like(answer.body, { error: { code: 'invalid_credentials' } });
+  }
+  const refused = await login('ada', PASSWORD);
+  t.is(refused.status, 429, refused.text);
+  t.deepEqual(refused.body, {
+    error: {
+      code: 'too_many_sign_ins',
+      message: 'too many failed sign-ins for this username; try again in 1 s',
+      hint: USER_HINT,
+    },
+  });
+  t.is(refused.headers.get('retry-after'), '1');
+  t.is(refused.headers.get('set-cookie'), null);
+  t.is(await storedHash(), outdated, 'the password was not checked');
+  t.is((await login('grace', PASSWORD)).status, 200, 'another username is unaffected');
+
+  clock.now += 999;
+  t.is((await login('ada', PASSWORD)).status, 429);
+  clock.now += 1;
+  t.is((await login('ada', PASSWORD)).status, 200, 'once the wait has passed');
+  t.not(await storedHash(), outdated, 'this time the password was checked (and re-hashed)');
+});
+
+test('a successful sign-in resets the count; the waits then double again from one second', async (t) => {
+  const { knex, clock, login } = await throttledApp(t);
+  await addUser(knex, 'ada', ['admin']);
+  for (let i = 0; i < 5; i++) t.is((await login('ada', WRONG)).status, 401);
+  clock.now += 1_000;
+  t.is((await login('ada', WRONG)).status, 401, 'the sixth, after its second');
+  const doubled = await login('ada', PASSWORD);
+  t.is(doubled.status, 429);
+  t.is(doubled.headers.get('retry-after'), '2');
+  clock.now += 2_000;
+  t.is((await login('ada', PASSWORD)).status, 200);
+
+  for (let i = 0; i < 5; i++) t.is((await login('ada', WRONG)).status, 401, 'five free failures again');
+  const refused = await login('ada', WRONG);
+  t.is(refused.status, 429);
+  t.is(refused.headers.get('retry-after'), '1');
+});
+
+test('parallel attempts cannot outrun the throttle: of ten wrong passwords sent at once, five are checked', async (t) => {
+  const { knex, login } = await throttledApp(t);
+  await addUser(knex, 'ada', ['admin']);
+  const answers = await Promise.all(Array.from({ length: 10 }, () => login('ada', WRONG)));
+  t.deepEqual(
+    answers.map((answer) => answer.status).sort(),
+    [401, 401, 401, 401, 401, 429, 429, 429, 429, 429],
+  );
+});
+
+test('100 failed sign-ins from one address within 15 minutes, across usernames, shut that address out', async (t) => {
+  // Behind a trusted proxy, the address is the one X-Forwarded-For names.
+  const { knex, throttle, login } = await throttledApp(t, { trustProxy: true });
+  await addUser(knex, 'ada', ['admin']);
+  const from = (address: string) => ({ 'x-forwarded-for': address });
+  for (let i = 0; i < 99; i++) t.true(throttle.attempt(`user${i}`, '203.0.113.7').allowed);
+  t.is((await login('nobody', WRONG, from('203.0.113.7'))).status, 401, 'the 100th');
+
+  const refused = await login('ada', PASSWORD, from('203.0.113.7'));
+  t.is(refused.status, 429, refused.text);
+  t.deepEqual(refused.body, {
+    error: {
+      code: 'too_many_sign_ins',
+      message: 'too many failed sign-ins from this address; try again in 900 s',
+      hint: 'wait, then try again; if a device or script here retries a wrong password, stop it',
+    },
+  });
+  t.is(refused.headers.get('retry-after'), '900');
+  t.is((await login('ada', PASSWORD, from('203.0.113.8'))).status, 200, 'another address is unaffected');
+});
+
+test('without a trusted proxy, a forged X-Forwarded-For does not escape the address limit', async (t) => {
+  const { knex, throttle, login } = await throttledApp(t);
+  await addUser(knex, 'ada', ['admin']);
+  // The test connects over IPv4 loopback; Node may report it IPv4-mapped, which counts the same.
+  for (let i = 0; i < 100; i++) t.true(throttle.attempt(`user${i}`, '127.0.0.1').allowed);
+  const refused = await login('ada', PASSWORD, { 'x-forwarded-for': '198.51.100.1' });
+  t.is(refused.status, 429, refused.text);
+  t.like(refused.body, {
+    error: { message: 'too many failed sign-ins from this address; try again in 900 s' },
+  });
+});
+
+test('the OpenAPI document describes the 429', async (t) => {
+  const { knex } = await installedDatabase(t);
+  const { base } = await startApp(t, knex);
+  const doc = (await call(base, 'GET', '/api/v1/openapi.json')).body as {
+    paths: Record<string, { post?: { summary?: string } }>;
+    components: { responses: Record<string, { description: string }> };
+  };
+  t.regex(doc.components.responses.TooManyRequests?.description ?? '', /`too_many_sign_ins`.*Retry-After/);
+  t.regex(doc.paths['/api/v1/auth/login']?.post?.summary ?? '', /429 TooManyRequests/);
+});
