@@ -18,11 +18,34 @@ export interface UserSummary {
   roles: string[];
   /** False for service accounts, which only use API tokens. */
   hasPassword: boolean;
+  /** Disabled users cannot sign in; their sessions ended and their API tokens were revoked. */
+  disabled: boolean;
   createdAt: Date;
   passwordChangedAt: Date | null;
 }
 
 /** Refuses, with the fix, when the base module's tables are not there to hold users. */
+/**
+ * A disabled user's password hash carries this prefix, as a locked account's does in /etc/shadow:
+ * no password verifies against it, enabling restores the hash as it was, and the base module's
+ * schema needs no column for it (core code that read one would break on a database whose base
+ * module has not been upgraded yet). A user without a password is disabled as the prefix alone.
+ */
+const DISABLED = '!';
+
+export const isDisabled = (passwordHash: string | null): boolean =>
+  passwordHash !== null && passwordHash.startsWith(DISABLED);
+
+/** Refuses, with the fix, to give a disabled user a new way in. */
+export function assertEnabled(user: UserRow): void {
+  if (isDisabled(user.password_hash))
+    throw new WardError(
+      'user_disabled',
+      `user ${user.username} is disabled`,
+      `enable it first with \`ward users enable ${user.username}\``,
+    );
+}
+
 export async function assertBaseInstalled(knex: Knex): Promise<void> {
   const row = (await knex('core_module').where({ name: AUTH_MODULE }).first('state')) as
     { state: string } | undefined;
@@ -88,7 +111,8 @@ export async function listUsers(knex: Knex): Promise<UserSummary[]> {
       'u.username',
       'u.created_at',
       'u.password_changed_at',
-      knex.raw('u.password_hash is not null as has_password'),
+      knex.raw(`coalesce(u.password_hash not in ('', ?), false) as has_password`, [DISABLED]),
+      knex.raw(`coalesce(starts_with(u.password_hash, ?), false) as disabled`, [DISABLED]),
       knex.raw(
         `array(select r.name from base_user_role ur join base_role r on r.id = ur.role_id
                 where ur.user_id = u.id order by r.name) as roles`,
@@ -100,6 +124,7 @@ export async function listUsers(knex: Knex): Promise<UserSummary[]> {
     created_at: Date;
     password_changed_at: Date | null;
     has_password: boolean;
+    disabled: boolean;
     roles: string[];
   }>;
   return rows.map((row) => ({
@@ -107,6 +132,7 @@ export async function listUsers(knex: Knex): Promise<UserSummary[]> {
     username: row.username,
     roles: row.roles,
     hasPassword: row.has_password,
+    disabled: row.disabled,
     createdAt: row.created_at,
     passwordChangedAt: row.password_changed_at,
   }));
@@ -120,6 +146,40 @@ export async function setPasswordHash(knex: Knex, userId: number, passwordHash: 
       .update({ password_hash: passwordHash, password_changed_at: trx.fn.now() });
     return (await trx('base_session').where({ user_id: userId }).del()) ?? 0;
   });
+}
+
+export interface Disabled {
+  sessionsEnded: number;
+  tokensRevoked: number;
+}
+
+/**
+ * Locks the password and takes away every way in the user has now: sessions end, API tokens are
+ * revoked (and stay so when the user is enabled again). Null when the user was already disabled.
+ */
+export async function disableUser(knex: Knex, user: UserRow): Promise<Disabled | null> {
+  if (isDisabled(user.password_hash)) return null;
+  return knex.transaction(async (trx) => {
+    await trx('base_user')
+      .where({ id: user.id })
+      .update({ password_hash: DISABLED + (user.password_hash ?? '') });
+    const sessionsEnded = (await trx('base_session').where({ user_id: user.id }).del()) ?? 0;
+    const tokensRevoked = await trx('base_api_token')
+      .where({ user_id: user.id })
+      .whereNull('revoked_at')
+      .update({ revoked_at: trx.fn.now() });
+    return { sessionsEnded, tokensRevoked };
+  });
+}
+
+/** Restores the password the user had; false when the user was not disabled. */
+export async function enableUser(knex: Knex, user: UserRow): Promise<boolean> {
+  if (!isDisabled(user.password_hash)) return false;
+  const previous = (user.password_hash as string).slice(DISABLED.length);
+  await knex('base_user')
+    .where({ id: user.id, password_hash: user.password_hash })
+    .update({ password_hash: previous === '' ? null : previous });
+  return true;
 }
 
 /** Returns false when the user already held the role. */

@@ -239,6 +239,27 @@ test('`ward users revoke` from another process applies to an open session on its
   t.is((after.body as { error: { message: string } }).error.message, 'permission denied: intake.job.read');
 });
 
+test('`ward users disable` from another process shuts out an open session and a token on their next request', async (t) => {
+  const { knex, url } = await installedDatabase(t);
+  const id = await addUser(knex, 'olga', ['intake_operator']);
+  const token = await createApiToken(knex, { userId: id, role: null, name: null, expiresAt: null });
+  const running = await startApp(t, knex, { grants: GRANTS });
+  const session = await signIn(running.base, 'olga');
+  for (const credential of [session.token, token.secret])
+    t.is((await call(running.base, 'GET', '/api/v1/intake/jobs', { token: credential })).status, 200);
+  const disabled = await ward(['users', 'disable', 'olga'], {
+    DATABASE_URL: url,
+    WARD_MODULE_PATHS: AUTH_MODULES,
+  });
+  t.is(disabled.code, 0, disabled.stderr);
+  for (const credential of [session.token, token.secret])
+    t.is((await call(running.base, 'GET', '/api/v1/intake/jobs', { token: credential })).status, 401);
+  const login = await call(running.base, 'POST', '/api/v1/auth/login', {
+    json: { username: 'olga', password: PASSWORD },
+  });
+  t.is(login.status, 401, 'the right password no longer signs in');
+});
+
 test('a granted role applies to an open session on its next request', async (t) => {
   const { knex } = await installedDatabase(t);
   const id = await addUser(knex, 'carl', []);

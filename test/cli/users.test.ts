@@ -7,7 +7,8 @@ import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { verifyPassword } from '../../src/auth/password.ts';
-import { createSession } from '../../src/auth/sessions.ts';
+import { createApiToken } from '../../src/auth/api-tokens.ts';
+import { checkPassword, createSession } from '../../src/auth/sessions.ts';
 import { AUTH_MODULES, PASSWORD, addUser, installedDatabase } from '../helpers/app.ts';
 import { parseJson, scratchDir, ward } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
@@ -164,6 +165,89 @@ test('users set-password replaces the hash and ends the sessions; it reads stdin
   t.true(await verifyPassword('a new long passphrase', hash));
   t.false(await verifyPassword(PASSWORD, hash));
   t.is((await knex('base_session').select()).length, 0);
+});
+
+test('users disable ends sessions, revokes tokens and locks the password; enable restores the password only', async (t) => {
+  const { knex, env } = await setup(t);
+  const id = await addUser(knex, 'bob', ['admin']);
+  await createSession(knex, id);
+  await createSession(knex, id);
+  await createApiToken(knex, { userId: id, role: null, name: 'ci', expiresAt: null });
+  const before = (await knex('base_user').where({ id }).first()).password_hash as string;
+
+  const run = await ward(['users', 'disable', 'bob'], env);
+  t.is(run.code, 0, run.stderr);
+  t.is(
+    run.stdout,
+    'bob is disabled: 2 sessions ended, 1 API token revoked. Undo with `ward users enable bob`.\n',
+  );
+  t.is((await knex('base_session').where({ user_id: id })).length, 0);
+  t.deepEqual(await knex('base_api_token').where({ user_id: id }).whereNull('revoked_at'), []);
+  t.is(await checkPassword(knex, 'bob', PASSWORD), null, 'the right password no longer signs in');
+  const listed = parseJson<Array<{ username: string; disabled: boolean; hasPassword: boolean }>>(
+    await ward(['users', 'list', '--json'], env),
+  );
+  t.like(
+    listed.find((user) => user.username === 'bob'),
+    { disabled: true, hasPassword: true },
+  );
+  t.regex((await ward(['users', 'list'], env)).stdout, /^bob +admin +disabled /m);
+
+  const again = await ward(['users', 'disable', 'bob', '--json'], env);
+  t.is(again.code, 0, again.stderr);
+  t.deepEqual(parseJson(again), {
+    username: 'bob',
+    changed: false,
+    sessionsEnded: 0,
+    tokensRevoked: 0,
+  });
+
+  const enabled = await ward(['users', 'enable', 'bob'], env);
+  t.is(enabled.code, 0, enabled.stderr);
+  t.regex(enabled.stdout, /^bob is enabled and can sign in with the password they had/);
+  t.is((await knex('base_user').where({ id }).first()).password_hash, before);
+  t.not(await checkPassword(knex, 'bob', PASSWORD), null);
+  t.deepEqual(
+    await knex('base_api_token').where({ user_id: id }).whereNull('revoked_at'),
+    [],
+    'tokens stay revoked',
+  );
+  const enabledAgain = await ward(['users', 'enable', 'bob'], env);
+  t.is(enabledAgain.stdout, 'bob is not disabled; nothing changed.\n');
+});
+
+test('a service account without a password is disabled and enabled back to tokens only', async (t) => {
+  const { knex, env } = await setup(t);
+  const id = await addUser(knex, 'sync', ['sync_agent'], null);
+  t.is((await ward(['users', 'disable', 'sync'], env)).code, 0);
+  t.regex((await ward(['users', 'list'], env)).stdout, /^sync +sync_agent +disabled /m);
+  t.is((await ward(['users', 'enable', 'sync'], env)).code, 0);
+  t.is((await knex('base_user').where({ id }).first()).password_hash, null);
+  t.regex((await ward(['users', 'list'], env)).stdout, /^sync +sync_agent +tokens only /m);
+});
+
+test('a disabled user gets no new password or token until enabled; unknown users are refused', async (t) => {
+  const { knex, env } = await setup(t);
+  await addUser(knex, 'bob', ['admin']);
+  t.is((await ward(['users', 'disable', 'bob'], env)).code, 0);
+  await refused(
+    t,
+    knex,
+    ward(['users', 'set-password', 'bob', '--password-stdin'], env, { input: 'a new long passphrase' }),
+    { code: 1, message: /user bob is disabled/, hint: /ward users enable bob/ },
+  );
+  await refused(t, knex, ward(['tokens', 'create', '--user', 'bob'], env), {
+    code: 1,
+    message: /user bob is disabled/,
+    hint: /ward users enable bob/,
+  });
+  for (const command of ['disable', 'enable'])
+    await refused(t, knex, ward(['users', command, 'nobody'], env), {
+      code: 1,
+      message: /there is no user nobody/,
+      hint: /ward users list/,
+    });
+  await refused(t, knex, ward(['users', 'disable', 'Bob;'], env), { code: 2, message: /username/ });
 });
 
 test('without the base module, users commands say how to install it', async (t) => {

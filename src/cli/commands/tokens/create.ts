@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { createApiToken, DEFAULT_TOKEN_LIFETIME } from '../../../auth/api-tokens.ts';
 import { parseDuration } from '../../../auth/duration.ts';
 import { assertRoleName, assertUsername } from '../../../auth/names.ts';
-import { requireUser, rolesOf } from '../../../auth/users.ts';
+import { assertEnabled, requireUser, rolesOf } from '../../../auth/users.ts';
 import { WardError } from '../../../controller/errors.ts';
 import { AuthCommand } from '../../auth-command.ts';
 
@@ -53,6 +53,7 @@ export default class TokensCreate extends AuthCommand {
       );
     const knex = await this.authDb();
     const user = await requireUser(knex, flags.user);
+    assertEnabled(user);
     const role = flags.role ?? null;
     if (role !== null && !(await rolesOf(knex, user.id)).includes(role))
       throw new WardError(

@@ -22,7 +22,7 @@ export function renderUsers(users: UserSummary[]): string {
     users.map((user) => [
       user.username,
       user.roles.length === 0 ? '-' : user.roles.join(','),
-      user.hasPassword ? 'password' : 'tokens only',
+      user.disabled ? 'disabled' : user.hasPassword ? 'password' : 'tokens only',
       user.createdAt.toISOString().slice(0, 10),
     ]),
   );

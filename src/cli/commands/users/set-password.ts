@@ -1,6 +1,6 @@
 import { WardError } from '../../../controller/errors.ts';
 import { hashPassword } from '../../../auth/password.ts';
-import { requireUser, setPasswordHash } from '../../../auth/users.ts';
+import { assertEnabled, requireUser, setPasswordHash } from '../../../auth/users.ts';
 import { AuthCommand, passwordStdinFlag, usernameArg } from '../../auth-command.ts';
 
 export default class UsersSetPassword extends AuthCommand {
@@ -24,6 +24,7 @@ export default class UsersSetPassword extends AuthCommand {
       );
     const knex = await this.authDb();
     const user = await requireUser(knex, args.username);
+    assertEnabled(user);
     const sessionsEnded = await setPasswordHash(knex, user.id, await hashPassword(await this.readPassword()));
     this.log(
       `Password of ${args.username} changed; ${sessionsEnded} session${sessionsEnded === 1 ? '' : 's'} ended.`,
