@@ -8,7 +8,7 @@ import { loadCredential, recordUse } from './credential-store.ts';
 import type { PermissionMap } from './permissions.ts';
 import { isExpired, toPrincipal, type Principal } from './principal.ts';
 import type { PrincipalCache } from './principal-cache.ts';
-import { hashSecret, secretKind } from './tokens.ts';
+import { secretKey, secretKind } from './tokens.ts';
 
 const TOUCH_EVERY_MS = 60_000;
 const MAX_TOUCH_ENTRIES = 10_000;
@@ -32,11 +32,12 @@ export function createAuthenticator(deps: {
   const now = deps.now ?? Date.now;
   const touched = new Map<string, number>();
 
-  const touch = (key: string, kind: 'session' | 'token', hash: Buffer, at: number) => {
+  /** `key`: the secret's SHA-256 in base64 (secretKey), as the cache keys it. */
+  const touch = (key: string, kind: 'session' | 'token', at: number) => {
     if (at - (touched.get(key) ?? 0) < TOUCH_EVERY_MS) return;
     if (touched.size >= MAX_TOUCH_ENTRIES) touched.clear();
     touched.set(key, at);
-    recordUse(knex, kind, hash).catch((error: unknown) =>
+    recordUse(knex, kind, Buffer.from(key, 'base64')).catch((error: unknown) =>
       logger.warn({ err: error }, 'could not record when a credential was last used'),
     );
   };
@@ -44,13 +45,12 @@ export function createAuthenticator(deps: {
   return {
     map,
     forget(secret) {
-      cache.delete(hashSecret(secret).toString('base64'));
+      cache.delete(secretKey(secret));
     },
     async authenticate(secret) {
       const kind = secretKind(secret);
       if (kind === null) return null;
-      const hash = hashSecret(secret);
-      const key = hash.toString('base64');
+      const key = secretKey(secret);
       const at = now();
       const cached = cache.get(key);
       if (cached !== undefined) {
@@ -58,14 +58,14 @@ export function createAuthenticator(deps: {
           cache.delete(key);
           return null;
         }
-        touch(key, kind, hash, at);
+        touch(key, kind, at);
         return cached;
       }
       const generation = cache.generation;
-      const principal = toPrincipal(await loadCredential(knex, kind, hash), map, at);
+      const principal = toPrincipal(await loadCredential(knex, kind, Buffer.from(key, 'base64')), map, at);
       if (principal === null) return null;
       cache.set(key, principal, generation);
-      touch(key, kind, hash, at);
+      touch(key, kind, at);
       return principal;
     },
   };

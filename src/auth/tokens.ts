@@ -4,7 +4,7 @@
  * secret is stored: a copy of the database does not let anyone sign in. SHA-256 rather than a slow
  * KDF because the secret already has 256 bits of entropy; there is nothing to brute-force.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export type SecretKind = 'session' | 'token';
 
@@ -22,8 +22,18 @@ export function secretKind(secret: string): SecretKind | null {
   return null;
 }
 
+/**
+ * The SHA-256 of a secret in base64: the principal cache's key. Computed on every authenticated
+ * request, so with the one-shot hash, which is several times faster than a Hash object for inputs
+ * this short.
+ */
+export function secretKey(secret: string): string {
+  return hash('sha256', secret, 'base64');
+}
+
+/** The SHA-256 of a secret as stored in the database. */
 export function hashSecret(secret: string): Buffer {
-  return createHash('sha256').update(secret).digest();
+  return Buffer.from(secretKey(secret), 'base64');
 }
 
 /** Constant-time string equality; hashing first makes the inputs equal in length whatever they are. */

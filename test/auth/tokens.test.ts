@@ -1,5 +1,13 @@
 import test from 'ava';
-import { hashSecret, newCsrfSecret, newSecret, safeEqual, secretKind } from '../../src/auth/tokens.ts';
+import { createHash } from 'node:crypto';
+import {
+  hashSecret,
+  newCsrfSecret,
+  newSecret,
+  safeEqual,
+  secretKey,
+  secretKind,
+} from '../../src/auth/tokens.ts';
 
 test('secrets carry their kind in a prefix and 32 random bytes', (t) => {
   const session = newSecret('session');
@@ -24,11 +32,13 @@ test('anything not shaped like a secret is no secret (and never reaches the data
     t.is(secretKind(value), null, value);
 });
 
-test('only a 32-byte SHA-256 is kept', (t) => {
+test('only a 32-byte SHA-256 is kept; the cache key is the same digest in base64', (t) => {
   const secret = newSecret('token');
   const hash = hashSecret(secret);
   t.is(hash.length, 32);
-  t.deepEqual(hashSecret(secret), hash);
+  t.deepEqual(hash, createHash('sha256').update(secret).digest());
+  t.is(secretKey(secret), hash.toString('base64'));
+  t.is(hashSecret('abc').toString('hex'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
 });
 
 test('safeEqual compares any two strings, whatever their lengths', (t) => {
