@@ -6,11 +6,11 @@
 import type { Knex } from 'knex';
 import { planItem } from '../../index.ts';
 import type { ImportRecordItem, Values } from '../../index.ts';
-import { upsertMappings } from '../source-map.ts';
 import type { StoredWarning } from '../warning-store.ts';
 import { mappedPatientRecords } from './references.ts';
-import { insertRows, nextIds, updateRows, type TableSpec } from './sql.ts';
-import { failure, tally, type KindOutcome, type KindPlan, type Planned, type Scope } from './types.ts';
+import { writeSequenced } from './sequenced.ts';
+import type { TableSpec } from './sql.ts';
+import { failure, type KindOutcome, type KindPlan, type Planned, type Scope } from './types.ts';
 
 type Item = Extract<ImportRecordItem, { kind: 'appointment' }>;
 type Db = Knex | Knex.Transaction;
@@ -115,24 +115,10 @@ export async function planAppointments(
   return { planned, failures };
 }
 
-export async function writeAppointments(
+export function writeAppointments(
   db: Db,
   scope: Scope,
   plan: KindPlan<AppointmentColumns>,
 ): Promise<KindOutcome> {
-  const creates = plan.planned.filter(({ step }) => step.action === 'create');
-  const ids = await nextIds(db, TABLE, creates.length);
-  const rows = creates.map((planned, index) => ({ id: ids[index]!, columns: planned.columns, planned }));
-  await insertRows(db, SPEC, rows);
-  const updates = plan.planned.filter(({ step }) => step.action === 'update');
-  await updateRows(
-    db,
-    SPEC,
-    updates.map(({ step, columns }) => ({ id: Number(step.wardId), columns })),
-  );
-  await upsertMappings(db, scope, 'appointment', [
-    ...rows.map((row) => ({ sourceId: row.planned.step.sourceId, wardId: row.id })),
-    ...updates.map(({ step }) => ({ sourceId: step.sourceId, wardId: Number(step.wardId) })),
-  ]);
-  return { counts: tally(plan, rows.length), failures: plan.failures };
+  return writeSequenced(db, scope, 'appointment', SPEC, plan);
 }

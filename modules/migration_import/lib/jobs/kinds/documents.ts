@@ -9,10 +9,10 @@ import { planItem } from '../../index.ts';
 import type { ImportDocument, ImportRecordItem, Values } from '../../index.ts';
 import type { StoredWarning } from '../warning-store.ts';
 import { BINARIES, type BinaryRow } from '../binary-store.ts';
-import { upsertMappings } from '../source-map.ts';
 import { mappedPatientRecords } from './references.ts';
-import { insertRows, nextIds, updateRows, type TableSpec } from './sql.ts';
-import { failure, tally, type KindOutcome, type KindPlan, type Planned, type Scope } from './types.ts';
+import { writeSequenced } from './sequenced.ts';
+import type { TableSpec } from './sql.ts';
+import { failure, type KindOutcome, type KindPlan, type Planned, type Scope } from './types.ts';
 
 type Item = Extract<ImportRecordItem, { kind: 'document' }>;
 type Db = Knex | Knex.Transaction;
@@ -140,24 +140,6 @@ export async function planDocuments(
   return { planned, failures };
 }
 
-export async function writeDocuments(
-  db: Db,
-  scope: Scope,
-  plan: KindPlan<DocumentColumns>,
-): Promise<KindOutcome> {
-  const creates = plan.planned.filter(({ step }) => step.action === 'create');
-  const ids = await nextIds(db, TABLE, creates.length);
-  const rows = creates.map((planned, index) => ({ id: ids[index]!, columns: planned.columns, planned }));
-  await insertRows(db, SPEC, rows);
-  const updates = plan.planned.filter(({ step }) => step.action === 'update');
-  await updateRows(
-    db,
-    SPEC,
-    updates.map(({ step, columns }) => ({ id: Number(step.wardId), columns })),
-  );
-  await upsertMappings(db, scope, 'document', [
-    ...rows.map((row) => ({ sourceId: row.planned.step.sourceId, wardId: row.id })),
-    ...updates.map(({ step }) => ({ sourceId: step.sourceId, wardId: Number(step.wardId) })),
-  ]);
-  return { counts: tally(plan, rows.length), failures: plan.failures };
+export function writeDocuments(db: Db, scope: Scope, plan: KindPlan<DocumentColumns>): Promise<KindOutcome> {
+  return writeSequenced(db, scope, 'document', SPEC, plan);
 }
