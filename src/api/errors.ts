@@ -36,9 +36,6 @@ const WARD_ERROR_STATUS: Readonly<Record<string, number>> = {
   database_auth_failed: 503,
   database_missing: 503,
   schema_missing: 503,
-  // A sign-in whose user was disabled, or deleted, while its password was being checked.
-  user_disabled: 403,
-  unknown_user: 401,
 };
 
 /** For errors that carry only a status (`ctx.throw(404)`, the router's 405). */

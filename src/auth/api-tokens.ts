@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { hashSecret, newSecret } from './tokens.ts';
-import { roleId } from './users.ts';
+import { lockEnabledUser, roleId } from './users.ts';
 
 export const DEFAULT_TOKEN_LIFETIME = '90d';
 
@@ -25,16 +25,20 @@ export async function createApiToken(
   token: { userId: number; role: string | null; name: string | null; expiresAt: Date | null },
 ): Promise<{ id: number; secret: string }> {
   const secret = newSecret('token');
-  const [row] = (await knex('base_api_token')
-    .insert({
-      token_hash: hashSecret(secret),
-      name: token.name,
-      user_id: token.userId,
-      role_id: token.role === null ? null : await roleId(knex, token.role),
-      expires_at: token.expiresAt,
-    })
-    .returning('id')) as Array<{ id: number }>;
-  return { id: (row as { id: number }).id, secret };
+  return knex.transaction(async (trx) => {
+    // Not for a user being disabled meanwhile: the disable's revocation would miss this token.
+    await lockEnabledUser(trx, token.userId);
+    const [row] = (await trx('base_api_token')
+      .insert({
+        token_hash: hashSecret(secret),
+        name: token.name,
+        user_id: token.userId,
+        role_id: token.role === null ? null : await roleId(trx, token.role),
+        expires_at: token.expiresAt,
+      })
+      .returning('id')) as Array<{ id: number }>;
+    return { id: (row as { id: number }).id, secret };
+  });
 }
 
 export function tokenStatus(

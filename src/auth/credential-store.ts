@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import type { StoredCredential } from './principal.ts';
 import type { SecretKind } from './tokens.ts';
+import { DISABLED } from './users.ts';
 
 const ROLES_OF = `array(select r.name from base_user_role ur join base_role r on r.id = ur.role_id
                          where ur.user_id = u.id order by r.name)`;
@@ -28,6 +29,12 @@ interface TokenRow {
   revoked_at: Date | null;
 }
 
+/**
+ * A disabled user's sessions and tokens were ended when they were disabled; this refuses any the
+ * user got since, whatever path created them.
+ */
+const ENABLED = 'not coalesce(starts_with(u.password_hash, ?), false)';
+
 export async function loadCredential(
   knex: Knex,
   kind: SecretKind,
@@ -37,8 +44,8 @@ export async function loadCredential(
     const { rows } = (await knex.raw(
       `select s.user_id, u.username, ${ROLES_OF} as roles, s.csrf_secret, s.expires_at
          from base_session s join base_user u on u.id = s.user_id
-        where s.id_hash = ?`,
-      [hash],
+        where s.id_hash = ? and ${ENABLED}`,
+      [hash, DISABLED],
     )) as { rows: SessionRow[] };
     const row = rows[0];
     if (row === undefined) return null;
@@ -55,8 +62,8 @@ export async function loadCredential(
             t.expires_at, t.revoked_at
        from base_api_token t join base_user u on u.id = t.user_id
        left join base_role scope on scope.id = t.role_id
-      where t.token_hash = ?`,
-    [hash],
+      where t.token_hash = ? and ${ENABLED}`,
+    [hash, DISABLED],
   )) as { rows: TokenRow[] };
   const row = rows[0];
   if (row === undefined) return null;

@@ -5,8 +5,7 @@
 import type { Knex } from 'knex';
 import { hashPassword, needsRehash, verifyPassword } from './password.ts';
 import { hashSecret, newCsrfSecret, newSecret } from './tokens.ts';
-import { WardError } from '../controller/errors.ts';
-import { assertEnabled, findUser, type UserRow } from './users.ts';
+import { findUser, isDisabled, lockUser, type UserRow } from './users.ts';
 
 export const SESSION_TTL_MS = 12 * 3_600_000;
 
@@ -32,22 +31,23 @@ export async function checkPassword(knex: Knex, username: string, password: stri
   return user;
 }
 
-export async function createSession(knex: Knex, userId: number, now = Date.now()): Promise<NewSession> {
+/**
+ * A new session for the user, or null when the user was disabled (or deleted) while the password
+ * was being checked: the sign-in then fails like any other.
+ */
+export async function createSession(
+  knex: Knex,
+  userId: number,
+  now = Date.now(),
+): Promise<NewSession | null> {
   const session = {
     secret: newSecret('session'),
     csrfSecret: newCsrfSecret(),
     expiresAt: new Date(now + SESSION_TTL_MS),
   };
-  await knex.transaction(async (trx) => {
-    // Locks the user row against `users disable`, which ends sessions: one disabled while the
-    // password was being checked gets none.
-    const user = (await trx('base_user')
-      .where({ id: userId })
-      .forUpdate()
-      .first('id', 'username', 'password_hash')) as UserRow | undefined;
-    if (user === undefined)
-      throw new WardError('unknown_user', 'the user no longer exists', 'sign in as another user');
-    assertEnabled(user);
+  return knex.transaction(async (trx) => {
+    const user = await lockUser(trx, userId);
+    if (user === undefined || isDisabled(user.password_hash)) return null;
     // Expired sessions of this user go now; nothing else would ever delete them.
     await trx('base_session').where({ user_id: userId }).andWhere('expires_at', '<=', new Date(now)).del();
     await trx('base_session').insert({
@@ -56,8 +56,8 @@ export async function createSession(knex: Knex, userId: number, now = Date.now()
       csrf_secret: session.csrfSecret,
       expires_at: session.expiresAt,
     });
+    return session;
   });
-  return session;
 }
 
 export async function endSession(knex: Knex, secret: string): Promise<void> {

@@ -5,8 +5,10 @@
  * Policy:
  * - Per username (lowercased, as sign-in looks users up): the first 5 consecutive failures cost
  *   nothing; after that each further attempt must wait 1 s, 2 s, 4 s, … (at most 15 min) from the
- *   last failure. A successful sign-in resets the username; its failures are forgotten 15 min
- *   after the last one. Unknown usernames are counted alike, so the answer says nothing of which exist.
+ *   last failure. A successful sign-in resets the username; its failures are forgotten after 15
+ *   quiet minutes once the wait has passed (so at the cap the count never resets by itself: one
+ *   guess per 15 minutes). Unknown usernames are counted alike, so the answer says nothing of
+ *   which exist.
  * - Per client address: at most 100 failed sign-ins in any 15 minutes, whatever the usernames, so
  *   one client cannot spray guesses across many accounts. IPv6 addresses count per /64, the block
  *   one subscriber usually holds; an IPv4-mapped IPv6 address counts as its IPv4 address.
@@ -69,7 +71,10 @@ export function createSignInThrottle(options: SignInThrottleOptions = {}): SignI
       const user = username.toLowerCase();
       const client = clientKey(address);
       const failures = users.get(user);
-      const counted = failures !== undefined && at - failures.last < FORGET_AFTER_MS ? failures : null;
+      const counted =
+        failures !== undefined && at - failures.last < delayMs(failures.count) + FORGET_AFTER_MS
+          ? failures
+          : null;
       const times = (clients.get(client) ?? []).filter((time) => at - time < ADDRESS_WINDOW_MS);
       const userWait = counted === null ? 0 : userWaitMs(counted, at);
       // At most ADDRESS_FAILURES times are kept, oldest first: the oldest is the one that must expire.
@@ -91,10 +96,13 @@ export function createSignInThrottle(options: SignInThrottleOptions = {}): SignI
   };
 }
 
+/** The wait after `count` consecutive failures, from the last one. */
+function delayMs(count: number): number {
+  return count < FREE_FAILURES ? 0 : Math.min(FIRST_DELAY_MS * 2 ** (count - FREE_FAILURES), MAX_DELAY_MS);
+}
+
 function userWaitMs(failures: UserFailures, at: number): number {
-  if (failures.count < FREE_FAILURES) return 0;
-  const delay = Math.min(FIRST_DELAY_MS * 2 ** (failures.count - FREE_FAILURES), MAX_DELAY_MS);
-  return Math.max(0, failures.last + delay - at);
+  return Math.max(0, failures.last + delayMs(failures.count) - at);
 }
 
 /** One key per client: per /64 for IPv6, since rotating through one's own /64 is free. */

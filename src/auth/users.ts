@@ -24,14 +24,13 @@ export interface UserSummary {
   passwordChangedAt: Date | null;
 }
 
-/** Refuses, with the fix, when the base module's tables are not there to hold users. */
 /**
  * A disabled user's password hash carries this prefix, as a locked account's does in /etc/shadow:
  * no password verifies against it, enabling restores the hash as it was, and the base module's
  * schema needs no column for it (core code that read one would break on a database whose base
  * module has not been upgraded yet). A user without a password is disabled as the prefix alone.
  */
-const DISABLED = '!';
+export const DISABLED = '!';
 
 export const isDisabled = (passwordHash: string | null): boolean =>
   passwordHash !== null && passwordHash.startsWith(DISABLED);
@@ -46,6 +45,28 @@ export function assertEnabled(user: UserRow): void {
     );
 }
 
+/**
+ * The user's row, locked until the transaction ends, so that a `users disable` cannot commit
+ * between a check of the row and a write that gives the user a way in (a session, a token, a new
+ * password). Undefined when the user no longer exists.
+ */
+export async function lockUser(trx: Knex.Transaction, userId: number): Promise<UserRow | undefined> {
+  return (await trx('base_user')
+    .where({ id: userId })
+    .forUpdate()
+    .first('id', 'username', 'password_hash')) as UserRow | undefined;
+}
+
+/** The user locked and enabled, or a WardError saying why not. */
+export async function lockEnabledUser(trx: Knex.Transaction, userId: number): Promise<UserRow> {
+  const user = await lockUser(trx, userId);
+  if (user === undefined)
+    throw new WardError('unknown_user', 'the user no longer exists', 'list users with `ward users list`');
+  assertEnabled(user);
+  return user;
+}
+
+/** Refuses, with the fix, when the base module's tables are not there to hold users. */
 export async function assertBaseInstalled(knex: Knex): Promise<void> {
   const row = (await knex('core_module').where({ name: AUTH_MODULE }).first('state')) as
     { state: string } | undefined;
@@ -138,9 +159,13 @@ export async function listUsers(knex: Knex): Promise<UserSummary[]> {
   }));
 }
 
-/** Sets the hash and ends the user's sessions (a password change signs out every browser); returns how many. */
+/**
+ * Sets the hash and ends the user's sessions (a password change signs out every browser); returns
+ * how many. Refuses a disabled user: a new hash would silently enable them.
+ */
 export async function setPasswordHash(knex: Knex, userId: number, passwordHash: string): Promise<number> {
   return knex.transaction(async (trx) => {
+    await lockEnabledUser(trx, userId);
     await trx('base_user')
       .where({ id: userId })
       .update({ password_hash: passwordHash, password_changed_at: trx.fn.now() });
@@ -158,11 +183,14 @@ export interface Disabled {
  * revoked (and stay so when the user is enabled again). Null when the user was already disabled.
  */
 export async function disableUser(knex: Knex, user: UserRow): Promise<Disabled | null> {
-  if (isDisabled(user.password_hash)) return null;
   return knex.transaction(async (trx) => {
-    await trx('base_user')
+    // The lock is put on the hash as it is now, not as `user` was read: a password set meanwhile
+    // must be the one `enable` restores.
+    const locked = await trx('base_user')
       .where({ id: user.id })
-      .update({ password_hash: DISABLED + (user.password_hash ?? '') });
+      .whereRaw('not coalesce(starts_with(password_hash, ?), false)', [DISABLED])
+      .update({ password_hash: trx.raw("? || coalesce(password_hash, '')", [DISABLED]) });
+    if (locked === 0) return null;
     const sessionsEnded = (await trx('base_session').where({ user_id: user.id }).del()) ?? 0;
     const tokensRevoked = await trx('base_api_token')
       .where({ user_id: user.id })
@@ -174,12 +202,11 @@ export async function disableUser(knex: Knex, user: UserRow): Promise<Disabled |
 
 /** Restores the password the user had; false when the user was not disabled. */
 export async function enableUser(knex: Knex, user: UserRow): Promise<boolean> {
-  if (!isDisabled(user.password_hash)) return false;
-  const previous = (user.password_hash as string).slice(DISABLED.length);
-  await knex('base_user')
-    .where({ id: user.id, password_hash: user.password_hash })
-    .update({ password_hash: previous === '' ? null : previous });
-  return true;
+  const unlocked = await knex('base_user')
+    .where({ id: user.id })
+    .whereRaw('starts_with(password_hash, ?)', [DISABLED])
+    .update({ password_hash: knex.raw("nullif(substr(password_hash, length(?) + 1), '')", [DISABLED]) });
+  return unlocked > 0;
 }
 
 /** Returns false when the user already held the role. */

@@ -19,6 +19,9 @@ export function table(headers: string[], rows: string[][]): string {
   return [line(headers), ...rows.map(line)].join('\n');
 }
 
+/** `1 session`, `2 sessions`. */
+export const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
 /** `ward modules list`, on the oclif and the lean path alike. */
 export function renderList(entries: ListEntry[]): string {
   return table(

@@ -52,11 +52,6 @@ test('errors render to one shape; unknown errors reveal nothing', (t) => {
     status: 503,
     unexpected: false,
   });
-  t.like(renderError(new WardError('user_disabled', 'user bob is disabled', 'h')), {
-    status: 403,
-    body: { error: { code: 'user_disabled' } },
-    unexpected: false,
-  });
   t.like(renderError(new WardError('something_else', 'm', 'h')), {
     status: 500,
     body: { error: { message: 'm' } },

@@ -85,15 +85,16 @@ export function authRoutes(deps: {
     const decision = deps.throttle.attempt(body.username, ctx.ip);
     if (!decision.allowed) throw tooManySignIns(decision);
     const user = await checkPassword(deps.knex, body.username.toLowerCase(), body.password);
-    if (user === null)
+    // No session also when the user was disabled while the password was being checked.
+    const session = user === null ? null : await createSession(deps.knex, user.id);
+    if (user === null || session === null)
       throw new ApiError(
         401,
         'invalid_credentials',
         'invalid username or password',
         'check both and try again',
       );
-    const session = await createSession(deps.knex, user.id);
-    // Only now: a sign-in refused after the password (say, a disabled user) stays a failure.
+    // Only now: a sign-in refused after the password stays a failure.
     deps.throttle.succeeded(body.username, ctx.ip);
     setSessionCookie(ctx, session.secret, session.expiresAt);
     ctx.set('Cache-Control', 'no-store');

@@ -3,6 +3,7 @@ import { Flags } from '@oclif/core';
 import { WardError } from '../../../controller/errors.ts';
 import { latestBackup, restoreBackup } from '../../../controller/restore.ts';
 import { ModuleCommand, moduleNameArg } from '../../module-command.ts';
+import { plural } from '../../render.ts';
 
 interface Restored {
   module: string;
@@ -43,7 +44,7 @@ export default class ModulesRestore extends ModuleCommand {
     this.log(
       [
         `Restored ${result.rows} row(s) of ${name} from ${file}:`,
-        ...result.tables.map((table) => `  ${table.table}: ${table.rows} row${table.rows === 1 ? '' : 's'}`),
+        ...result.tables.map((table) => `  ${table.table}: ${plural(table.rows, 'row')}`),
       ].join('\n'),
     );
     return { module: name, file, ...result };

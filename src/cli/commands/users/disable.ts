@@ -1,7 +1,6 @@
 import { disableUser, requireUser } from '../../../auth/users.ts';
 import { AuthCommand, usernameArg } from '../../auth-command.ts';
-
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+import { plural } from '../../render.ts';
 
 export default class UsersDisable extends AuthCommand {
   static override description =

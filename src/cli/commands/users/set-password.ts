@@ -2,6 +2,7 @@ import { WardError } from '../../../controller/errors.ts';
 import { hashPassword } from '../../../auth/password.ts';
 import { assertEnabled, requireUser, setPasswordHash } from '../../../auth/users.ts';
 import { AuthCommand, passwordStdinFlag, usernameArg } from '../../auth-command.ts';
+import { plural } from '../../render.ts';
 
 export default class UsersSetPassword extends AuthCommand {
   static override description =
@@ -26,9 +27,7 @@ export default class UsersSetPassword extends AuthCommand {
     const user = await requireUser(knex, args.username);
     assertEnabled(user);
     const sessionsEnded = await setPasswordHash(knex, user.id, await hashPassword(await this.readPassword()));
-    this.log(
-      `Password of ${args.username} changed; ${sessionsEnded} session${sessionsEnded === 1 ? '' : 's'} ended.`,
-    );
+    this.log(`Password of ${args.username} changed; ${plural(sessionsEnded, 'session')} ended.`);
     return { username: args.username, sessionsEnded };
   }
 }
