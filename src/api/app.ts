@@ -102,6 +102,10 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     const { router, openapi, failures } = buildRouter(core, loaded, routeDeps, logger);
     const koa = new Koa();
     koa.proxy = deps.trustProxy ?? false;
+    // One proxy in front: the client's address is the last X-Forwarded-For entry, the one the proxy
+    // appended. Entries before it are whatever the client sent, and would let it pick its own
+    // address for the sign-in throttle.
+    koa.maxIpsCount = 1;
     koa
       .use(errorHandler(logger))
       .use(async (ctx, next) => {

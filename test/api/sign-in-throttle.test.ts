@@ -107,6 +107,15 @@ test('100 failed sign-ins from one address within 15 minutes, across usernames, 
   t.is((await login('ada', PASSWORD, from('203.0.113.8'))).status, 200, 'another address is unaffected');
 });
 
+test('behind the trusted proxy, entries the client puts before its real address do not change it', async (t) => {
+  const { knex, throttle, login } = await throttledApp(t, { trustProxy: true });
+  await addUser(knex, 'ada', ['admin']);
+  for (let i = 0; i < 100; i++) t.true(throttle.attempt(`user${i}`, '203.0.113.7').allowed);
+  // The proxy appends the address it saw; whatever precedes it came from the client.
+  const spoofed = await login('ada', PASSWORD, { 'x-forwarded-for': '198.51.100.1, 203.0.113.7' });
+  t.is(spoofed.status, 429, spoofed.text);
+});
+
 test('without a trusted proxy, a forged X-Forwarded-For does not escape the address limit', async (t) => {
   const { knex, throttle, login } = await throttledApp(t);
   await addUser(knex, 'ada', ['admin']);

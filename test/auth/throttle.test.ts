@@ -46,6 +46,30 @@ test('each further failure doubles the wait, counted from the last failure, up t
     t.true(subject.attempt('ada', '10.1.0.1').allowed, `after ${refusal.retryAfterSeconds} s`);
   }
   t.deepEqual(waits, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900]);
+  for (let guess = 0; guess < 4; guess++) {
+    t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('user', 900), 'the cap holds: no reset');
+    subject.clock.now += 900 * SECOND;
+    t.true(subject.attempt('ada', '10.1.0.1').allowed);
+  }
+});
+
+test('at the cap, failures are forgotten only 15 quiet minutes after the wait has passed', (t) => {
+  const subject = throttle();
+  for (let failures = 0; failures < 15;) {
+    const decision = subject.attempt('ada', '10.1.0.1');
+    if (decision.allowed) failures++;
+    else subject.clock.now += decision.retryAfterSeconds * SECOND;
+  }
+  t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('user', 900));
+  subject.clock.now += 30 * MINUTE - 1;
+  t.deepEqual(subject.attempt('ada', '10.1.0.1'), { allowed: true });
+  t.false(
+    subject.attempt('ada', '10.1.0.1').allowed,
+    'still counted: the wait ended 15 minutes less 1 ms ago',
+  );
+  subject.clock.now += 30 * MINUTE;
+  fail(subject, 'ada', 5);
+  t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('user', 1), 'counting starts again');
 });
 
 test('refused attempts count as nothing: hammering during the wait does not extend it', (t) => {
@@ -71,13 +95,16 @@ test('a success resets the username: five free failures again', (t) => {
   t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('user', 1));
 });
 
-test('failures are forgotten 15 minutes after the last one', (t) => {
+test('failures are forgotten 15 minutes after the last one, counted from the end of its wait', (t) => {
   const subject = throttle();
   fail(subject, 'ada', 4);
   subject.clock.now = 15 * MINUTE - 1;
   fail(subject, 'ada', 1);
   t.false(subject.attempt('ada', '10.1.0.1').allowed, 'still five: the fourth was within 15 minutes');
-  subject.clock.now += 15 * MINUTE;
+  subject.clock.now += 15 * MINUTE + SECOND - 1;
+  t.true(subject.attempt('ada', '10.1.0.1').allowed, 'a sixth attempt, still counted');
+  t.false(subject.attempt('ada', '10.1.0.1').allowed);
+  subject.clock.now += 15 * MINUTE + 2 * SECOND;
   fail(subject, 'ada', 5);
   t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('user', 1), 'counting starts again');
 });
@@ -168,9 +195,11 @@ test('the default bound is 10,000 keys of each kind', (t) => {
 });
 
 /** The policy restated: the wait after `count` failures, the last at `last`, or 0 if forgotten. */
+const delay = (count: number): number => (count < 5 ? 0 : Math.min(SECOND * 2 ** (count - 5), 15 * MINUTE));
+
 function expectedWait(count: number, last: number, now: number): number {
-  if (count < 5 || now - last >= 15 * MINUTE) return 0;
-  return Math.max(0, last + Math.min(SECOND * 2 ** (count - 5), 15 * MINUTE) - now);
+  if (now - last >= delay(count) + 15 * MINUTE) return 0;
+  return Math.max(0, last + delay(count) - now);
 }
 
 /** When the next attempt comes: a named moment the policy turns on, or any gap after the last attempt. */
@@ -189,7 +218,7 @@ test('property: for one username, never allowed within the computed wait and alw
       let last = 0;
       return steps.every((next, i) => {
         const wait = expectedWait(count, last, subject.clock.now);
-        const forgotten = Math.max(0, last + 15 * MINUTE - subject.clock.now);
+        const forgotten = Math.max(0, last + delay(count) + 15 * MINUTE - subject.clock.now);
         subject.clock.now +=
           next.gap === 'wait'
             ? wait
@@ -214,7 +243,7 @@ test('property: for one username, never allowed within the computed wait and alw
           subject.succeeded('ada', address);
           count = 0;
         } else {
-          count = now - last >= 15 * MINUTE ? 1 : count + 1;
+          count = now - last >= delay(count) + 15 * MINUTE ? 1 : count + 1;
           last = now;
         }
         return true;
