@@ -1,6 +1,6 @@
 /**
  * `ward modules list [--json]` without oclif or knex, which together take longer to load than the
- * command takes to run (issue 2: within 1.5x of a bare pg script). It prints exactly what the oclif
+ * command takes to run (bench/list.ts: the target is 1.5x a bare pg script). It prints exactly what the oclif
  * command (commands/modules/list.ts) prints, from the same functions; test/cli/lean-list.test.ts
  * compares the two byte for byte. Whatever it cannot print the same way, it leaves to oclif
  * before printing anything.

@@ -2,9 +2,11 @@
  * SPEC §3 bootstrap rule: a module the database still counts on (any state but `uninstalled`)
  * whose code is gone from disk stops start-up, because running without it, or applying its
  * pending steps, could lose or corrupt its data. The operator restores the code or orphans it.
+ * Likewise a table an installed module's migrations created that is gone from the database: the
+ * database was restored in part or changed by hand, and serving or migrating on it would be a guess.
  */
 import { WardError } from './errors.ts';
-import type { Inventory, ModuleRow } from './types.ts';
+import type { Inventory, MissingTable, ModuleRow } from './types.ts';
 
 export const ORPHAN_HEADING = 'orphan modules (in the database, missing from disk):';
 
@@ -23,5 +25,21 @@ export function assertNoOrphans(inventory: Inventory, rows: readonly ModuleRow[]
     'orphan_modules',
     [ORPHAN_HEADING, ...orphans].join('\n'),
     'restore their code (reinstall the package, or fix WARD_MODULE_PATHS), or run `ward modules orphan <name>` for each to mark it uninstalled without running its uninstall steps',
+  );
+}
+
+/** Throws the start-up failure when installed modules lost tables; returns quietly otherwise. */
+export function assertTablesPresent(missing: readonly MissingTable[]): void {
+  if (missing.length === 0) return;
+  const byModule = new Map<string, string[]>();
+  for (const { module_name, table_name } of missing)
+    byModule.set(module_name, [...(byModule.get(module_name) ?? []), table_name]);
+  throw new WardError(
+    'tables_missing',
+    [
+      'installed modules whose tables are gone from the database:',
+      ...[...byModule].map(([module, tables]) => `${module}: ${tables.join(', ')}`),
+    ].join('\n'),
+    'the database no longer matches what Ward recorded (restored in part, or changed by hand): restore it from a backup; Ward will not start on it',
   );
 }

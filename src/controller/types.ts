@@ -156,3 +156,9 @@ export interface LogRow {
   step: string;
   status: 'started' | 'done' | 'failed' | 'skipped';
 }
+
+/** A table an installed module's migrations created that the database no longer has. */
+export interface MissingTable {
+  module_name: string;
+  table_name: string;
+}

@@ -24,7 +24,7 @@ const PRESENT_STATES: ReadonlySet<ModuleState> = new Set(['installed', 'to_insta
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
 
-/** Everything one call to `plan` looks things up in, indexed once so no lookup scans a list. */
+/** Everything one call to `plan` looks things up in. */
 export interface World {
   modules: ReadonlyMap<string, DiskModule>;
   rows: ReadonlyMap<string, ModuleRow>;

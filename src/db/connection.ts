@@ -85,15 +85,7 @@ export function databaseError(error: unknown, url?: string): unknown {
         cause: error,
       });
     case UNDEFINED_TABLE:
-      if (!/relation "(core_|knex_)/.test((error as Error).message))
-        // A module's table, gone although core_module records the module as installed: the
-        // database was restored in part or changed by hand, which no command of Ward's can undo.
-        return new WardError(
-          'table_missing',
-          `a table Ward expects is missing (${(error as Error).message})`,
-          'the database no longer matches what Ward recorded in core_module: restore it from a backup (`ward modules status` shows what Ward records)',
-          { cause: error },
-        );
+      if (!/relation "(core_|knex_)/.test((error as Error).message)) return error;
       return new WardError(
         'schema_missing',
         `the core tables are missing (${(error as Error).message})`,

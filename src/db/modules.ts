@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Action, LogRow, ModuleRow, ModuleState } from '../controller/types.ts';
+import type { Action, LogRow, MissingTable, ModuleRow, ModuleState } from '../controller/types.ts';
 
 const PENDING_STATE: Record<Action['kind'], ModuleState> = {
   install: 'to_install',
@@ -19,6 +19,21 @@ export const MODULE_ROWS_SQL =
 
 export async function readModuleRows(knex: Knex): Promise<ModuleRow[]> {
   return ((await knex.raw(MODULE_ROWS_SQL)) as { rows: ModuleRow[] }).rows;
+}
+
+/**
+ * Tables that installed modules' migrations created (core_module_table) and that no longer exist,
+ * by module and name. Looked up on the search path, where migrations create them.
+ */
+export async function missingModuleTables(knex: Knex): Promise<MissingTable[]> {
+  const { rows } = (await knex.raw(
+    `select t.module_name, t.table_name
+       from core_module_table t join core_module m on m.name = t.module_name
+      where m.state in ('installed', 'to_upgrade', 'to_uninstall')
+        and to_regclass(quote_ident(t.table_name)) is null
+      order by t.module_name, t.table_name`,
+  )) as { rows: MissingTable[] };
+  return rows;
 }
 
 export interface LogEntry {
