@@ -1,19 +1,26 @@
 /**
- * `ward modules doctor`: the four kinds of finding SPEC §4.2 names, computed from plain data.
- * Any finding makes the command exit non-zero, so it can gate a deploy.
+ * `ward modules doctor`: the four kinds of finding SPEC §4.2 names, computed from plain data, and
+ * a fifth: tables of installed modules gone from the database, which stop start-up (bootstrap.ts)
+ * and so must show where the runbook sends an operator whose backend will not start. Any finding
+ * makes the command exit non-zero, so it can gate a deploy.
  */
 import { findOrphans } from './bootstrap.ts';
 import { cyclicComponents, findCycle } from './graph.ts';
-import type { Inventory, ModuleRow } from './types.ts';
+import type { Inventory, MissingTable, ModuleRow } from './types.ts';
 
 export interface DoctorReport {
   orphans: Array<{ module: string; state: string }>;
   missingDependencies: Array<{ module: string; dependency: string }>;
   manifestErrors: Array<{ module: string | null; file: string; path: string; message: string }>;
   errored: Array<{ module: string; state: string; errorMessage: string }>;
+  missingTables: Array<{ module: string; table: string }>;
 }
 
-export function diagnose(inventory: Inventory, rows: readonly ModuleRow[]): DoctorReport {
+export function diagnose(
+  inventory: Inventory,
+  rows: readonly ModuleRow[],
+  missingTables: readonly MissingTable[] = [],
+): DoctorReport {
   const states = new Map(rows.map((row) => [row.name, row.state]));
   const problemModules = new Set(inventory.problems.map((problem) => problem.module));
   const missingDependencies = [...inventory.modules.values()].flatMap((module) =>
@@ -43,6 +50,10 @@ export function diagnose(inventory: Inventory, rows: readonly ModuleRow[]): Doct
     errored: rows
       .filter((row) => row.error_message !== null)
       .map((row) => ({ module: row.name, state: row.state, errorMessage: row.error_message as string })),
+    missingTables: missingTables.map(({ module_name, table_name }) => ({
+      module: module_name,
+      table: table_name,
+    })),
   };
 }
 
@@ -51,6 +62,7 @@ export function findingCount(report: DoctorReport): number {
     report.orphans.length +
     report.missingDependencies.length +
     report.manifestErrors.length +
-    report.errored.length
+    report.errored.length +
+    report.missingTables.length
   );
 }

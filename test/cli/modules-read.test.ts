@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
+import { AUTH_MODULES, installedDatabase } from '../helpers/app.ts';
 import { FIXTURES, parseJson, scratchDir, ward } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { setRows } from '../helpers/rows.ts';
@@ -158,6 +159,21 @@ test('doctor reports a dependency that is not on disk', async (t) => {
   const run = await ward(['modules', 'doctor'], { DATABASE_URL: url, WARD_MODULE_PATHS: dir });
   t.is(run.code, 1);
   t.regex(run.stdout, /Missing dependencies:\n {2}lonely depends on nowhere, not found/);
+});
+
+test('doctor reports the tables of installed modules that are gone from the database', async (t) => {
+  const { url, knex } = await installedDatabase(t);
+  await knex.raw('drop table base_session');
+  const env = { DATABASE_URL: url, WARD_MODULE_PATHS: AUTH_MODULES };
+  const run = await ward(['modules', 'doctor', '--json'], env);
+  t.is(run.code, 1);
+  t.deepEqual(parseJson<{ missingTables: unknown }>(run).missingTables, [
+    { module: 'base', table: 'base_session' },
+  ]);
+  t.regex(
+    (await ward(['modules', 'doctor'], env)).stdout,
+    /^Missing tables \(installed modules, tables gone from the database; restore it from a backup\):\n {2}base: base_session$/m,
+  );
 });
 
 test('plan and restart show what the next restart applies', async (t) => {

@@ -1,16 +1,21 @@
 import { diagnose, findingCount, type DoctorReport } from '../../../controller/doctor.ts';
-import { readModuleRows } from '../../../db/modules.ts';
+import { missingModuleTables, readModuleRows } from '../../../db/modules.ts';
 import { ModuleCommand } from '../../module-command.ts';
 
 export default class ModulesDoctor extends ModuleCommand {
   static override description =
-    'Report orphans, missing dependencies, manifest errors and errored modules; exits 1 when it finds any';
+    "Report orphans, missing dependencies, manifest errors, errored modules and installed modules' missing tables; exits 1 when it finds any";
   static override examples = ['<%= config.bin %> modules doctor', '<%= config.bin %> modules doctor --json'];
   static override enableJsonFlag = true;
 
   async run(): Promise<DoctorReport & { ok: boolean }> {
-    const [inventory, rows] = await Promise.all([this.inventory(), this.db().then(readModuleRows)]);
-    const report = diagnose(inventory, rows);
+    const knex = await this.db();
+    const [inventory, rows, missing] = await Promise.all([
+      this.inventory(),
+      readModuleRows(knex),
+      missingModuleTables(knex),
+    ]);
+    const report = diagnose(inventory, rows, missing);
     const ok = findingCount(report) === 0;
     this.log(renderReport(report));
     // Non-zero exit is the contract (SPEC §4.2), in --json mode too; process.exitCode keeps the output.
@@ -28,6 +33,10 @@ function renderReport(report: DoctorReport): string {
     ],
     ['Manifest errors', report.manifestErrors.map((e) => `${e.file} ${e.path}: ${e.message}`)],
     ['Errored modules', report.errored.map((e) => `${e.module} (${e.state}): ${e.errorMessage}`)],
+    [
+      'Missing tables (installed modules, tables gone from the database; restore it from a backup)',
+      report.missingTables.map((m) => `${m.module}: ${m.table}`),
+    ],
   ];
   const found = sections.filter(([, items]) => items.length > 0);
   if (found.length === 0) return 'No issues found.';
