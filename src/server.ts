@@ -38,7 +38,7 @@ export interface BackendHooks {
 const DEFAULT_GRACE_MS = 10_000;
 
 export async function startBackend(config: Config, logger: Logger, hooks: BackendHooks): Promise<Backend> {
-  const knex = await openDatabase(config, { pool: 10 });
+  const knex = await openDatabase(config, { pool: 10, warn: (message) => logger.warn(message) });
   const drift = { current: [] as DriftEntry[] };
   let reconciled: Reconciled;
   let app: WardApp;

@@ -33,8 +33,14 @@ export const connectionSettings = (url: string) => ({
   connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
 });
 
-/** Opens a pool and proves it works with one round trip, so callers fail early and clearly. */
-export async function openDatabase(config: Config, options: { pool?: number } = {}): Promise<Knex> {
+/**
+ * Opens a pool and proves it works with one round trip, so callers fail early and clearly.
+ * `warn` receives knex's warnings (default: stderr; the backend passes its logger).
+ */
+export async function openDatabase(
+  config: Config,
+  options: { pool?: number; warn?: (message: string) => void } = {},
+): Promise<Knex> {
   const url = await databaseUrl(config);
   // Loaded here, not above: knex is ~330 files, and the CLI's error rendering and lean path import
   // this module for databaseUrl and databaseError alone.
@@ -44,7 +50,7 @@ export async function openDatabase(config: Config, options: { pool?: number } = 
     connection: connectionSettings(url),
     pool: { min: 0, max: options.pool ?? 4 },
     acquireConnectionTimeout: CONNECT_TIMEOUT_MS,
-    log: { warn: knexWarning },
+    log: { warn: knexWarning(options.warn ?? ((message) => console.warn(message))) },
   });
   try {
     await knex.raw('select 1');
@@ -56,12 +62,14 @@ export async function openDatabase(config: Config, options: { pool?: number } = 
 }
 
 /**
- * knex logs each failed connection attempt with console.log before the error reaches the caller,
- * which reports it anyway: on stdout it would spoil `--json`. Other warnings go to stderr.
+ * knex logs each failed connection attempt before the error reaches the caller, which reports it
+ * anyway (by default with console.log: on stdout it would spoil `--json`). Other warnings pass on.
  */
-function knexWarning(message: string): void {
-  if (!message.startsWith('Acquire connection error')) console.warn(message);
-}
+const knexWarning =
+  (warn: (message: string) => void) =>
+  (message: string): void => {
+    if (!message.startsWith('Acquire connection error')) warn(message);
+  };
 
 /** Translates driver errors an operator can fix into WardErrors; anything else is returned as is. */
 export function databaseError(error: unknown, url?: string): unknown {
