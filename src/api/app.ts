@@ -94,7 +94,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     const auth = startAuth(deps, listening, map);
     const core = [
       ...healthRoutes({ knex, health: deps.health ?? { drift: () => [] } }),
-      ...authRoutes({ knex, auth, throttle: deps.signInThrottle ?? createSignInThrottle() }),
+      ...authRoutes({ knex, auth, logger, throttle: deps.signInThrottle ?? createSignInThrottle() }),
       ...meRoutes({ map }),
       ...moduleRoutes({ installed, root: deps.root ?? ROOT, onRestart: deps.onRestart, logger }),
     ];

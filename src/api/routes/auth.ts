@@ -7,7 +7,9 @@ import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import type { Authenticator } from '../../auth/authenticator.ts';
 import { checkPassword, createSession, endSession } from '../../auth/sessions.ts';
+import { USERNAME } from '../../auth/names.ts';
 import type { SignInRefusal, SignInThrottle } from '../../auth/throttle.ts';
+import type { Logger } from '../../logger.ts';
 import { callerOf, clearSessionCookie, setSessionCookie } from '../auth-middleware.ts';
 import { ApiError } from '../errors.ts';
 import { API_PREFIX } from '../mount-modules.ts';
@@ -67,10 +69,20 @@ function tooManySignIns(refusal: SignInRefusal): ApiError {
   );
 }
 
+/**
+ * What the log may say of a typed username: people type passwords into the username field, so
+ * anything that cannot be a username is not written down.
+ */
+const loggedName = (typed: string): string => {
+  const name = typed.toLowerCase();
+  return USERNAME.test(name) ? name : '(not a valid username)';
+};
+
 export function authRoutes(deps: {
   knex: Knex;
   auth: Authenticator | null;
   throttle: SignInThrottle;
+  logger: Logger;
 }): ApiRoute[] {
   const login = async (ctx: Context) => {
     if (deps.auth === null)
@@ -83,17 +95,28 @@ export function authRoutes(deps: {
     const body = ctx.request.body as LoginBody;
     // Before the password: a refused attempt must cost no scrypt work and say nothing about it.
     const decision = deps.throttle.attempt(body.username, ctx.ip);
-    if (!decision.allowed) throw tooManySignIns(decision);
+    // Sign-in outcomes are security events: who, from where, and why refused, never a password.
+    const event = { username: loggedName(body.username), ip: ctx.ip };
+    if (!decision.allowed) {
+      deps.logger.warn(
+        { ...event, limit: decision.reason, retryAfterSeconds: decision.retryAfterSeconds },
+        'sign-in throttled',
+      );
+      throw tooManySignIns(decision);
+    }
     const user = await checkPassword(deps.knex, body.username.toLowerCase(), body.password);
     // No session also when the user was disabled while the password was being checked.
     const session = user === null ? null : await createSession(deps.knex, user.id);
-    if (user === null || session === null)
+    if (user === null || session === null) {
+      deps.logger.warn(event, 'sign-in failed');
       throw new ApiError(
         401,
         'invalid_credentials',
         'invalid username or password',
         'check both and try again',
       );
+    }
+    deps.logger.info({ ...event, userId: user.id }, 'signed in');
     // Only now: a sign-in refused after the password stays a failure.
     deps.throttle.succeeded(body.username, ctx.ip);
     setSessionCookie(ctx, session.secret, session.expiresAt);
@@ -117,6 +140,10 @@ export function authRoutes(deps: {
       );
     await endSession(deps.knex, caller.secret);
     deps.auth?.forget(caller.secret);
+    deps.logger.info(
+      { username: caller.principal.username, userId: caller.principal.userId, ip: ctx.ip },
+      'signed out',
+    );
     clearSessionCookie(ctx);
     ctx.status = 204;
   };
