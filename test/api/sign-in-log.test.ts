@@ -1,13 +1,13 @@
 /**
- * Sign-in outcomes reach the backend log as security events (who, from where, why refused), and
- * no password ever does, not even one typed into the username field.
+ * Sign-in outcomes reach the backend log as security events (who, from where, why refused); the
+ * password field never does, nor a typed "username" that cannot be one (often a misplaced password).
  */
 import test from 'ava';
 import { pino } from 'pino';
 import { createSignInThrottle } from '../../src/auth/throttle.ts';
 import { PASSWORD, addUser, call, installedDatabase, signIn, startApp } from '../helpers/app.ts';
 
-test('sign-in, failure, throttling and sign-out are logged; passwords are not', async (t) => {
+test('sign-in, failure, throttling and sign-out are logged; the passwords sent are not', async (t) => {
   const { knex } = await installedDatabase(t);
   const id = await addUser(knex, 'ada', ['admin']);
   const lines: string[] = [];
