@@ -6,8 +6,7 @@
  */
 import { runBackend } from './backend.ts';
 import { loadConfig } from './config.ts';
-import { isWardError } from './controller/errors.ts';
-import { databaseError } from './db/connection.ts';
+import { reportFailure } from './cli/failure.ts';
 import { createLogger } from './logger.ts';
 
 // Started by `ward serve`: if the supervisor dies (even by SIGKILL), its IPC channel closes; stop
@@ -21,8 +20,11 @@ if (process.channel !== undefined) {
 try {
   await runBackend(loadConfig(), createLogger(), (line) => process.stdout.write(`${line}\n`));
 } catch (caught) {
-  const error = databaseError(caught);
-  if (!isWardError(error)) throw error;
-  process.stderr.write(`error: ${error.message}\nhint: ${error.hint}\n`);
+  const rendered = reportFailure(caught, false, {
+    json: () => undefined,
+    stderr: (text) => process.stderr.write(`${text}\n`),
+  });
+  if (rendered === null) throw caught;
+  // For the supervisor, any failure to start is exit 1, whatever the error's CLI exit code.
   process.exitCode = 1;
 }

@@ -33,16 +33,19 @@ const unauthenticated = (message: string) =>
     { headers: { 'WWW-Authenticate': 'Bearer realm="ward"' } },
   );
 
+/** Without the base module (`auth` null) nobody can sign in or be authenticated. */
+export const authUnavailable = (): ApiError =>
+  new ApiError(
+    503,
+    'auth_unavailable',
+    'sign-in is unavailable: the base module, which holds users, is not installed',
+    'run `ward modules install base`, then restart the backend',
+  );
+
 /** `auth` is null when the base module is not installed: then nobody can be authenticated. */
 export function authenticate(auth: Authenticator | null): (ctx: Context) => Promise<void> {
   return async (ctx: Context) => {
-    if (auth === null)
-      throw new ApiError(
-        503,
-        'auth_unavailable',
-        'sign-in is unavailable: the base module, which holds users, is not installed',
-        'run `ward modules install base`, then restart the backend',
-      );
+    if (auth === null) throw authUnavailable();
     const presented = presentedCredential(ctx.get('Authorization'), () => ctx.cookies.get(SESSION_COOKIE));
     if (presented.kind === 'none')
       throw unauthenticated('this route needs a signed-in user, and the request has no credential');
@@ -104,12 +107,5 @@ export function setSessionCookie(ctx: Context, secret: string, expires: Date): v
 }
 
 export function clearSessionCookie(ctx: Context): void {
-  ctx.cookies.set(SESSION_COOKIE, '', {
-    httpOnly: true,
-    sameSite: 'strict',
-    secure: ctx.secure,
-    path: '/',
-    expires: new Date(0),
-    overwrite: true,
-  });
+  setSessionCookie(ctx, '', new Date(0));
 }

@@ -17,8 +17,6 @@ export interface Authenticator {
   authenticate(secret: string): Promise<Principal | null>;
   /** Drops a credential this process just ended; the trigger's NOTIFY would, a moment later. */
   forget(secret: string): void;
-  /** The permission map every principal is resolved against: fixed for the life of the process. */
-  map: PermissionMap;
 }
 
 export function createAuthenticator(deps: {
@@ -43,7 +41,6 @@ export function createAuthenticator(deps: {
   };
 
   return {
-    map,
     forget(secret) {
       cache.delete(secretKey(secret));
     },

@@ -5,10 +5,7 @@
 import type { Knex } from 'knex';
 import type { StoredCredential } from './principal.ts';
 import type { SecretKind } from './tokens.ts';
-import { DISABLED } from './users.ts';
-
-const ROLES_OF = `array(select r.name from base_user_role ur join base_role r on r.id = ur.role_id
-                         where ur.user_id = u.id order by r.name)`;
+import { disabledSql, ROLES_OF_USER } from './users.ts';
 
 interface SessionRow {
   user_id: number;
@@ -33,7 +30,7 @@ interface TokenRow {
  * A disabled user's sessions and tokens were ended when they were disabled; this refuses any the
  * user got since, whatever path created them.
  */
-const ENABLED = 'not coalesce(starts_with(u.password_hash, ?), false)';
+const ENABLED = `not ${disabledSql('u.password_hash')}`;
 
 export async function loadCredential(
   knex: Knex,
@@ -42,10 +39,10 @@ export async function loadCredential(
 ): Promise<StoredCredential | null> {
   if (kind === 'session') {
     const { rows } = (await knex.raw(
-      `select s.user_id, u.username, ${ROLES_OF} as roles, s.csrf_secret, s.expires_at
+      `select s.user_id, u.username, ${ROLES_OF_USER} as roles, s.csrf_secret, s.expires_at
          from base_session s join base_user u on u.id = s.user_id
         where s.id_hash = ? and ${ENABLED}`,
-      [hash, DISABLED],
+      [hash],
     )) as { rows: SessionRow[] };
     const row = rows[0];
     if (row === undefined) return null;
@@ -58,12 +55,12 @@ export async function loadCredential(
     };
   }
   const { rows } = (await knex.raw(
-    `select t.id, t.name, t.user_id, u.username, ${ROLES_OF} as roles, scope.name as scope,
+    `select t.id, t.name, t.user_id, u.username, ${ROLES_OF_USER} as roles, scope.name as scope,
             t.expires_at, t.revoked_at
        from base_api_token t join base_user u on u.id = t.user_id
        left join base_role scope on scope.id = t.role_id
       where t.token_hash = ? and ${ENABLED}`,
-    [hash, DISABLED],
+    [hash],
   )) as { rows: TokenRow[] };
   const row = rows[0];
   if (row === undefined) return null;

@@ -35,6 +35,14 @@ export const DISABLED = '!';
 export const isDisabled = (passwordHash: string | null): boolean =>
   passwordHash !== null && passwordHash.startsWith(DISABLED);
 
+/** isDisabled in SQL, over a `password_hash` column (qualified as the query needs). */
+export const disabledSql = (column: string): string =>
+  `coalesce(starts_with(${column}, '${DISABLED}'), false)`;
+
+/** The names of the roles of the user in `base_user as u`, sorted: one SQL expression. */
+export const ROLES_OF_USER = `array(select r.name from base_user_role ur join base_role r on r.id = ur.role_id
+                               where ur.user_id = u.id order by r.name)`;
+
 /** Refuses, with the fix, to give a disabled user a new way in. */
 export function assertEnabled(user: UserRow): void {
   if (isDisabled(user.password_hash))
@@ -133,11 +141,8 @@ export async function listUsers(knex: Knex): Promise<UserSummary[]> {
       'u.created_at',
       'u.password_changed_at',
       knex.raw(`coalesce(u.password_hash not in ('', ?), false) as has_password`, [DISABLED]),
-      knex.raw(`coalesce(starts_with(u.password_hash, ?), false) as disabled`, [DISABLED]),
-      knex.raw(
-        `array(select r.name from base_user_role ur join base_role r on r.id = ur.role_id
-                where ur.user_id = u.id order by r.name) as roles`,
-      ),
+      knex.raw(`${disabledSql('u.password_hash')} as disabled`),
+      knex.raw(`${ROLES_OF_USER} as roles`),
     )
     .orderBy('u.username')) as Array<{
     id: number;
@@ -188,7 +193,7 @@ export async function disableUser(knex: Knex, user: UserRow): Promise<Disabled |
     // must be the one `enable` restores.
     const locked = await trx('base_user')
       .where({ id: user.id })
-      .whereRaw('not coalesce(starts_with(password_hash, ?), false)', [DISABLED])
+      .whereRaw(`not ${disabledSql('password_hash')}`)
       .update({ password_hash: trx.raw("? || coalesce(password_hash, '')", [DISABLED]) });
     if (locked === 0) return null;
     const sessionsEnded = (await trx('base_session').where({ user_id: user.id }).del()) ?? 0;
@@ -204,7 +209,7 @@ export async function disableUser(knex: Knex, user: UserRow): Promise<Disabled |
 export async function enableUser(knex: Knex, user: UserRow): Promise<boolean> {
   const unlocked = await knex('base_user')
     .where({ id: user.id })
-    .whereRaw('starts_with(password_hash, ?)', [DISABLED])
+    .whereRaw(disabledSql('password_hash'))
     .update({ password_hash: knex.raw("nullif(substr(password_hash, length(?) + 1), '')", [DISABLED]) });
   return unlocked > 0;
 }

@@ -1,8 +1,9 @@
 /**
  * How a command that failed for a reason Ward can explain ends, on the oclif and the lean path
- * alike: a WardError, or a driver error that databaseError turns into one, prints its message and
- * hint on stderr (with --json, the error object on stdout, for scripts) and sets the exit code.
- * Anything else is a bug, which the caller leaves to oclif so that its stack trace is printed.
+ * alike, and the backend's own entry point too: a WardError, or a driver error that databaseError
+ * turns into one, prints its message and hint on stderr (with --json, the error object on stdout,
+ * for scripts) and sets the exit code. Anything else is a bug, which the caller leaves to oclif (or
+ * rethrows) so that its stack trace is printed.
  */
 import { isWardError } from '../controller/errors.ts';
 import { databaseError } from '../db/connection.ts';

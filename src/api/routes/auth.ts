@@ -10,7 +10,7 @@ import { checkPassword, createSession, endSession } from '../../auth/sessions.ts
 import { USERNAME } from '../../auth/names.ts';
 import type { SignInRefusal, SignInThrottle } from '../../auth/throttle.ts';
 import type { Logger } from '../../logger.ts';
-import { callerOf, clearSessionCookie, setSessionCookie } from '../auth-middleware.ts';
+import { authUnavailable, callerOf, clearSessionCookie, setSessionCookie } from '../auth-middleware.ts';
 import { ApiError } from '../errors.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute } from '../route.ts';
@@ -85,13 +85,7 @@ export function authRoutes(deps: {
   logger: Logger;
 }): ApiRoute[] {
   const login = async (ctx: Context) => {
-    if (deps.auth === null)
-      throw new ApiError(
-        503,
-        'auth_unavailable',
-        'sign-in is unavailable: the base module, which holds users, is not installed',
-        'run `ward modules install base`, then restart the backend',
-      );
+    if (deps.auth === null) throw authUnavailable();
     const body = ctx.request.body as LoginBody;
     // Before the password: a refused attempt must cost no scrypt work and say nothing about it.
     const decision = deps.throttle.attempt(body.username, ctx.ip);
@@ -120,7 +114,6 @@ export function authRoutes(deps: {
     // Only now: a sign-in refused after the password stays a failure.
     deps.throttle.succeeded(body.username, ctx.ip);
     setSessionCookie(ctx, session.secret, session.expiresAt);
-    ctx.set('Cache-Control', 'no-store');
     ctx.body = {
       token: session.secret,
       csrfToken: session.csrfSecret,

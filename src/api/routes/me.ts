@@ -35,7 +35,6 @@ export function meRoutes(deps: { map: PermissionMap }): ApiRoute[] {
   const me = async (ctx: Context) => {
     const { principal, source } = callerOf(ctx);
     const { credential } = principal;
-    ctx.set('Cache-Control', 'no-store');
     ctx.body = {
       user: { id: principal.userId, username: principal.username },
       roles: principal.activeRoles,
