@@ -4,6 +4,7 @@
  * pool while still holding the lock, or the lock could be taken twice on one session.
  */
 import pg from 'pg';
+import { connectionSettings } from './connection.ts';
 
 /** Advisory lock keys Ward uses. One constant per lock so two features never share one by accident. */
 export const LOCK_KEYS = {
@@ -14,7 +15,7 @@ export const LOCK_KEYS = {
 } as const;
 
 export async function withAdvisoryLock<T>(url: string, key: number, work: () => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, application_name: 'ward-lock' });
+  const client = new pg.Client({ ...connectionSettings(url), application_name: 'ward-lock' });
   await client.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [key]);

@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from '../logger.ts';
+import { connectionSettings } from './connection.ts';
 
 const CHANNEL = 'ward_restart';
 const APPLICATION_PREFIX = 'ward-backend:';
@@ -30,9 +31,21 @@ export async function listenForRestart(
   let client: pg.Client | null = null;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
+  // Until closed, a lost connection is retried, and so is every retry that fails in turn.
+  const reconnectLater = (): void => {
+    if (closed) return;
+    retry = setTimeout(
+      () =>
+        void connect().catch((error: unknown) => {
+          logger.warn({ err: error }, 'restart listener could not reconnect; trying again');
+          reconnectLater();
+        }),
+      RECONNECT_MS,
+    );
+  };
   const connect = async (): Promise<void> => {
     const next = new pg.Client({
-      connectionString: url,
+      ...connectionSettings(url),
       application_name: `${APPLICATION_PREFIX}${process.pid}`,
     });
     next.on('notification', (message) => {
@@ -41,7 +54,7 @@ export async function listenForRestart(
     next.on('error', (error) => {
       logger.warn({ err: error }, 'restart listener lost its database connection; reconnecting');
       void next.end().catch(() => undefined);
-      if (!closed) retry = setTimeout(() => void connect().catch(() => undefined), RECONNECT_MS);
+      reconnectLater();
     });
     await next.connect();
     await next.query(`LISTEN ${CHANNEL}`);
