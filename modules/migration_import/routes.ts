@@ -8,11 +8,11 @@ import type { ModuleRoutes } from '../../src/api/module-routes.ts';
 import { documentMaxBytes } from '../documents/lib/config.ts';
 import { pageRequest } from '../patients/lib/page.ts';
 import { createJob } from './lib/http/create-job.ts';
-import { cannotExecute, cannotValidate, jobNotFound } from './lib/http/errors.ts';
-import { jobId, sampleSize, severityFilter, stateFilter } from './lib/http/params.ts';
+import { cannotExecute, cannotValidate } from './lib/http/errors.ts';
+import { foundJob, jobId, sampleSize, severityFilter, stateFilter } from './lib/http/params.ts';
 import { uploadBinary } from './lib/http/upload-binary.ts';
 import { jobView } from './lib/jobs/job-row.ts';
-import { getJob, listJobs } from './lib/jobs/job-store.ts';
+import { listJobs } from './lib/jobs/job-store.ts';
 import { previewJob } from './lib/jobs/preview-run.ts';
 import { JobRunner } from './lib/jobs/runner.ts';
 import { importSettings } from './lib/jobs/settings.ts';
@@ -29,11 +29,6 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module }) => {
   const mount = `/api/v1/${module}`;
   const runner = new JobRunner({ knex, storageDir, logger, settings });
   runner.startSweeper();
-  const found = async (id: number) => {
-    const job = await getJob(knex, id);
-    if (job === undefined) throw jobNotFound(id);
-    return job;
-  };
   return [
     {
       method: 'GET',
@@ -50,7 +45,7 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module }) => {
       permission: READ,
       summary: 'One job: state, counts, progress, results',
       handler: async (ctx) => {
-        ctx.body = jobView(await found(jobId(ctx)));
+        ctx.body = jobView(await foundJob(knex, jobId(ctx)));
       },
     },
     {
@@ -59,7 +54,7 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module }) => {
       permission: READ,
       summary: "A job's warnings in source order: ?severity=error|warning|info, ?limit, ?cursor or ?offset",
       handler: async (ctx) => {
-        const job = await found(jobId(ctx));
+        const job = await foundJob(knex, jobId(ctx));
         const severity = severityFilter(ctx);
         ctx.body = await listWarnings(knex, job.id, pageRequest(ctx, WARNING_SORT_KEY), severity);
       },
@@ -71,7 +66,7 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module }) => {
       summary:
         'What execute would do now (counts to create, update, skip; first rows before and after); changes nothing',
       handler: async (ctx) => {
-        const job = await found(jobId(ctx));
+        const job = await foundJob(knex, jobId(ctx));
         const preview = await previewJob(
           { knex, storageDir, batchSize: settings.batchSize },
           job,
@@ -96,7 +91,7 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module }) => {
       handler: async (ctx) => {
         const id = jobId(ctx);
         const claimed = await runner.validate(id);
-        if (claimed === undefined) throw cannotValidate(await found(id));
+        if (claimed === undefined) throw cannotValidate(await foundJob(knex, id));
         ctx.status = 202;
         ctx.set('Location', `${mount}/jobs/${id}`);
         ctx.body = jobView(claimed);
@@ -110,7 +105,7 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module }) => {
       handler: async (ctx) => {
         const id = jobId(ctx);
         const claimed = await runner.execute(id);
-        if (claimed === undefined) throw cannotExecute(await found(id));
+        if (claimed === undefined) throw cannotExecute(await foundJob(knex, id));
         ctx.status = 202;
         ctx.set('Location', `${mount}/jobs/${id}`);
         ctx.body = { ...jobView(claimed.row), resumed: claimed.resumed };

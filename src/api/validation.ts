@@ -32,6 +32,20 @@ export function createAjv(): Ajv {
   return configureAjv(new WardAjv(AJV_OPTIONS));
 }
 
+/**
+ * The 422 of a body that is wrong at `pointer` (a JSON pointer), whether the schema check found it
+ * or a module's own check (one JSON Schema cannot express, or a database constraint).
+ */
+export function invalidBody(pointer: string, message: string, cause?: unknown): ApiError {
+  return new ApiError(
+    422,
+    'invalid_body',
+    `the request body is invalid at ${pointer}: ${message}`,
+    'fix that field and send it again (GET /api/v1/openapi.json has the schema)',
+    { cause },
+  );
+}
+
 /** Throws at start-up when the schema itself is broken, so a module author learns it then. */
 export function compileBody(ajv: Ajv, schema: object): BodyValidator {
   const validate: ValidateFunction = ajv.compile(schema);
@@ -47,11 +61,6 @@ export function compileBody(ajv: Ajv, schema: object): BodyValidator {
     const [first] = validate.errors ?? [];
     const problem =
       first === undefined ? { path: '/', message: 'does not match the schema' } : schemaErrorProblem(first);
-    throw new ApiError(
-      422,
-      'invalid_body',
-      `the request body is invalid at ${problem.path}: ${problem.message}`,
-      'fix that field and send it again (GET /api/v1/openapi.json has the schema)',
-    );
+    throw invalidBody(problem.path, problem.message);
   };
 }

@@ -5,12 +5,9 @@
  */
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
-import { createAjv } from '../../../src/api/validation.ts';
+import { isInstant } from '../../patients/lib/page.ts';
 import { invalidQuery, parseId, queryText } from '../../patients/lib/request.ts';
 import { statusCodes, type AppointmentFilter } from './queries.ts';
-
-/** The rule the bodies' startAt and endAt follow (RFC 3339 with its offset, real days and hours). */
-const isInstant = createAjv().compile({ type: 'string', format: 'date-time' });
 
 function instant(ctx: Context, parameter: string): string | undefined {
   const text = queryText(ctx, parameter);

@@ -4,9 +4,9 @@
  */
 import type { Knex } from 'knex';
 import type { ApiError } from '../../../src/api/errors.ts';
+import { invalidBody } from '../../../src/api/validation.ts';
 import { constraintError } from '../../patients/lib/db-errors.ts';
 import { toPage, type KeyKind, type Page, type PageRequest } from '../../patients/lib/page.ts';
-import { invalidBody } from '../../patients/lib/request.ts';
 import {
   COLUMNS,
   presentAppointment,

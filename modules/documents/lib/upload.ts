@@ -62,8 +62,11 @@ function contentType(ctx: Context): string {
   return value;
 }
 
-/** Refuses compressed bodies: Ward would store the compressed bytes under the wrong type. */
-export function uploadMeta(ctx: Context): UploadMeta {
+/**
+ * Uploads are kept byte for byte: a compressed body would be stored compressed, under the wrong
+ * type. Shared with migration_import's uploads.
+ */
+export function refuseEncoded(ctx: Context): void {
   const encoding = ctx.get('Content-Encoding').toLowerCase();
   if (encoding !== '' && encoding !== 'identity')
     throw new ApiError(
@@ -72,6 +75,11 @@ export function uploadMeta(ctx: Context): UploadMeta {
       `uploads are stored as sent, so they cannot be ${encoding}-encoded`,
       'send the file uncompressed (without Content-Encoding)',
     );
+}
+
+/** Refuses compressed bodies (`refuseEncoded`) before reading anything else. */
+export function uploadMeta(ctx: Context): UploadMeta {
+  refuseEncoded(ctx);
   const sha256 = ctx.get('X-Content-SHA256');
   return {
     title: title(ctx),

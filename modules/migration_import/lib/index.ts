@@ -25,7 +25,7 @@ export type {
   SourceRecordItem,
   WarningItem,
 } from './records.ts';
-export { APPOINTMENT_STATUSES, RECORD_KINDS } from './records.ts';
+export { APPOINTMENT_STATUSES } from './records.ts';
 export { IMPORT_FORMATS, importItems, isImportFormat, readImport, sourceFields } from './formats.ts';
 export type { ImportFormat } from './formats.ts';
 export { ImportValidator, validateImport } from './validate.ts';

@@ -72,7 +72,6 @@ export interface ImportDocument {
 }
 
 export type RecordKind = 'patient' | 'appointment' | 'document';
-export const RECORD_KINDS: readonly RecordKind[] = ['patient', 'appointment', 'document'];
 
 export interface RecordOf {
   patient: ImportPatient;

@@ -38,8 +38,11 @@ function integer(ctx: Context, parameter: string, min: number, max: number): num
   return value;
 }
 
-/** As PostgreSQL writes a timestamptz in JSON; Date.parse would let "February 30" through to it. */
-const isInstant = createAjv().compile({ type: 'string', format: 'date-time' });
+/**
+ * An RFC 3339 date-time with its offset, real days and hours: as PostgreSQL writes a timestamptz in
+ * JSON, and as bodies' date-times are checked. Date.parse would let "February 30" through.
+ */
+export const isInstant = createAjv().compile({ type: 'string', format: 'date-time' });
 
 const fits = (kind: KeyKind, value: unknown): value is Key =>
   kind === 'integer'

@@ -48,14 +48,3 @@ export function queryText(ctx: Context, parameter: string): string | undefined {
   if (Array.isArray(value)) throw invalidQuery(parameter, 'is given more than once');
   return value === undefined || value === '' ? undefined : value;
 }
-
-/** A body that fails a check JSON Schema cannot express: same code and wording as Ward's schema check. */
-export function invalidBody(pointer: string, message: string, cause?: unknown): ApiError {
-  return new ApiError(
-    422,
-    'invalid_body',
-    `the request body is invalid at ${pointer}: ${message}`,
-    'fix that field and send it again (GET /api/v1/openapi.json has the schema)',
-    { cause },
-  );
-}

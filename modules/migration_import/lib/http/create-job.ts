@@ -8,10 +8,11 @@ import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import { ApiError } from '../../../../src/api/errors.ts';
 import { callerOf } from '../../../../src/api/auth-middleware.ts';
+import { refuseEncoded } from '../../../documents/lib/upload.ts';
 import { jobView } from '../jobs/job-row.ts';
 import { insertJob } from '../jobs/job-store.ts';
 import { receiveSource, TooLarge, type ReceivedFile } from '../jobs/source-file.ts';
-import { refuseEncoded, sourceParams } from './params.ts';
+import { sourceParams } from './params.ts';
 
 const tooLarge = (limit: number) =>
   new ApiError(

@@ -3,8 +3,10 @@ import { ApiError } from '../../../../src/api/errors.ts';
 import { notFound } from '../../../patients/lib/request.ts';
 import type { JobRow } from '../jobs/job-row.ts';
 
-export const jobNotFound = (id: number | string | undefined): ApiError =>
-  notFound('migration_import job', id);
+/** What a 404 calls a job. */
+export const JOB = 'migration_import job';
+
+export const jobNotFound = (id: number | string | undefined): ApiError => notFound(JOB, id);
 
 const busy = (job: JobRow) =>
   new ApiError(

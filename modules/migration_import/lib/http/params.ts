@@ -1,16 +1,19 @@
 /** Query parameters of the module's routes: the job id, list filters, and what a new job's source is. */
+import type { Knex } from 'knex';
 import type { Context } from 'koa';
-import { ApiError } from '../../../../src/api/errors.ts';
-import { invalidQuery, parseId, queryText } from '../../../patients/lib/request.ts';
+import { idParam, invalidQuery, queryText } from '../../../patients/lib/request.ts';
 import { IMPORT_FORMATS, isImportFormat, type ImportFormat, type Severity } from '../index.ts';
-import { JOB_STATES, type JobState } from '../jobs/job-row.ts';
-import { jobNotFound } from './errors.ts';
+import { JOB_STATES, type JobRow, type JobState } from '../jobs/job-row.ts';
+import { getJob } from '../jobs/job-store.ts';
+import { JOB, jobNotFound } from './errors.ts';
 
-export function jobId(ctx: Context): number {
-  const text = (ctx.params as Record<string, string | undefined>).id;
-  const id = parseId(text);
-  if (id === null) throw jobNotFound(text);
-  return id;
+export const jobId = (ctx: Context): number => idParam(ctx, 'id', JOB);
+
+/** The job `id` names, or 404. */
+export async function foundJob(knex: Knex, id: number): Promise<JobRow> {
+  const job = await getJob(knex, id);
+  if (job === undefined) throw jobNotFound(id);
+  return job;
 }
 
 function oneOf<T extends string>(ctx: Context, parameter: string, allowed: readonly T[]): T | undefined {
@@ -57,16 +60,4 @@ export function sourceParams(ctx: Context): SourceParams {
       `${sourceSystem === undefined ? 'is missing' : `is ${JSON.stringify(sourceSystem)}`}; name the old system with 1 to 63 letters, digits, _ . : or -, starting with a letter or digit (for example oldclinic)`,
     );
   return { format, sourceSystem };
-}
-
-/** Uploads are kept byte for byte: a compressed body would be stored compressed. */
-export function refuseEncoded(ctx: Context): void {
-  const encoding = ctx.get('Content-Encoding').toLowerCase();
-  if (encoding !== '' && encoding !== 'identity')
-    throw new ApiError(
-      415,
-      'unsupported_media_type',
-      `uploads are stored as sent, so they cannot be ${encoding}-encoded`,
-      'send the file uncompressed (without Content-Encoding)',
-    );
 }

@@ -11,10 +11,9 @@ import { callerOf } from '../../../../src/api/auth-middleware.ts';
 import { ApiError } from '../../../../src/api/errors.ts';
 import { invalidQuery, queryText } from '../../../patients/lib/request.ts';
 import { tooLarge } from '../../../documents/lib/blob-store.ts';
+import { refuseEncoded } from '../../../documents/lib/upload.ts';
 import { binaryView, findBinary, storeBinary } from '../jobs/binary-store.ts';
-import { getJob } from '../jobs/job-store.ts';
-import { jobNotFound } from './errors.ts';
-import { jobId, refuseEncoded } from './params.ts';
+import { foundJob, jobId } from './params.ts';
 
 const SHA256 = /^[0-9a-fA-F]{64}$/;
 const MAX_REF = 1024;
@@ -56,8 +55,7 @@ export async function uploadBinary(
   deps: { knex: Knex; storageDir: string; maxBytes: number },
 ): Promise<void> {
   const id = jobId(ctx);
-  const job = await getJob(deps.knex, id);
-  if (job === undefined) throw jobNotFound(id);
+  await foundJob(deps.knex, id);
   const ref = reference(ctx);
   const sha256 = declaredSha256(ctx);
   refuseEncoded(ctx);

@@ -53,9 +53,9 @@ export async function storeBinary(
   body: Readable,
   upload: Upload,
   maxBytes: number,
-): Promise<{ row: BinaryRow; inserted: boolean; storedBytes: boolean }> {
+): Promise<{ row: BinaryRow; inserted: boolean }> {
   // SHA-1 besides the store's SHA-256: FHIR attachments declare a SHA-1, which execute checks.
-  const meter = new Meter(Number.MAX_SAFE_INTEGER);
+  const meter = new Meter(Number.MAX_SAFE_INTEGER, ['sha1']);
   const hashed = pipeline(body, meter, () => undefined);
   const stored = await putBlob(storageDir, hashed, { maxBytes, expectedSha256: upload.sha256 });
   const [row] = (await knex(BINARIES)
@@ -71,10 +71,6 @@ export async function storeBinary(
     .onConflict(['job_id', 'ref'])
     .ignore()
     .returning('*')) as BinaryRow[];
-  if (row !== undefined) return { row, inserted: true, storedBytes: stored.created };
-  return {
-    row: (await findBinary(knex, upload.jobId, upload.ref))!,
-    inserted: false,
-    storedBytes: stored.created,
-  };
+  if (row !== undefined) return { row, inserted: true };
+  return { row: (await findBinary(knex, upload.jobId, upload.ref))!, inserted: false };
 }

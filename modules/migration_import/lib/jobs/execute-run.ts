@@ -14,7 +14,7 @@ import { importCrashSwitch, type ImportCrash } from './crash.ts';
 import { emptyResults, type JobRow, type JobState, type Results } from './job-row.ts';
 import { failure, type Scope } from './kinds/types.ts';
 import type { Lease } from './lease.ts';
-import { appointmentStatuses, readAhead, sourceRecords } from './records.ts';
+import { readAhead, runScope, sourceRecords } from './records.ts';
 import { deleteWarnings, insertWarnings } from './warning-store.ts';
 
 export interface ExecuteDeps {
@@ -98,12 +98,7 @@ export function finalState(results: Results): { state: JobState; error: string |
 export async function executeRun(deps: ExecuteDeps, job: JobRow, lease: Lease): Promise<void> {
   const { knex } = deps;
   const crash = deps.crash ?? importCrashSwitch();
-  const scope: Scope = {
-    jobId: job.id,
-    sourceSystem: job.source_system,
-    statuses: await appointmentStatuses(knex),
-    mode: 'execute',
-  };
+  const scope = await runScope(knex, job, 'execute');
   const checkpoint = new Checkpoint(job);
   // A fresh run replaces the previous run's row errors; a resumed one keeps its own.
   if (checkpoint.done === 0) await deleteWarnings(knex, lease, 'execute');

@@ -8,8 +8,7 @@ import type { Knex } from 'knex';
 import { PreviewBuilder, inBatches, type Preview } from '../index.ts';
 import { planBatch } from './batch-writer.ts';
 import type { JobRow } from './job-row.ts';
-import type { Scope } from './kinds/types.ts';
-import { appointmentStatuses, sourceRecords } from './records.ts';
+import { runScope, sourceRecords } from './records.ts';
 import { knownPatients } from './source-map.ts';
 import type { StoredWarning } from './warning-store.ts';
 
@@ -24,12 +23,7 @@ export async function previewJob(
   sampleSize: number,
 ): Promise<PreviewResult> {
   const { knex } = deps;
-  const scope: Scope = {
-    jobId: job.id,
-    sourceSystem: job.source_system,
-    statuses: await appointmentStatuses(knex),
-    mode: 'preview',
-  };
+  const scope = await runScope(knex, job, 'preview');
   const builder = new PreviewBuilder(sampleSize);
   const failures = { count: 0, samples: [] as StoredWarning[] };
   const records = sourceRecords(deps.storageDir, job, {

@@ -3,7 +3,10 @@
  * validated on the way, warnings dropped (validation recorded them), the first `skip` passed over.
  */
 import type { Knex } from 'knex';
+import { statusCodes } from '../../../appointments/lib/queries.ts';
 import { importItems, type ImportFormat, type ImportRecordItem, type ValidateOptions } from '../index.ts';
+import type { JobRow } from './job-row.ts';
+import type { Scope } from './kinds/types.ts';
 import { openSource } from './source-file.ts';
 
 export async function* sourceRecords(
@@ -21,7 +24,17 @@ export async function* sourceRecords(
 
 /** Codes Ward accepts in `appointments_status`, read once per run. */
 export async function appointmentStatuses(knex: Knex): Promise<Set<string>> {
-  return new Set((await knex('appointments_status').pluck('code')) as string[]);
+  return new Set(await statusCodes(knex));
+}
+
+/** What the kinds' planners and writers need of a run: the same for execute and preview but its mode. */
+export async function runScope(knex: Knex, job: JobRow, mode: Scope['mode']): Promise<Scope> {
+  return {
+    jobId: job.id,
+    sourceSystem: job.source_system,
+    statuses: await appointmentStatuses(knex),
+    mode,
+  };
 }
 
 /**

@@ -4,7 +4,7 @@
  * to a temporary file in the same directory (size-limited, hashed on the way), and renamed to its
  * job's name only inside the transaction that creates the job, so a failed upload leaves no job.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -29,16 +29,21 @@ export class TooLarge extends Error {
   }
 }
 
-/** Counts and hashes the bytes passing through, and fails the stream once they pass `limit`. */
-export class Meter extends Transform {
+export type Digest = 'sha256' | 'sha1';
+
+/**
+ * Counts the bytes passing through, hashes them with the `algorithms` asked for (each costs a pass
+ * over every byte), and fails the stream once they pass `limit`.
+ */
+export class Meter<D extends Digest> extends Transform {
   bytes = 0;
-  readonly #sha256 = createHash('sha256');
-  readonly #sha1 = createHash('sha1');
+  readonly #hashes: ReadonlyArray<[D, Hash]>;
   readonly #limit: number;
 
-  constructor(limit: number) {
+  constructor(limit: number, algorithms: readonly D[]) {
     super();
     this.#limit = limit;
+    this.#hashes = algorithms.map((algorithm) => [algorithm, createHash(algorithm)]);
   }
 
   override _transform(
@@ -48,13 +53,15 @@ export class Meter extends Transform {
   ) {
     this.bytes += chunk.length;
     if (this.bytes > this.#limit) return done(new TooLarge(this.#limit));
-    this.#sha256.update(chunk);
-    this.#sha1.update(chunk);
+    for (const [, hash] of this.#hashes) hash.update(chunk);
     done(null, chunk);
   }
 
-  digests(): { sha256: string; sha1: string } {
-    return { sha256: this.#sha256.digest('hex'), sha1: this.#sha1.digest('hex') };
+  /** Lower-case hex, by algorithm. */
+  digests(): Record<D, string> {
+    return Object.fromEntries(
+      this.#hashes.map(([algorithm, hash]) => [algorithm, hash.digest('hex')]),
+    ) as Record<D, string>;
   }
 }
 
@@ -75,7 +82,7 @@ export async function receiveSource(
   const dir = sourcesDir(storageDir);
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, `.incoming-${randomBytes(8).toString('hex')}`);
-  const meter = new Meter(limit);
+  const meter = new Meter(limit, ['sha256']);
   try {
     await pipeline(body, meter, createWriteStream(file, { flags: 'wx' }));
   } catch (error) {

@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import { planItem } from '../../index.ts';
 import type { ImportRecordItem, Values } from '../../index.ts';
 import type { StoredWarning } from '../warning-store.ts';
-import { mappedPatientRecords } from './references.ts';
+import { mappedPatientRecords, unknownPatient } from './references.ts';
 import { writeSequenced } from './sequenced.ts';
 import type { TableSpec } from './sql.ts';
 import { failure, type KindOutcome, type KindPlan, type Planned, type Scope } from './types.ts';
@@ -78,15 +78,9 @@ export async function planAppointments(
       );
       continue;
     }
-    if (patientId === null && scope.mode === 'execute') {
-      failures.push(
-        failure(
-          item,
-          'patientSourceId',
-          'unknown_patient',
-          `patient ${JSON.stringify(record.patientSourceId)} has not been imported from ${scope.sourceSystem} (did its row fail?); import the patient, then execute the job again`,
-        ),
-      );
+    const unmapped = unknownPatient(scope, item, patientId);
+    if (unmapped !== null) {
+      failures.push(unmapped);
       continue;
     }
     const row = existing(record.sourceId);

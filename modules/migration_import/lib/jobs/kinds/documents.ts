@@ -9,7 +9,7 @@ import { planItem } from '../../index.ts';
 import type { ImportDocument, ImportRecordItem, Values } from '../../index.ts';
 import type { StoredWarning } from '../warning-store.ts';
 import { BINARIES, type BinaryRow } from '../binary-store.ts';
-import { mappedPatientRecords } from './references.ts';
+import { mappedPatientRecords, unknownPatient } from './references.ts';
 import { writeSequenced } from './sequenced.ts';
 import type { TableSpec } from './sql.ts';
 import { failure, type KindOutcome, type KindPlan, type Planned, type Scope } from './types.ts';
@@ -102,15 +102,9 @@ export async function planDocuments(
       continue;
     }
     const patientId = refs.wardId(record.patientSourceId) ?? null;
-    if (patientId === null && scope.mode === 'execute') {
-      failures.push(
-        failure(
-          item,
-          'patientSourceId',
-          'unknown_patient',
-          `patient ${JSON.stringify(record.patientSourceId)} has not been imported from ${scope.sourceSystem} (did its row fail?); import the patient, then execute the job again`,
-        ),
-      );
+    const unmapped = unknownPatient(scope, item, patientId);
+    if (unmapped !== null) {
+      failures.push(unmapped);
       continue;
     }
     const incoming = { ...item, record: { ...record, sha256: binary.sha256, size: Number(binary.size) } };

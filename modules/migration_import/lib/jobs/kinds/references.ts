@@ -4,7 +4,8 @@
  */
 import type { Knex } from 'knex';
 import { sourceIds, wardIds } from '../source-map.ts';
-import type { Scope } from './types.ts';
+import type { StoredWarning } from '../warning-store.ts';
+import { failure, type Scope } from './types.ts';
 
 type Db = Knex | Knex.Transaction;
 
@@ -59,4 +60,22 @@ export async function mappedPatientRecords<Row extends { id: number; patient_id:
     rows.map((row) => row.patient_id),
   );
   return { existing: (sourceId) => byId.get(mapped.get(sourceId) ?? -1), refs };
+}
+
+/**
+ * Why a record whose patient has no Ward row (`patientId` null) cannot be written, or null when
+ * it can: execute refuses it; a preview lets it through, its patient being earlier in the source.
+ */
+export function unknownPatient(
+  scope: Scope,
+  item: { row: number; record: { patientSourceId: string } },
+  patientId: number | null,
+): StoredWarning | null {
+  if (patientId !== null || scope.mode !== 'execute') return null;
+  return failure(
+    item,
+    'patientSourceId',
+    'unknown_patient',
+    `patient ${JSON.stringify(item.record.patientSourceId)} has not been imported from ${scope.sourceSystem} (did its row fail?); import the patient, then execute the job again`,
+  );
 }
