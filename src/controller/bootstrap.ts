@@ -31,14 +31,12 @@ export function assertNoOrphans(inventory: Inventory, rows: readonly ModuleRow[]
 /** Throws the start-up failure when installed modules lost tables; returns quietly otherwise. */
 export function assertTablesPresent(missing: readonly MissingTable[]): void {
   if (missing.length === 0) return;
-  const byModule = new Map<string, string[]>();
-  for (const { module_name, table_name } of missing)
-    byModule.set(module_name, [...(byModule.get(module_name) ?? []), table_name]);
+  const byModule = Map.groupBy(missing, (table) => table.module_name);
   throw new WardError(
     'tables_missing',
     [
       'installed modules whose tables are gone from the database:',
-      ...[...byModule].map(([module, tables]) => `${module}: ${tables.join(', ')}`),
+      ...[...byModule].map(([module, tables]) => `${module}: ${tables.map((t) => t.table_name).join(', ')}`),
     ].join('\n'),
     'the database no longer matches what Ward recorded (restored in part, or changed by hand): restore it from a backup; Ward will not start on it',
   );

@@ -38,13 +38,13 @@ export async function discover(options: DiscoverOptions): Promise<Inventory> {
       dirs.map((dir): Candidate => ({ dir, category: 'community' })),
     ),
   ]);
-  const copiesByName = new Map<string, DiskModule[]>();
+  const found: DiskModule[] = [];
   for (const loaded of await Promise.all(candidates.flat().map(loadModuleDir))) {
     if (loaded === null) continue;
     if ('problems' in loaded) problems.push(...loaded.problems);
-    else
-      copiesByName.set(loaded.module.name, [...(copiesByName.get(loaded.module.name) ?? []), loaded.module]);
+    else found.push(loaded.module);
   }
+  const copiesByName = Map.groupBy(found, (module) => module.name);
   const modules = new Map<string, DiskModule>();
   // Code-unit order, as everywhere in Ward: the same on every machine whatever its locale, and
   // localeCompare would first load ICU's collator, ~4 ms of a ~60 ms `ward modules list`.

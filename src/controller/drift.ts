@@ -3,6 +3,7 @@
  * backend applies module changes only at start-up, so drift is what the next restart (or an
  * operator's `ward modules upgrade`) will have to deal with; the backend reports it, never acts.
  */
+import { byName } from './graph.ts';
 import type { Inventory } from './types.ts';
 
 export type DriftChange = 'added' | 'removed' | 'version_changed' | 'manifest_error';
@@ -40,5 +41,5 @@ export function diffInventories(started: Inventory, now: Inventory): DriftEntry[
           },
     );
   }
-  return drift.sort((a, b) => (a.module < b.module ? -1 : a.module > b.module ? 1 : 0));
+  return drift.sort((a, b) => byName(a.module, b.module));
 }

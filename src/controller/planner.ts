@@ -15,6 +15,7 @@ import type {
   Inventory,
   ModuleRow,
   ModuleState,
+  Plan,
   PlanResult,
   Reason,
   Refusal,
@@ -43,6 +44,11 @@ export function plan(inventory: Inventory, rows: readonly ModuleRow[], request: 
     case 'reconcile':
       return { ok: true, plan: planReconcile(world) };
   }
+}
+
+/** The restart-time plan: the `reconcile` request, which is never refused, as a plain Plan. */
+export function planPending(inventory: Inventory, rows: readonly ModuleRow[]): Plan {
+  return planReconcile(createWorld(inventory, rows));
 }
 
 const refuse = (refusal: Refusal): PlanResult => ({ ok: false, refusal });

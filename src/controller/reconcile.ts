@@ -14,8 +14,7 @@ import type { Logger } from '../logger.ts';
 import type { ApplyReport } from './apply.ts';
 import { assertNoOrphans, assertTablesPresent } from './bootstrap.ts';
 import { discover } from './discover.ts';
-import { plan } from './planner.ts';
-import { refusalToError } from './refusals.ts';
+import { planPending } from './planner.ts';
 import { freeKnexLock } from './steps/migrate.ts';
 import type { Inventory, Plan } from './types.ts';
 
@@ -42,30 +41,31 @@ export async function reconcile(
       const applied = await migrateCore(knex);
       if (applied.length > 0) logger.info({ applied }, 'core schema migrated');
     }
-    const inventory = await discovering;
+    // On the one pooled connection, while the disk is still being read.
     const rows = await readModuleRows(knex);
+    const missingTables = await missingModuleTables(knex);
+    const inventory = await discovering;
     assertNoOrphans(inventory, rows);
-    assertTablesPresent(await missingModuleTables(knex));
-    const result = plan(inventory, rows, { kind: 'reconcile' });
-    if (!result.ok) throw refusalToError(result.refusal);
+    assertTablesPresent(missingTables);
+    const pending = planPending(inventory, rows);
     const runId = randomUUID();
-    if (result.plan.actions.length > 0 || result.plan.blocked.length > 0)
+    const nothingToDo = pending.actions.length === 0 && pending.blocked.length === 0;
+    if (!nothingToDo)
       logger.info(
         {
           runId,
-          actions: result.plan.actions.map((action) => `${action.kind} ${action.module}`),
-          blocked: result.plan.blocked.map((blocked) => blocked.module),
+          actions: pending.actions.map((action) => `${action.kind} ${action.module}`),
+          blocked: pending.blocked.map((blocked) => blocked.module),
         },
         'applying the module plan',
       );
     // The applier and its steps are a sizeable module graph that a start with nothing pending
     // never uses (an empty plan makes no query and no log entry).
-    const report: ApplyReport =
-      result.plan.actions.length === 0 && result.plan.blocked.length === 0
-        ? { applied: [], failed: [], skipped: [] }
-        : await (
-            await import('./apply.ts')
-          ).applyPlan({ knex, inventory, storageDir: config.storageDir, logger, runId }, result.plan);
-    return { ...report, plan: result.plan, inventory, runId };
+    const report: ApplyReport = nothingToDo
+      ? { applied: [], failed: [], skipped: [] }
+      : await (
+          await import('./apply.ts')
+        ).applyPlan({ knex, inventory, storageDir: config.storageDir, logger, runId }, pending);
+    return { ...report, plan: pending, inventory, runId };
   });
 }

@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import { LOCK_KEYS } from '../db/lock.ts';
 import { readModuleRows, recordDesiredState, recordOrphaned } from '../db/modules.ts';
 import { decideOrphan } from './orphan.ts';
-import { plan } from './planner.ts';
+import { plan, planPending } from './planner.ts';
 import { refusalToError } from './refusals.ts';
 import type { Inventory, Plan, Request } from './types.ts';
 
@@ -34,9 +34,7 @@ export async function schedule(
 
 /** The plan the next restart would apply, read without locking anything. */
 export async function pendingPlan(knex: Knex, inventory: Inventory): Promise<Plan> {
-  const result = plan(inventory, await readModuleRows(knex), { kind: 'reconcile' });
-  if (!result.ok) throw refusalToError(result.refusal);
-  return result.plan;
+  return planPending(inventory, await readModuleRows(knex));
 }
 
 export async function orphan(

@@ -36,11 +36,10 @@ export interface World {
 }
 
 export function createWorld(inventory: Inventory, rows: readonly ModuleRow[]): World {
-  const problems = new Map<string, ManifestProblem[]>();
-  for (const problem of inventory.problems) {
-    if (problem.module === null) continue;
-    problems.set(problem.module, [...(problems.get(problem.module) ?? []), problem]);
-  }
+  const problems = Map.groupBy(
+    inventory.problems.filter((problem) => problem.module !== null),
+    (problem) => problem.module as string,
+  );
   const rowsByName = new Map(rows.map((row) => [row.name, row]));
   const dependsCache = new Map<string, string[]>();
   const depends = (name: string): string[] => {

@@ -1,7 +1,9 @@
 /**
  * The order a data-only backup lists its tables in: every table after the tables its foreign keys
  * point to, so a restore with ordinary constraint checks never inserts a child before its parent.
+ * Ties go by name in code-unit order (byName), so the result never depends on the machine's locale.
  */
+import { byName } from '../graph.ts';
 
 export interface ForeignKeyEdge {
   /** The referencing table. */
@@ -18,9 +20,6 @@ export interface TableOrder {
    */
   cyclic: boolean;
 }
-
-/** Code-unit order, so the result never depends on the machine's locale. */
-const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * Kahn's algorithm with ties broken by name, so the same tables always give the same file. When
