@@ -10,17 +10,13 @@
  * so the developer's own database under storage/ is never touched.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import knexFactory from 'knex';
-import pg from 'pg';
-import { ROOT } from '../src/config.ts';
 import { restoreBackup } from '../src/controller/restore.ts';
 import { backupFileName, backupTables } from '../src/controller/steps/backup.ts';
-import { ensureEmbedded } from '../src/db/embedded.ts';
 
 const ROWS = 1_000_000;
 const RUNS = 3;
@@ -117,24 +113,15 @@ async function pgDump(url: string, file: string): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 async function main(): Promise<void> {
-  const server = process.env.DATABASE_URL || (await ensureEmbedded(path.join(ROOT, 'storage', 'test'))).url;
-  const name = `ward_bench_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
+  // Loaded here, not at the top: the child would load it too, and its modules would add to the
+  // peak RSS the child reports.
+  const { median, scratchDatabase } = await import('./lib.ts');
+  const db = await scratchDatabase({ pool: 1 });
+  const { url, knex } = db;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-'));
-  const knex = knexFactory({ client: 'pg', connection: url.toString(), pool: { min: 0, max: 1 } });
   try {
     const seeding = performance.now();
     await knex.raw(SCHEMA);
@@ -152,9 +139,9 @@ async function main(): Promise<void> {
     for (let run = 0; run < RUNS; run++) {
       await rm(wardFile, { force: true });
       wardFile = path.join(dir, backupFileName('bench', new Date(Date.UTC(2026, 0, 1, 0, 0, run))));
-      ward.push(await inChild('backup', url.toString(), wardFile));
+      ward.push(await inChild('backup', url, wardFile));
       await rm(dumpFile, { force: true });
-      dump.push(await pgDump(url.toString(), dumpFile));
+      dump.push(await pgDump(url, dumpFile));
     }
     const wardSeconds = median(ward.map((report) => report.seconds));
     const dumpSeconds = median(dump);
@@ -171,15 +158,13 @@ async function main(): Promise<void> {
     );
 
     await knex.raw(`TRUNCATE ${TABLE}`);
-    const restored = await inChild('restore', url.toString(), wardFile);
+    const restored = await inChild('restore', url, wardFile);
     console.log(
       `restore ${restored.rows.toLocaleString('en')} rows with restoreBackup: ${restored.seconds.toFixed(1)} s,` +
         ` peak RSS ${restored.maxRssMb.toFixed(0)} MB`,
     );
   } finally {
-    await knex.destroy();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await db.drop();
     await rm(dir, { recursive: true, force: true });
   }
 }

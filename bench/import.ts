@@ -27,12 +27,10 @@ import { sourceRecords } from '../modules/migration_import/lib/jobs/records.ts';
 import { receiveSource } from '../modules/migration_import/lib/jobs/source-file.ts';
 import { validateRun } from '../modules/migration_import/lib/jobs/validate-run.ts';
 import { syntheaPatientsCsv } from '../scripts/generate-import-fixtures.ts';
-import { ROOT } from '../src/config.ts';
 import { install } from '../test/helpers/app.ts';
 import { scratchDir } from '../test/helpers/cli.ts';
-import { median, ratio, scratchDatabase, timeProcess } from './lib.ts';
+import { median, NODE, ratio, scratchDatabase, timeProcess } from './lib.ts';
 
-const NODE = path.join(ROOT, 'node_modules', 'node', 'bin', 'node');
 const PSQL = '/usr/bin/psql';
 const RUNS = 3;
 const BATCH = 2000;

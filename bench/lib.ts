@@ -7,41 +7,22 @@ import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import knexFactory from 'knex';
-import type { Knex } from 'knex';
-import pg from 'pg';
-import { ensureEmbedded } from '../src/db/embedded.ts';
-import { TEST_STORAGE } from '../test/helpers/database.ts';
+import { ROOT } from '../src/config.ts';
+import { newDatabase } from '../test/helpers/database.ts';
+import type { ScratchDatabase } from '../test/helpers/database.ts';
 
-export interface ScratchDatabase {
-  url: string;
-  knex: Knex;
-  drop(): Promise<void>;
-}
+export type { ScratchDatabase };
 
-export async function scratchDatabase(): Promise<ScratchDatabase> {
-  const server = process.env.DATABASE_URL || (await ensureEmbedded(TEST_STORAGE)).url;
-  const name = `ward_bench_${randomBytes(5).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const parsed = new URL(server);
-  parsed.pathname = `/${name}`;
-  const url = parsed.toString();
-  const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 4 } });
-  return {
-    url,
-    knex,
-    async drop() {
-      await knex.destroy();
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    },
-  };
+/** The Node pinned in package.json, which `bin/ward` runs on. */
+export const NODE = path.join(ROOT, 'node_modules', 'node', 'bin', 'node');
+
+/** Where `bin/ward` keeps Node's compile cache (its NODE_COMPILE_CACHE default). */
+export const COMPILE_CACHE = path.join(ROOT, 'node_modules', '.cache', 'ward-node');
+
+/** A new `ward_bench_` database on the tests' server; `pool` caps its knex pool (default 4). */
+export function scratchDatabase(options: { pool?: number } = {}): Promise<ScratchDatabase> {
+  return newDatabase({ prefix: 'ward_bench_', pool: options.pool });
 }
 
 export const median = (values: number[]): number => {

@@ -11,10 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../src/config.ts';
 import { migrateCore } from '../src/db/migrate.ts';
-import { fiftyModules, median, ratio, scratchDatabase, timeProcess } from './lib.ts';
+import { fiftyModules, median, NODE, ratio, scratchDatabase, timeProcess } from './lib.ts';
 
 const RUNS = 21;
-const NODE = path.join(ROOT, 'node_modules', 'node', 'bin', 'node');
 
 const db = await scratchDatabase();
 const modulesDir = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-list-'));

@@ -12,10 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT } from '../src/config.ts';
-import { freePort, median, ratio, scratchDatabase } from './lib.ts';
+import { WARD } from '../test/helpers/cli.ts';
+import { freePort, median, NODE, ratio, scratchDatabase } from './lib.ts';
 
-const NODE = path.join(ROOT, 'node_modules', 'node', 'bin', 'node');
-const WARD = path.join(ROOT, 'bin', 'ward');
 const ROUNDS = 5;
 const SECONDS = 3;
 const CONNECTIONS = 32;

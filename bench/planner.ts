@@ -5,6 +5,7 @@
  *   node bench/planner.ts
  */
 import { performance } from 'node:perf_hooks';
+import { seededRandom } from '../scripts/generate-import-fixtures.ts';
 import { plan } from '../src/controller/planner.ts';
 import type { DiskModule, Inventory, ModuleRow, ModuleState, Request } from '../src/controller/types.ts';
 
@@ -14,17 +15,6 @@ const WARMUP = 5;
 const TARGET_MS = 50;
 const SEED = 0x5eed;
 
-/** mulberry32: tiny, seeded, good enough to make the same graph on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const nameOf = (index: number): string => `m${String(index).padStart(4, '0')}`;
 
 /**
@@ -32,7 +22,7 @@ const nameOf = (index: number): string => `m${String(index).padStart(4, '0')}`;
  * (long chains, like real layered modules), half from anywhere earlier (wide fan-in on the roots).
  */
 function randomDag(): Inventory {
-  const next = random(SEED);
+  const next = seededRandom(SEED);
   const modules = new Map<string, DiskModule>();
   for (let index = 0; index < MODULES; index++) {
     const name = nameOf(index);

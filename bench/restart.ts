@@ -14,10 +14,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROOT } from '../src/config.ts';
 import { migrateCore } from '../src/db/migrate.ts';
-import { fiftyModules, freePort, median, ratio, scratchDatabase } from './lib.ts';
+import { COMPILE_CACHE, fiftyModules, freePort, median, NODE, ratio, scratchDatabase } from './lib.ts';
 
 const RUNS = 15;
-const NODE = path.join(ROOT, 'node_modules', 'node', 'bin', 'node');
 
 /** Milliseconds from spawn to the first 200 from /health; then stops the process and waits. */
 async function startToHealthy(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -63,14 +62,14 @@ try {
   const ward = () =>
     startToHealthy(NODE, [path.join(ROOT, 'src', 'backend-main.ts')], {
       ...env,
-      NODE_COMPILE_CACHE: path.join(ROOT, 'node_modules', '.cache', 'ward-node'),
+      NODE_COMPILE_CACHE: COMPILE_CACHE,
     });
   const koa = () => startToHealthy(NODE, [path.join(ROOT, 'bench', 'koa-baseline.mjs')], env);
   // With Ward's compile cache: it separates library cost from Ward's own, on equal terms.
   const floor = () =>
     startToHealthy(NODE, [path.join(ROOT, 'bench', 'stack-floor.mjs')], {
       ...env,
-      NODE_COMPILE_CACHE: path.join(ROOT, 'node_modules', '.cache', 'ward-node'),
+      NODE_COMPILE_CACHE: COMPILE_CACHE,
     });
   await ward();
   const pending = await db

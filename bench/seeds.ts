@@ -10,18 +10,14 @@
  * The server is DATABASE_URL's, or the embedded one the tests use (storage/test), never the
  * developer's data; the scratch databases are dropped at the end.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import knexFactory from 'knex';
-import type { Knex } from 'knex';
-import pg from 'pg';
-import { loadConfig, ROOT } from '../src/config.ts';
 import { applySeeds } from '../src/controller/steps/seed.ts';
-import { ensureEmbedded } from '../src/db/embedded.ts';
 import { migrateCore } from '../src/db/migrate.ts';
+import { scratchDatabase } from './lib.ts';
+import type { ScratchDatabase } from './lib.ts';
 
 const RECORDS = 100_000;
 const FILES = 4;
@@ -59,32 +55,12 @@ async function moduleDir(): Promise<string> {
   return dir;
 }
 
-async function admin(server: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: server });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 /** A new database with bench_item (and the core schema when `core`); dropped when `drop` runs. */
-async function scratch(server: string, core: boolean): Promise<{ knex: Knex; drop: () => Promise<void> }> {
-  const name = `ward_bench_${randomBytes(6).toString('hex')}`;
-  await admin(server, `CREATE DATABASE ${name}`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  const knex = knexFactory({ client: 'pg', connection: url.toString(), pool: { min: 0, max: 2 } });
-  if (core) await migrateCore(knex);
-  await knex.raw(CREATE_TABLE);
-  return {
-    knex,
-    drop: async () => {
-      await knex.destroy();
-      await admin(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    },
-  };
+async function scratch(core: boolean): Promise<ScratchDatabase> {
+  const db = await scratchDatabase({ pool: 2 });
+  if (core) await migrateCore(db.knex);
+  await db.knex.raw(CREATE_TABLE);
+  return db;
 }
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
@@ -93,14 +69,12 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-const config = loadConfig();
-const server = config.databaseUrl ?? (await ensureEmbedded(path.join(ROOT, 'storage', 'test'))).url;
 const dir = await moduleDir();
 const ward: number[] = [];
 const raw: number[] = [];
 try {
   for (let round = 0; round < ROUNDS; round++) {
-    const seeded = await scratch(server, true);
+    const seeded = await scratch(true);
     try {
       ward.push(await timed(() => seeded.knex.transaction((trx) => applySeeds(trx, { name: 'bench', dir }))));
       const count = await seeded.knex('bench_item').count('* as n').first();
@@ -108,7 +82,7 @@ try {
     } finally {
       await seeded.drop();
     }
-    const plain = await scratch(server, false);
+    const plain = await scratch(false);
     try {
       raw.push(
         await timed(() =>

@@ -18,12 +18,12 @@ import { format, resolveConfig } from 'prettier';
 import { formatCsvRow } from '../modules/migration_import/lib/csv.ts';
 
 export const fixturesDir = fileURLToPath(new URL('../test/fixtures/import/', import.meta.url));
-export const FIXTURE_SEED = 20260101;
+const FIXTURE_SEED = 20260101;
 const PATIENTS = 50;
 
 type Random = () => number;
 
-/** mulberry32: tiny, fast, and the same sequence on every machine. */
+/** mulberry32: tiny, fast, and the same sequence on every machine (bench/planner.ts uses it too). */
 export function seededRandom(seed: number): Random {
   let state = seed >>> 0;
   return () => {
@@ -66,7 +66,7 @@ const CITIES = ['Boston', 'Worcester', 'Springfield', 'Cambridge', 'Lowell'];
 const REASONS = ['Acute bronchitis (disorder)', 'Hypertension', 'Viral sinusitis (disorder)', 'Prediabetes'];
 const VISITS = ['Encounter for check up (procedure)', 'General examination of patient (procedure)'];
 
-export interface Person {
+interface Person {
   id: string;
   birthDate: string;
   gender: 'M' | 'F';
@@ -107,7 +107,7 @@ function person(random: Random): Person {
   };
 }
 
-export function* people(count: number, seed: number): Generator<Person> {
+function* people(count: number, seed: number): Generator<Person> {
   const random = seededRandom(seed);
   for (let index = 0; index < count; index++) yield person(random);
 }
@@ -170,7 +170,7 @@ export async function* syntheaPatientsCsv(
   if (chunk !== '') yield chunk;
 }
 
-export interface Encounter {
+interface Encounter {
   id: string;
   start: Date;
   stop: Date;
