@@ -42,8 +42,12 @@ export abstract class AuthCommand extends ModuleCommand {
     return knex;
   }
 
-  /** Refuses a role nothing grants anything to: almost always a typo, and it would grant nothing. */
-  protected async assertKnownRole(role: string): Promise<void> {
+  /**
+   * Refuses roles nothing grants anything to: almost always a typo, and they would grant nothing.
+   * The first unknown one is named. No role, nothing to read.
+   */
+  protected async assertKnownRoles(roles: readonly string[]): Promise<void> {
+    if (roles.length === 0) return;
     const [inventory, rows, grants] = await Promise.all([
       this.inventory(),
       this.db().then(readModuleRows),
@@ -54,7 +58,8 @@ export abstract class AuthCommand extends ModuleCommand {
       manifest: module.manifest,
     }));
     const known = knownRoles(buildPermissionMap(modules, grants));
-    if (known.includes(role)) return;
+    const role = roles.find((candidate) => !known.includes(candidate));
+    if (role === undefined) return;
     throw new WardError(
       'unknown_role',
       `no installed module and no grants file defines the role ${role}`,

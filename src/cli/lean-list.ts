@@ -29,7 +29,7 @@ export async function leanList({ json }: { json: boolean }): Promise<boolean> {
   try {
     // The same two reads, started together, as the oclif command's, so that failures race alike.
     const [inventory, rows] = await Promise.all([
-      discover({ root: config.root, modulePaths: config.modulePaths, packageRoot: config.packageRoot }),
+      discover(config),
       databaseUrl(config).then((url) => queryOnce<ModuleRow>(url, MODULE_ROWS_SQL)),
     ]);
     const entries = listModules(inventory, rows);

@@ -19,11 +19,7 @@ export abstract class ModuleCommand extends WardCommand {
   private discovered: Promise<Inventory> | null = null;
 
   protected inventory(): Promise<Inventory> {
-    this.discovered ??= discover({
-      root: this.settings.root,
-      modulePaths: this.settings.modulePaths,
-      packageRoot: this.settings.packageRoot,
-    });
+    this.discovered ??= discover(this.settings);
     return this.discovered;
   }
 }

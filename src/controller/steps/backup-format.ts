@@ -52,6 +52,9 @@ const UNCHECKED_FOREIGN_KEYS = [
   'SET LOCAL session_replication_role = replica;',
 ];
 
+/** Where uninstall backups are written and `ward modules restore` looks for them. */
+export const backupDir = (storageDir: string): string => path.join(storageDir, 'backups');
+
 /** `module_<name>_<YYYYMMDDTHHMMSSZ>.sql` (SPEC §2.8): UTC, so names sort in time order. */
 export function backupFileName(module: string, now: Date): string {
   if (Number.isNaN(now.getTime())) throw new Error('backupFileName needs a valid date');

@@ -10,7 +10,7 @@ import { recordApplied } from '../../db/modules.ts';
 import type { Logger } from '../../logger.ts';
 import type { Action, DiskModule, StepName } from '../types.ts';
 import { backupFileName, backupTables } from './backup.ts';
-import { backupFilePattern } from './backup-format.ts';
+import { backupDir, backupFilePattern } from './backup-format.ts';
 import { loadHooks, type HookContext, type Hooks } from './hooks.ts';
 import { downgradeToBase, migrateUp } from './migrate.ts';
 import { applySeeds, purgeExternalIds } from './seed.ts';
@@ -70,7 +70,7 @@ async function backup(knex: Knex, env: StepEnv): Promise<Record<string, unknown>
     .where({ module_name: env.module.name })
     .orderBy('table_name')
     .pluck('table_name')) as string[];
-  const dir = path.join(env.storageDir, 'backups');
+  const dir = backupDir(env.storageDir);
   await removeStalePartials(dir, env.module.name);
   const file = path.join(dir, backupFileName(env.module.name, new Date()));
   const result = await backupTables(knex, tables, file, { module: env.module.name });

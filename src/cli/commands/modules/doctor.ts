@@ -9,11 +9,10 @@ export default class ModulesDoctor extends ModuleCommand {
   static override enableJsonFlag = true;
 
   async run(): Promise<DoctorReport & { ok: boolean }> {
-    const knex = await this.db();
-    const [inventory, rows, missing] = await Promise.all([
+    // The disk is read while the database connects, as the other read commands do.
+    const [inventory, [rows, missing]] = await Promise.all([
       this.inventory(),
-      readModuleRows(knex),
-      missingModuleTables(knex),
+      this.db().then((knex) => Promise.all([readModuleRows(knex), missingModuleTables(knex)])),
     ]);
     const report = diagnose(inventory, rows, missing);
     const ok = findingCount(report) === 0;

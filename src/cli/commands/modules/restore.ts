@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Flags } from '@oclif/core';
 import { WardError } from '../../../controller/errors.ts';
 import { latestBackup, restoreBackup } from '../../../controller/restore.ts';
+import { backupDir } from '../../../controller/steps/backup-format.ts';
 import { ModuleCommand, moduleNameArg } from '../../module-command.ts';
 import { plural } from '../../render.ts';
 
@@ -28,7 +29,7 @@ export default class ModulesRestore extends ModuleCommand {
   async run(): Promise<Restored> {
     const { args, flags } = await this.parse(ModulesRestore);
     const name = args.module_name;
-    const dir = path.join(this.settings.storageDir, 'backups');
+    const dir = backupDir(this.settings.storageDir);
     const file = flags.file === undefined ? await latestBackup(dir, name) : path.resolve(flags.file);
     if (file === null)
       throw new WardError(

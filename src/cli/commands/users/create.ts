@@ -34,7 +34,7 @@ export default class UsersCreate extends AuthCommand {
     const { args, flags } = await this.parse(UsersCreate);
     const knex = await this.authDb();
     const roles = [...new Set(flags.role)].sort();
-    for (const role of roles) await this.assertKnownRole(role);
+    await this.assertKnownRoles(roles);
     const password = flags['password-stdin'] ? await this.readPassword() : null;
     const passwordHash = password === null ? null : await hashPassword(password);
     const id = await createUser(knex, { username: args.username, passwordHash, roles });

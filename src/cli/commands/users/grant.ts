@@ -11,7 +11,7 @@ export default class UsersGrant extends AuthCommand {
     const { args } = await this.parse(UsersGrant);
     const knex = await this.authDb();
     const user = await requireUser(knex, args.username);
-    await this.assertKnownRole(args.role);
+    await this.assertKnownRoles([args.role]);
     const changed = await grantRole(knex, user.id, args.role);
     this.log(
       changed
