@@ -6,9 +6,10 @@
  */
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
-import { AUTH_MODULE, RUNNING } from './installed.ts';
+import { isWardError } from '../controller/errors.ts';
+import { RUNNING } from './installed.ts';
 import { hashPassword, randomPassword } from './password.ts';
-import { roleId } from './users.ts';
+import { baseState, createUser } from './users.ts';
 
 export const FIRST_ADMIN = 'admin';
 
@@ -26,23 +27,18 @@ export async function ensureFirstAdmin(
   logger: Logger,
   print: (text: string) => void = (text) => process.stderr.write(text),
 ): Promise<FirstAdmin | null> {
-  const base = (await knex('core_module').where({ name: AUTH_MODULE }).first('state')) as
-    { state: string } | undefined;
-  if (base === undefined || !RUNNING.has(base.state)) return null;
+  const base = await baseState(knex);
+  if (base === undefined || !RUNNING.has(base)) return null;
   if ((await knex('base_user').first('id')) !== undefined) return null;
   const password = randomPassword();
   const passwordHash = await hashPassword(password);
-  const created = await knex.transaction(async (trx) => {
-    const [row] = (await trx('base_user')
-      .insert({ username: FIRST_ADMIN, password_hash: passwordHash, password_changed_at: trx.fn.now() })
-      .onConflict('username')
-      .ignore()
-      .returning('id')) as Array<{ id: number }>;
-    if (row === undefined) return false;
-    await trx('base_user_role').insert({ user_id: row.id, role_id: await roleId(trx, 'admin') });
-    return true;
-  });
-  if (!created) return null;
+  try {
+    await createUser(knex, { username: FIRST_ADMIN, passwordHash, roles: ['admin'] });
+  } catch (error) {
+    // Another replica created it first; that one printed the password.
+    if (isWardError(error) && error.code === 'user_exists') return null;
+    throw error;
+  }
   logger.info({ username: FIRST_ADMIN }, 'first run: created the admin user (its password was printed once)');
   print(
     [

@@ -74,13 +74,19 @@ export async function lockEnabledUser(trx: Knex.Transaction, userId: number): Pr
   return user;
 }
 
-/** Refuses, with the fix, when the base module's tables are not there to hold users. */
-export async function assertBaseInstalled(knex: Knex): Promise<void> {
+/** The base module's state in core_module (undefined: never scheduled); RUNNING ones have its tables. */
+export async function baseState(knex: Knex): Promise<string | undefined> {
   const row = (await knex('core_module').where({ name: AUTH_MODULE }).first('state')) as
     { state: string } | undefined;
-  if (row !== undefined && RUNNING.has(row.state)) return;
+  return row?.state;
+}
+
+/** Refuses, with the fix, when the base module's tables are not there to hold users. */
+export async function assertBaseInstalled(knex: Knex): Promise<void> {
+  const state = await baseState(knex);
+  if (state !== undefined && RUNNING.has(state)) return;
   const hint =
-    row?.state === 'to_install'
+    state === 'to_install'
       ? 'base is scheduled: restart the backend to install it (`ward modules restart`)'
       : 'run `ward modules install base`, then restart the backend';
   throw new WardError(
