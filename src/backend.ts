@@ -7,7 +7,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
-import { databaseUrl } from './db/connection.ts';
 import { listenForRestart } from './db/restart-signal.ts';
 import type { Logger } from './logger.ts';
 import { startBackend, type Backend } from './server.ts';
@@ -58,9 +57,7 @@ export async function runBackend(
   // the disk (from the inventory the reconcile found, not a second discovery). If both fail, the
   // restart listener's error is the one reported, as when they came up one after the other.
   const started = await Promise.allSettled([
-    databaseUrl(config)
-      .then((url) => listenForRestart(url, logger, () => void stop('restart requested')))
-      .then(keep),
+    listenForRestart(running.url, logger, () => void stop('restart requested')).then(keep),
     watchModules(config, () => void reportDrift(config, running, logger), running.reconciled.inventory).then(
       keep,
     ),

@@ -16,6 +16,8 @@ import type { Logger } from './logger.ts';
 
 export interface Backend {
   server: Server;
+  /** The database, resolved once at start (starting the embedded server if need be). */
+  url: string;
   knex: Knex;
   app: WardApp;
   reconciled: Reconciled;
@@ -38,12 +40,16 @@ export interface BackendHooks {
 const DEFAULT_GRACE_MS = 10_000;
 
 export async function startBackend(config: Config, logger: Logger, hooks: BackendHooks): Promise<Backend> {
-  const knex = await openDatabase(config, { pool: 10, warn: (message) => logger.warn(message) });
+  const url = await databaseUrl(config);
+  const knex = await openDatabase(
+    { ...config, databaseUrl: url },
+    { pool: 10, warn: (message) => logger.warn(message) },
+  );
   const drift = { current: [] as DriftEntry[] };
   let reconciled: Reconciled;
   let app: WardApp;
   try {
-    reconciled = await reconcile(knex, await databaseUrl(config), config, logger);
+    reconciled = await reconcile(knex, url, config, logger);
     await ensureFirstAdmin(knex, logger, hooks.print);
     app = await createApp({
       knex,
@@ -65,6 +71,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
   });
   return {
     server,
+    url,
     knex,
     app,
     reconciled,
