@@ -8,6 +8,7 @@ import { runBackend } from './backend.ts';
 import { loadConfig } from './config.ts';
 import { reportFailure } from './cli/failure.ts';
 import { createLogger } from './logger.ts';
+import { SPARE_ENV, waitAsSpare, type FromBackend } from './spare.ts';
 
 // Started by `ward serve`: if the supervisor dies (even by SIGKILL), its IPC channel closes; stop
 // gracefully rather than live on as an orphan nobody supervises. The channel must not by itself
@@ -17,8 +18,19 @@ if (process.channel !== undefined) {
   process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 }
 
+// Started as the supervisor's warm spare: everything above is loaded; wait to be needed.
+if (process.env[SPARE_ENV] === '1') await waitAsSpare();
+
 try {
-  await runBackend(loadConfig(), createLogger(), (line) => process.stdout.write(`${line}\n`));
+  await runBackend(
+    loadConfig(),
+    createLogger(),
+    (line) => process.stdout.write(`${line}\n`),
+    // Tells the supervisor this backend is up, so it prepares a spare for the next start.
+    () => {
+      if (process.connected) process.send?.({ ward: 'serving' } satisfies FromBackend);
+    },
+  );
 } catch (caught) {
   const rendered = reportFailure(caught, false, {
     json: () => undefined,

@@ -17,10 +17,12 @@ import { diffInventories } from './controller/drift.ts';
 /** The longest the restart listener and the drift watcher wait for the first request to be answered. */
 const SETUP_AFTER_MS = 100;
 
+/** `onServing`: called once the backend answers and its restart listener and drift watcher run. */
 export async function runBackend(
   config: Config,
   logger: Logger,
   print: (line: string) => void,
+  onServing: () => void = () => undefined,
 ): Promise<void> {
   const closers: Array<{ close(): Promise<void> }> = [];
   let stopping: Promise<void> | null = null;
@@ -64,6 +66,7 @@ export async function runBackend(
   ]);
   for (const result of started) if (result.status === 'rejected') throw result.reason;
   print(`Ward is listening on http://127.0.0.1:${port} (GET /health, pid ${process.pid})`);
+  onServing();
   await stopped;
 }
 

@@ -24,6 +24,8 @@ export interface Config {
   jsonLimit: string | null;
   /** WARD_TRUST_PROXY: believe X-Forwarded-Proto/-For from a reverse proxy (cookie Secure flag, client ip). */
   trustProxy: boolean;
+  /** WARD_SPARE_BACKEND (default on; `0`, `false` or `no` turn it off): `ward serve` keeps a warm spare (src/spare.ts). */
+  spareBackend: boolean;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -46,6 +48,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     jsonLimit: nonEmpty(env.WARD_JSON_LIMIT),
     trustProxy: /^(1|true|yes)$/i.test(env.WARD_TRUST_PROXY ?? ''),
+    spareBackend: !/^(0|false|no)$/i.test(env.WARD_SPARE_BACKEND ?? ''),
   };
 }
 

@@ -2,11 +2,17 @@
  * `ward serve` outside a container: it does what the container runtime does for a backend
  * process. It starts one, and starts it again whenever it exits — at once after a requested
  * restart (exit 0), with exponential back-off when it keeps failing (a start refused because of
- * orphan modules must not spin). SIGTERM/SIGINT to the supervisor are passed on; it exits once the
- * backend has.
+ * orphan modules must not spin). Stopping it passes the signal on; it is done once the backend
+ * has exited.
+ *
+ * With a spare (src/spare.ts), once a backend serves the supervisor starts the next one ahead of
+ * time, loaded and waiting, and a restart hands over to it. A spare is used only when it is ready
+ * and no file of Ward's code changed since it started; otherwise the next backend starts from
+ * scratch, as it does without a spare.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from './logger.ts';
+import { codeChangedSince, isWardMessage, SPARE_ENV, type ToSpare } from './spare.ts';
 
 /** A backend that ran at least this long before failing counts as a fresh start, not a failure in a row. */
 const STABLE_MS = 10_000;
@@ -19,29 +25,129 @@ export function restartDelay(failuresInARow: number): number {
   return Math.min(FIRST_DELAY_MS * 2 ** (failuresInARow - 1), MAX_DELAY_MS);
 }
 
+export interface SuperviseOptions {
+  /** Keep a warm spare whose code is that of this Ward directory (see `codeChangedSince`). */
+  spare?: { codeRoot: string };
+}
+
 export interface Supervised {
   /** Restart the backend now (used by --watch). */
   restart(): void;
-  /** Resolves when the supervisor has stopped (after a signal and the backend's exit). */
+  /** Pass `signal` to the backend (and end the spare); `done` resolves once both have exited. */
+  stop(signal: NodeJS.Signals): void;
   done: Promise<void>;
 }
 
-export function supervise(command: string, args: string[], logger: Logger): Supervised {
+interface Spare {
+  child: ChildProcess;
+  spawnedAt: number;
+  /** true once it has loaded and waits; false if it exited first. */
+  ready: Promise<boolean>;
+  exited: Promise<void>;
+}
+
+export function supervise(
+  command: string,
+  args: string[],
+  logger: Logger,
+  options: SuperviseOptions = {},
+): Supervised {
   let child: ChildProcess | null = null;
+  let spare: Spare | null = null;
+  /** Spares ended without being used and not yet gone: stopping waits for them too. */
+  const discarded = new Set<Promise<void>>();
+  const discard = (unused: Spare) => {
+    unused.child.kill('SIGTERM');
+    discarded.add(unused.exited);
+    void unused.exited.then(() => discarded.delete(unused.exited));
+  };
   let stopping = false;
   let failures = 0;
   let timer: NodeJS.Timeout | undefined;
   let finish: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (finish = resolve));
 
-  const start = () => {
+  // The IPC channel is a lifeline (the backend stops when it closes, see backend-main.ts) and
+  // carries the spare's messages.
+  const spawnBackend = (asSpare: boolean) =>
+    spawn(command, args, {
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+      env: asSpare ? { ...process.env, [SPARE_ENV]: '1' } : process.env,
+    });
+
+  const prepareSpare = () => {
+    if (spare !== null || stopping) return;
+    const child = spawnBackend(true);
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const current: Spare = {
+      child,
+      spawnedAt: Date.now(),
+      exited,
+      ready: new Promise((resolve) => {
+        child.on('message', (message) => {
+          if (!isWardMessage(message, 'spare-ready')) return;
+          logger.debug({ sparePid: child.pid }, 'a spare backend is ready');
+          resolve(true);
+        });
+        void exited.then(() => resolve(false));
+      }),
+    };
+    child.once('exit', (code, signal) => {
+      if (spare !== current) return;
+      spare = null;
+      if (!stopping)
+        logger.warn(
+          { code, signal },
+          'the spare backend exited before it was needed; the next start loads a backend from scratch',
+        );
+    });
+    spare = current;
+  };
+
+  /**
+   * The spare, told to start, when it can stand in for a new backend (one still loading is waited
+   * for: it is further along than a new process); otherwise null, and it is ended.
+   */
+  const takeSpare = async (codeRoot: string): Promise<ChildProcess | null> => {
+    const candidate = spare;
+    if (candidate === null) return null;
+    const ready = await candidate.ready;
+    const changed = ready && (await codeChangedSince(codeRoot, candidate.spawnedAt));
+    // Stopping, or its exit, may have ended it meanwhile.
+    if (spare !== candidate) return null;
+    spare = null;
+    if (ready && !changed && candidate.child.connected) {
+      candidate.child.send({ ward: 'start' } satisfies ToSpare);
+      return candidate.child;
+    }
+    if (changed)
+      logger.info('Ward code changed since the spare backend started; starting a backend from scratch');
+    discard(candidate);
+    return null;
+  };
+
+  /** Done once the backend and any spare have exited. */
+  const ended = async () => {
+    if (spare !== null) discard(spare);
+    spare = null;
+    await Promise.all(discarded);
+    finish();
+  };
+
+  const start = async () => {
+    const promoted = options.spare === undefined ? null : await takeSpare(options.spare.codeRoot);
+    if (stopping) return ended();
+    if (promoted !== null) logger.info({ sparePid: promoted.pid }, 'the spare backend takes over');
     const startedAt = Date.now();
-    // The IPC channel is only a lifeline: the backend stops when it closes (see backend-main.ts).
-    const current = spawn(command, args, { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+    const current = promoted ?? spawnBackend(false);
     child = current;
-    current.on('exit', (code, signal) => {
+    if (options.spare !== undefined)
+      current.on('message', (message) => {
+        if (isWardMessage(message, 'serving')) prepareSpare();
+      });
+    current.once('exit', (code, signal) => {
       child = null;
-      if (stopping) return finish();
+      if (stopping) return void ended();
       const failed = code !== 0 && Date.now() - startedAt < STABLE_MS;
       failures = failed ? failures + 1 : 0;
       const delay = restartDelay(failures);
@@ -49,23 +155,21 @@ export function supervise(command: string, args: string[], logger: Logger): Supe
         { code, signal, delayMs: delay, failuresInARow: failures },
         `backend exited (${signal ?? code}); starting it again${delay > 0 ? ` in ${delay} ms` : ''}`,
       );
-      timer = setTimeout(start, delay);
+      timer = setTimeout(() => void start(), delay);
     });
   };
 
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    clearTimeout(timer);
-    if (child === null) finish();
-    else child.kill(signal);
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGTERM'));
-  start();
+  void start();
   return {
     restart: () => {
       if (child !== null && !stopping) child.kill('SIGTERM');
+    },
+    stop: (signal) => {
+      if (stopping) return;
+      stopping = true;
+      clearTimeout(timer);
+      if (child === null) void ended();
+      else child.kill(signal);
     },
     done,
   };

@@ -3,6 +3,7 @@
  * backend the way a container runtime does, and every channel ends in a fresh, healthy backend.
  */
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { cp, mkdir, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import { ROOT } from '../../src/config.ts';
 import { FIXTURES, scratchDir, WARD, ward } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { setRows } from '../helpers/rows.ts';
-import { restart } from '../helpers/serve.ts';
+import { restart, serve } from '../helpers/serve.ts';
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -25,6 +26,7 @@ function freePort(): Promise<number> {
 
 interface Supervisor {
   base: string;
+  pid: number;
   output: () => string;
   /** Resolves with the pids of the backends that have said they listen, in order. */
   listening: (count: number) => Promise<void>;
@@ -59,6 +61,7 @@ async function supervisor(t: ExecutionContext, env: Record<string, string>): Pro
   await listening(1);
   return {
     base: `http://127.0.0.1:${port}`,
+    pid: child.pid as number,
     output: () => output,
     listening,
     stop: () => {
@@ -127,6 +130,68 @@ test('the supervisor starts a killed backend again, and SIGTERM stops both', asy
   t.is(await served.stop(), 0);
 });
 
+/** The pids of the backends that said they listen, in order. */
+const listeningPids = (output: string) =>
+  [...output.matchAll(/listening on .*, pid (\d+)\)/g)].map((match) => Number(match[1]));
+
+/** Resolves with the spare's pid once the supervisor (at LOG_LEVEL=debug) reports it ready. */
+async function spareReady(served: Supervisor): Promise<number> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const line = served
+      .output()
+      .split('\n')
+      .find((entry) => entry.includes('a spare backend is ready'));
+    if (line !== undefined) return (JSON.parse(line) as { sparePid: number }).sparePid;
+    if (Date.now() > deadline) throw new Error(`no spare:\n${served.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test('a requested restart hands over to the warm spare the supervisor prepared', async (t) => {
+  const { env } = await setup(t);
+  const served = await supervisor(t, { ...env, LOG_LEVEL: 'debug' });
+  const spare = await spareReady(served);
+  t.not(spare, listeningPids(served.output())[0]);
+  t.is((await ward(['modules', 'restart'], env)).code, 0);
+  await served.listening(2);
+  t.is(listeningPids(served.output())[1], spare, 'the new backend is the spare');
+  t.is((await fetch(`${served.base}/health`)).status, 200);
+  t.is(await served.stop(), 0);
+});
+
+test('with WARD_SPARE_BACKEND=0 the supervisor keeps no spare and still restarts', async (t) => {
+  const { env } = await setup(t);
+  const served = await supervisor(t, { ...env, LOG_LEVEL: 'debug', WARD_SPARE_BACKEND: '0' });
+  t.is((await ward(['modules', 'restart'], env)).code, 0);
+  await served.listening(2);
+  t.is((await fetch(`${served.base}/health`)).status, 200);
+  t.notRegex(served.output(), /spare/);
+  t.is(await served.stop(), 0);
+});
+
+test('the backend and the spare stop when the supervisor is killed', async (t) => {
+  const { env } = await setup(t);
+  const served = await supervisor(t, { ...env, LOG_LEVEL: 'debug' });
+  const spare = await spareReady(served);
+  const [backend] = listeningPids(served.output());
+  process.kill(served.pid, 'SIGKILL');
+  const deadline = Date.now() + 20_000;
+  while ((alive(backend as number) || alive(spare)) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  t.false(alive(backend as number), 'the backend outlived its supervisor');
+  t.false(alive(spare), 'the spare outlived its supervisor');
+});
+
 test('a start refused because of orphan modules backs off instead of spinning', async (t) => {
   const { knex, env } = await setup(t);
   await setRows(knex, [{ name: 'vanished', state: 'installed', version: '1.0.0' }]);
@@ -153,15 +218,20 @@ test('a start refused because of orphan modules backs off instead of spinning', 
   t.regex(output, /orphan modules \(in the database, missing from disk\):\nvanished/);
 });
 
-test('a restart under HTTP load lets every request in flight finish', async (t) => {
+/** The slow_route fixture installed, and a token for a user who may call it. */
+async function slowRoute(t: ExecutionContext) {
   const { env: base } = await setup(t);
   const env = { ...base, WARD_MODULE_PATHS: path.join(FIXTURES, 'modules', 'runtime') };
   t.is((await ward(['modules', 'install', 'slow_route'], env)).code, 0);
   await restart(env);
   t.is((await ward(['users', 'create', 'loadtest'], env)).code, 0);
   const token = (await ward(['tokens', 'create', '--user', 'loadtest'], env)).stdout.trim();
+  return { env, headers: { authorization: `Bearer ${token}` } };
+}
+
+test('a restart under HTTP load lets every request in flight finish', async (t) => {
+  const { env, headers } = await slowRoute(t);
   const served = await supervisor(t, env);
-  const headers = { authorization: `Bearer ${token}` };
   const inFlight = Array.from({ length: 20 }, () =>
     fetch(`${served.base}/api/v1/slow_route/wait?ms=800`, { headers }).then(
       async (response) => ({ status: response.status, body: await response.text() }),
@@ -179,6 +249,42 @@ test('a restart under HTTP load lets every request in flight finish', async (t) 
   await served.listening(2);
   t.is((await fetch(`${served.base}/health`)).status, 200);
   await served.stop();
+});
+
+test('a stop does not wait out its grace period for a client that keeps its connection busy', async (t) => {
+  const { env, headers } = await slowRoute(t);
+  const served = await serve(env);
+  // One kept-alive connection, as a load balancer or a probe holds, busy when the stop begins.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  t.teardown(() => agent.destroy());
+  const get = (pathname: string) =>
+    new Promise<number>((resolve, reject) =>
+      http
+        .get(`${served.base}${pathname}`, { agent, headers }, (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode as number));
+        })
+        .on('error', reject),
+    );
+  const slow = get('/api/v1/slow_route/wait?ms=1000');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const stopping = Date.now();
+  const stopped = served.stop();
+  t.is(await slow, 200);
+  // The client goes on sending on its connection until the backend is gone.
+  const statuses: number[] = [];
+  for (;;) {
+    const status = await get('/health').catch(() => null);
+    if (status === null) break;
+    statuses.push(status);
+  }
+  t.is(await stopped, 0);
+  const took = Date.now() - stopping;
+  t.true(took < 5_000, `the stop took ${took} ms; its grace period is 10 s`);
+  t.deepEqual(
+    statuses.filter((status) => status !== 200),
+    [],
+  );
 });
 
 test('the backend reports module code that changed on disk in /health, and ward serve --watch restarts', async (t) => {

@@ -24,7 +24,14 @@ export default class Serve extends WardCommand {
     const { flags } = await this.parse(Serve);
     const logger = createLogger('ward-supervisor');
     const entry = path.join(this.settings.root, 'src', 'backend-main.ts');
-    const supervisor = supervise(process.execPath, [entry], logger);
+    const supervisor = supervise(
+      process.execPath,
+      [entry],
+      logger,
+      this.settings.spareBackend ? { spare: { codeRoot: this.settings.root } } : {},
+    );
+    process.on('SIGTERM', () => supervisor.stop('SIGTERM'));
+    process.on('SIGINT', () => supervisor.stop('SIGTERM'));
     const watcher = flags.watch
       ? await watchModules(this.settings, () => {
           logger.info('module code changed; restarting the backend');

@@ -1,0 +1,178 @@
+/**
+ * The supervisor and its warm spare, with real processes: a stand-in backend
+ * (test/fixtures/supervised/backend.ts) speaks the real IPC and records what happens to it, so
+ * these tests need no database and can look at every hand-over.
+ */
+import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import test from 'ava';
+import type { ExecutionContext } from 'ava';
+import { pino } from 'pino';
+import { codeChangedSince } from '../src/spare.ts';
+import { supervise } from '../src/supervisor.ts';
+import { FIXTURES, scratchDir } from './helpers/cli.ts';
+
+const BACKEND = path.join(FIXTURES, 'supervised', 'backend.ts');
+
+interface Event {
+  pid: number;
+  event: string;
+}
+
+/** A directory shaped like Ward's (src/, package.json), every file an hour old. */
+async function codeRoot(): Promise<string> {
+  const root = await scratchDir('ward-code-');
+  await mkdir(path.join(root, 'src', 'api'), { recursive: true });
+  const old = new Date(Date.now() - 3_600_000);
+  for (const file of ['package.json', 'src/backend.ts', 'src/api/app.ts']) {
+    await writeFile(path.join(root, file), '');
+    await utimes(path.join(root, file), old, old);
+  }
+  for (const dir of ['src/api', 'src']) await utimes(path.join(root, dir), old, old);
+  return root;
+}
+
+async function supervised(t: ExecutionContext, options: { spare?: boolean; args?: string[] } = {}) {
+  const dir = await scratchDir('ward-supervisor-');
+  const file = path.join(dir, 'events.jsonl');
+  await writeFile(file, '');
+  const root = await codeRoot();
+  const logs: string[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(JSON.parse(line).msg) });
+  const supervisor = supervise(
+    process.execPath,
+    [BACKEND, file, ...(options.args ?? [])],
+    logger,
+    options.spare === false ? {} : { spare: { codeRoot: root } },
+  );
+  t.teardown(async () => {
+    supervisor.stop('SIGTERM');
+    await supervisor.done;
+  });
+  const events = async (): Promise<Event[]> =>
+    (await readFile(file, 'utf8'))
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Event);
+  const pids = async (event: string) =>
+    (await events()).filter((entry) => entry.event === event).map((entry) => entry.pid);
+  const until = async (what: string, done: () => boolean | Promise<boolean>) => {
+    const deadline = Date.now() + 20_000;
+    while (!(await done())) {
+      if (Date.now() > deadline)
+        throw new Error(`${what} did not happen:\n${JSON.stringify(await events())}\n${logs.join('\n')}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  const spareReady = (count = 1) =>
+    until(
+      `spare ${count} ready`,
+      () => logs.filter((msg) => msg === 'a spare backend is ready').length >= count,
+    );
+  return { supervisor, root, logs, events, pids, until, spareReady };
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test('once a backend serves, a spare is started; a restart hands over to it, and a new spare follows', async (t) => {
+  const { supervisor, pids, until, spareReady, logs } = await supervised(t);
+  await spareReady();
+  const [first] = await pids('started');
+  const [spare] = await pids('spare');
+  supervisor.restart();
+  await until('the hand-over', async () => (await pids('started from spare')).length === 1);
+  t.deepEqual(await pids('started from spare'), [spare as number]);
+  t.deepEqual(await pids('stopped'), [first as number]);
+  t.deepEqual(await pids('started'), [first as number], 'nothing started from scratch');
+  t.true(logs.includes('the spare backend takes over'));
+  await spareReady(2);
+  t.is((await pids('spare')).length, 2);
+});
+
+test('a restart while the spare is still loading waits for it rather than starting another', async (t) => {
+  const { supervisor, pids, until } = await supervised(t, { args: ['load-ms=1500'] });
+  await until('the spare', async () => (await pids('spare')).length === 1);
+  const [spare] = await pids('spare');
+  supervisor.restart();
+  await until('the hand-over', async () => (await pids('started from spare')).length === 1);
+  t.deepEqual(await pids('started from spare'), [spare as number]);
+  t.is((await pids('started')).length, 1, 'nothing started from scratch');
+});
+
+test('a spare whose Ward code changed on disk is ended, and the backend starts from scratch', async (t) => {
+  const { supervisor, root, pids, until, spareReady, logs } = await supervised(t);
+  await spareReady();
+  const [spare] = await pids('spare');
+  await writeFile(path.join(root, 'src', 'api', 'app.ts'), 'changed');
+  supervisor.restart();
+  await until('a start from scratch', async () => (await pids('started')).length === 2);
+  t.deepEqual(await pids('started from spare'), []);
+  t.true(logs.includes('Ward code changed since the spare backend started; starting a backend from scratch'));
+  await until('the old spare to exit', () => !alive(spare as number));
+});
+
+test('a spare that dies is reported, and the next start is from scratch', async (t) => {
+  const { supervisor, pids, until, spareReady, logs } = await supervised(t);
+  await spareReady();
+  const [spare] = await pids('spare');
+  process.kill(spare as number, 'SIGKILL');
+  await until('the warning', () =>
+    logs.includes(
+      'the spare backend exited before it was needed; the next start loads a backend from scratch',
+    ),
+  );
+  supervisor.restart();
+  await until('a start from scratch', async () => (await pids('started')).length === 2);
+  t.deepEqual(await pids('started from spare'), []);
+});
+
+test('stopping ends the backend and the spare, and is done only once both have exited', async (t) => {
+  const { supervisor, pids, spareReady } = await supervised(t);
+  await spareReady();
+  const [backend] = await pids('started');
+  const [spare] = await pids('spare');
+  supervisor.stop('SIGTERM');
+  await supervisor.done;
+  t.false(alive(backend as number));
+  t.false(alive(spare as number));
+  t.deepEqual(await pids('stopped'), [backend as number], 'the backend stopped gracefully');
+});
+
+test('without the spare option every start is from scratch', async (t) => {
+  const { supervisor, pids, until } = await supervised(t, { spare: false });
+  await until('the first start', async () => (await pids('started')).length === 1);
+  supervisor.restart();
+  await until('the second start', async () => (await pids('started')).length === 2);
+  t.deepEqual(await pids('spare'), []);
+});
+
+test('a backend that fails before it serves gets no spare, and the starts back off', async (t) => {
+  const { pids, until } = await supervised(t, { args: ['fail'] });
+  await until('three starts', async () => (await pids('started')).length >= 3);
+  t.deepEqual(await pids('spare'), []);
+});
+
+test('codeChangedSince: a change to any source file, a new file, package.json or the installed packages counts', async (t) => {
+  const since = Date.now() - 60_000;
+  const root = await codeRoot();
+  t.false(await codeChangedSince(root, since));
+  const touched = async (file: string) => {
+    const fresh = await codeRoot();
+    await mkdir(path.dirname(path.join(fresh, file)), { recursive: true });
+    await writeFile(path.join(fresh, file), 'new');
+    return codeChangedSince(fresh, since);
+  };
+  t.true(await touched('src/api/app.ts'));
+  t.true(await touched('src/api/new-file.ts'));
+  t.true(await touched('package.json'));
+  t.true(await touched('node_modules/.package-lock.json'));
+  t.false(await touched('modules/patients/routes.ts'), 'module code is not what a spare loads');
+  t.false(await codeChangedSince(path.join(root, 'missing'), since));
+});
