@@ -8,10 +8,10 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from '../logger.ts';
 import { connectionSettings } from './connection.ts';
+import { listen } from './listener.ts';
 
 const CHANNEL = 'ward_restart';
 const APPLICATION_PREFIX = 'ward-backend:';
-const RECONNECT_MS = 2_000;
 
 export interface RunningBackend {
   pid: number;
@@ -22,52 +22,41 @@ export interface RestartListener {
   close(): Promise<void>;
 }
 
-/** Calls `onRestart` when a restart is requested; reconnects if the database connection drops. */
+/**
+ * Calls `onRestart` when a restart is requested. Rejects if the first connection fails; after that,
+ * a lost connection is opened again for as long as the listener is open.
+ */
 export async function listenForRestart(
   url: string,
   logger: Logger,
   onRestart: () => void,
 ): Promise<RestartListener> {
-  let client: pg.Client | null = null;
-  let closed = false;
-  let retry: NodeJS.Timeout | undefined;
-  // Until closed, a lost connection is retried, and so is every retry that fails in turn.
-  const reconnectLater = (): void => {
-    if (closed) return;
-    retry = setTimeout(
-      () =>
-        void connect().catch((error: unknown) => {
-          logger.warn({ err: error }, 'restart listener could not reconnect; trying again');
-          reconnectLater();
-        }),
-      RECONNECT_MS,
-    );
-  };
-  const connect = async (): Promise<void> => {
-    const next = new pg.Client({
-      ...connectionSettings(url),
-      application_name: `${APPLICATION_PREFIX}${process.pid}`,
-    });
-    next.on('notification', (message) => {
-      if (message.channel === CHANNEL) onRestart();
-    });
-    next.on('error', (error) => {
-      logger.warn({ err: error }, 'restart listener lost its database connection; reconnecting');
-      void next.end().catch(() => undefined);
-      reconnectLater();
-    });
-    await next.connect();
-    await next.query(`LISTEN ${CHANNEL}`);
-    client = next;
-  };
-  await connect();
-  return {
-    async close() {
-      closed = true;
-      clearTimeout(retry);
-      await client?.end().catch(() => undefined);
+  let wasUp = false;
+  const listener = listen({
+    channel: CHANNEL,
+    open: async () => {
+      const client = new pg.Client({
+        ...connectionSettings(url),
+        application_name: `${APPLICATION_PREFIX}${process.pid}`,
+      });
+      await client.connect();
+      return client;
     },
-  };
+    release: (client) => client.end(),
+    onNotification: onRestart,
+    onUp: () => (wasUp = true),
+    onDown: (error, retryInMs) => {
+      if (wasUp)
+        logger.warn({ err: error, retryInMs }, 'restart listener lost its database connection; trying again');
+    },
+  });
+  try {
+    await listener.ready;
+  } catch (error) {
+    await listener.close();
+    throw error;
+  }
+  return listener;
 }
 
 export async function runningBackends(knex: Knex): Promise<RunningBackend[]> {

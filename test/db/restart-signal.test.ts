@@ -35,7 +35,8 @@ test('a restart request arrives after the listener lost its connection and a rec
       where datname = $1 and application_name like 'ward-backend:%'`,
     [name],
   );
-  // The first reconnect comes after 2 s and fails; the next, 2 s later, must still be tried.
+  // Reconnects come after 0.5 s, 1 s and 2 s: the first ones fail while connections are refused,
+  // and the listener must keep trying.
   await new Promise((resolve) => setTimeout(resolve, 2_500));
   await admin.query(`alter database "${name}" with allow_connections true`);
   // Notifications only reach a session that is listening: ask until one arrives.
