@@ -3,7 +3,7 @@
  * head, bootstrap checks passed, pending module changes applied) and the HTTP app is built from
  * the modules that are now installed, so a client never sees a half-started Ward.
  */
-import type { Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { Knex } from 'knex';
 import { appSettings, createApp, type WardApp } from './api/app.ts';
 import { ensureFirstAdmin } from './auth/first-admin.ts';
@@ -11,6 +11,7 @@ import type { Config } from './config.ts';
 import type { DriftEntry } from './controller/drift.ts';
 import { reconcile, type Reconciled } from './controller/reconcile.ts';
 import { databaseUrl, openDatabase } from './db/connection.ts';
+import { drainer } from './drain.ts';
 import { readModuleRows } from './db/modules.ts';
 import type { Logger } from './logger.ts';
 
@@ -38,7 +39,6 @@ export interface BackendHooks {
 }
 
 const DEFAULT_GRACE_MS = 10_000;
-const IDLE_SWEEP_MS = 50;
 
 export async function startBackend(config: Config, logger: Logger, hooks: BackendHooks): Promise<Backend> {
   const url = await databaseUrl(config);
@@ -66,10 +66,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
     throw error;
   }
   const server = app.koa.listen(config.port);
-  let draining = false;
-  server.on('request', (_request, response: ServerResponse) => {
-    if (draining) response.setHeader('Connection', 'close');
-  });
+  const drain = drainer(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -83,16 +80,9 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
     drift,
     async close(graceMs = DEFAULT_GRACE_MS) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // server.close() closes the connections idle at that instant, once. A client that keeps its
-      // connection alive and keeps sending on it (a load balancer, a probe) would then be served
-      // until the grace period ends. So while draining, every new request is answered with
-      // `Connection: close`, and connections that go idle (after an answer already under way
-      // promised keep-alive) are closed as they do.
-      draining = true;
-      const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+      drain();
       const cut = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;
-      clearInterval(sweep);
       clearTimeout(cut);
       await app.close();
       await knex.destroy();

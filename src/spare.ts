@@ -61,10 +61,12 @@ export async function waitAsSpare(): Promise<void> {
 }
 
 /**
- * Whether the code a spare loaded may differ from the code on disk: any file of Ward's own source,
- * its package.json or its installed dependencies (npm rewrites node_modules/.package-lock.json on
- * every install) changed at or after `since` (ms since the epoch). Module code is not included: a
- * spare has not loaded any.
+ * Whether the code a spare loaded may differ from the code on disk: any file of Ward's own source
+ * (or a source folder: a file added or removed), its package.json or its installed dependencies
+ * (npm rewrites node_modules/.package-lock.json on every install) changed at or after `since` (ms
+ * since the epoch). It reads the inode change time, which every write, rename or copy sets to the
+ * present even when the tool keeps the release's modification times (`rsync -a`, `tar x`, `cp -p`).
+ * Module code is not included: a spare has not loaded any.
  */
 export async function codeChangedSince(root: string, since: number): Promise<boolean> {
   const sourceDir = path.join(root, 'src');
@@ -72,12 +74,13 @@ export async function codeChangedSince(root: string, since: number): Promise<boo
   const files = [
     path.join(root, 'package.json'),
     path.join(root, 'node_modules', '.package-lock.json'),
+    sourceDir,
     ...sources.map((file) => path.join(sourceDir, file)),
   ];
   const times = await Promise.all(
     files.map((file) =>
       stat(file).then(
-        ({ mtimeMs }) => mtimeMs,
+        ({ ctimeMs }) => ctimeMs,
         () => 0,
       ),
     ),

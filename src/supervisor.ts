@@ -18,11 +18,36 @@ import { codeChangedSince, isWardMessage, SPARE_ENV, type ToSpare } from './spar
 const STABLE_MS = 10_000;
 const FIRST_DELAY_MS = 250;
 const MAX_DELAY_MS = 30_000;
+/** A spare loads in well under a second; one that takes longer is stuck, and a new process is started. */
+const SPARE_READY_TIMEOUT_MS = 5_000;
+
+const withTimeout = <T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+};
 
 /** Pure: how long to wait before the next start, given the failures in a row so far. */
 export function restartDelay(failuresInARow: number): number {
   if (failuresInARow <= 0) return 0;
   return Math.min(FIRST_DELAY_MS * 2 ** (failuresInARow - 1), MAX_DELAY_MS);
+}
+
+/** Calls `then` once when `child` exits, or when it could not be started (no 'exit' follows then). */
+function exitedOrNeverStarted(
+  child: ChildProcess,
+  then: (code: number | null, signal: NodeJS.Signals | null) => void,
+): void {
+  let called = false;
+  const once = (code: number | null, signal: NodeJS.Signals | null) => {
+    if (called) return;
+    called = true;
+    then(code, signal);
+  };
+  child.once('exit', once);
+  child.once('error', () => {
+    if (child.pid === undefined) once(null, null);
+  });
 }
 
 export interface SuperviseOptions {
@@ -54,7 +79,7 @@ export function supervise(
 ): Supervised {
   let child: ChildProcess | null = null;
   let spare: Spare | null = null;
-  /** Spares ended without being used and not yet gone: stopping waits for them too. */
+  /** Spares ended before they served, and not yet gone: stopping waits for them too. */
   const discarded = new Set<Promise<void>>();
   const discard = (unused: Spare) => {
     unused.child.kill('SIGTERM');
@@ -69,16 +94,35 @@ export function supervise(
 
   // The IPC channel is a lifeline (the backend stops when it closes, see backend-main.ts) and
   // carries the spare's messages.
-  const spawnBackend = (asSpare: boolean) =>
-    spawn(command, args, {
+  const spawnBackend = (asSpare: boolean) => {
+    const child = spawn(command, args, {
       stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
       env: asSpare ? { ...process.env, [SPARE_ENV]: '1' } : process.env,
     });
+    // A process that cannot be started, or a message to one that just died: without a listener,
+    // either would end the supervisor. Its exit (or the spare's timeout) is handled as usual.
+    child.on('error', (error) =>
+      logger.error({ err: error, pid: child.pid, spare: asSpare }, 'backend process error'),
+    );
+    return child;
+  };
 
   const prepareSpare = () => {
     if (spare !== null || stopping) return;
     const child = spawnBackend(true);
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const exited = new Promise<void>((resolve) =>
+      exitedOrNeverStarted(child, (code, signal) => {
+        if (spare === current) {
+          spare = null;
+          if (!stopping)
+            logger.warn(
+              { code, signal },
+              'the spare backend exited before it was needed; the next start loads a backend from scratch',
+            );
+        }
+        resolve();
+      }),
+    );
     const current: Spare = {
       child,
       spawnedAt: Date.now(),
@@ -92,15 +136,6 @@ export function supervise(
         void exited.then(() => resolve(false));
       }),
     };
-    child.once('exit', (code, signal) => {
-      if (spare !== current) return;
-      spare = null;
-      if (!stopping)
-        logger.warn(
-          { code, signal },
-          'the spare backend exited before it was needed; the next start loads a backend from scratch',
-        );
-    });
     spare = current;
   };
 
@@ -108,20 +143,29 @@ export function supervise(
    * The spare, told to start, when it can stand in for a new backend (one still loading is waited
    * for: it is further along than a new process); otherwise null, and it is ended.
    */
-  const takeSpare = async (codeRoot: string): Promise<ChildProcess | null> => {
+  const takeSpare = async (codeRoot: string): Promise<Spare | null> => {
     const candidate = spare;
     if (candidate === null) return null;
-    const ready = await candidate.ready;
+    const ready = await withTimeout(candidate.ready, SPARE_READY_TIMEOUT_MS, false);
     const changed = ready && (await codeChangedSince(codeRoot, candidate.spawnedAt));
     // Stopping, or its exit, may have ended it meanwhile.
     if (spare !== candidate) return null;
     spare = null;
-    if (ready && !changed && candidate.child.connected) {
-      candidate.child.send({ ward: 'start' } satisfies ToSpare);
-      return candidate.child;
-    }
+    // The callback reports a spare that died after `connected` was last updated.
+    const told =
+      ready &&
+      !changed &&
+      candidate.child.connected &&
+      (await new Promise<boolean>((resolve) =>
+        candidate.child.send({ ward: 'start' } satisfies ToSpare, (error) => resolve(error === null)),
+      ));
+    if (told) return candidate;
     if (changed)
       logger.info('Ward code changed since the spare backend started; starting a backend from scratch');
+    else if (!ready && candidate.child.exitCode === null)
+      logger.warn(
+        `the spare backend was not ready after ${SPARE_READY_TIMEOUT_MS} ms; starting a backend from scratch`,
+      );
     discard(candidate);
     return null;
   };
@@ -136,16 +180,20 @@ export function supervise(
 
   const start = async () => {
     const promoted = options.spare === undefined ? null : await takeSpare(options.spare.codeRoot);
-    if (stopping) return ended();
-    if (promoted !== null) logger.info({ sparePid: promoted.pid }, 'the spare backend takes over');
+    if (stopping) {
+      // Told to start just as the stop came: it is a backend now, and stops like one.
+      if (promoted !== null) discard(promoted);
+      return ended();
+    }
+    if (promoted !== null) logger.info({ sparePid: promoted.child.pid }, 'the spare backend takes over');
     const startedAt = Date.now();
-    const current = promoted ?? spawnBackend(false);
+    const current = promoted?.child ?? spawnBackend(false);
     child = current;
     if (options.spare !== undefined)
       current.on('message', (message) => {
         if (isWardMessage(message, 'serving')) prepareSpare();
       });
-    current.once('exit', (code, signal) => {
+    exitedOrNeverStarted(current, (code, signal) => {
       child = null;
       if (stopping) return void ended();
       const failed = code !== 0 && Date.now() - startedAt < STABLE_MS;

@@ -3,7 +3,7 @@
  * (test/fixtures/supervised/backend.ts) speaks the real IPC and records what happens to it, so
  * these tests need no database and can look at every hand-over.
  */
-import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
@@ -19,16 +19,12 @@ interface Event {
   event: string;
 }
 
-/** A directory shaped like Ward's (src/, package.json), every file an hour old. */
+/** A directory shaped like Ward's (src/, package.json). */
 async function codeRoot(): Promise<string> {
   const root = await scratchDir('ward-code-');
   await mkdir(path.join(root, 'src', 'api'), { recursive: true });
-  const old = new Date(Date.now() - 3_600_000);
-  for (const file of ['package.json', 'src/backend.ts', 'src/api/app.ts']) {
+  for (const file of ['package.json', 'src/backend.ts', 'src/api/app.ts'])
     await writeFile(path.join(root, file), '');
-    await utimes(path.join(root, file), old, old);
-  }
-  for (const dir of ['src/api', 'src']) await utimes(path.join(root, dir), old, old);
   return root;
 }
 
@@ -38,7 +34,17 @@ async function supervised(t: ExecutionContext, options: { spare?: boolean; args?
   await writeFile(file, '');
   const root = await codeRoot();
   const logs: string[] = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(JSON.parse(line).msg) });
+  const delays: number[] = [];
+  const logger = pino(
+    { level: 'debug' },
+    {
+      write: (line: string) => {
+        const record = JSON.parse(line) as { msg: string; delayMs?: number };
+        logs.push(record.msg);
+        if (record.delayMs !== undefined) delays.push(record.delayMs);
+      },
+    },
+  );
   const supervisor = supervise(
     process.execPath,
     [BACKEND, file, ...(options.args ?? [])],
@@ -69,7 +75,7 @@ async function supervised(t: ExecutionContext, options: { spare?: boolean; args?
       `spare ${count} ready`,
       () => logs.filter((msg) => msg === 'a spare backend is ready').length >= count,
     );
-  return { supervisor, root, logs, events, pids, until, spareReady };
+  return { supervisor, root, logs, delays, events, pids, until, spareReady };
 }
 
 const alive = (pid: number) => {
@@ -154,25 +160,64 @@ test('without the spare option every start is from scratch', async (t) => {
 });
 
 test('a backend that fails before it serves gets no spare, and the starts back off', async (t) => {
-  const { pids, until } = await supervised(t, { args: ['fail'] });
+  const { pids, until, delays } = await supervised(t, { args: ['fail'] });
   await until('three starts', async () => (await pids('started')).length >= 3);
   t.deepEqual(await pids('spare'), []);
+  t.deepEqual(delays.slice(0, 2), [250, 500]);
 });
 
-test('codeChangedSince: a change to any source file, a new file, package.json or the installed packages counts', async (t) => {
-  const since = Date.now() - 60_000;
-  const root = await codeRoot();
-  t.false(await codeChangedSince(root, since));
-  const touched = async (file: string) => {
-    const fresh = await codeRoot();
-    await mkdir(path.dirname(path.join(fresh, file)), { recursive: true });
-    await writeFile(path.join(fresh, file), 'new');
-    return codeChangedSince(fresh, since);
+test('stopping while a restart waits for a loading spare ends it, and starts nothing', async (t) => {
+  const { supervisor, pids, until } = await supervised(t, { args: ['load-ms=3000'] });
+  await until('the spare', async () => (await pids('spare')).length === 1);
+  const [spare] = await pids('spare');
+  supervisor.restart();
+  await until('the first backend to stop', async () => (await pids('stopped')).length === 1);
+  supervisor.stop('SIGTERM');
+  await supervisor.done;
+  t.false(alive(spare as number));
+  t.deepEqual(await pids('started from spare'), []);
+  t.is((await pids('started')).length, 1);
+});
+
+test('a spare that does not get ready in time is ended, and the backend starts from scratch', async (t) => {
+  const { supervisor, pids, until, logs } = await supervised(t, { args: ['load-ms=60000'] });
+  await until('the spare', async () => (await pids('spare')).length === 1);
+  const [spare] = await pids('spare');
+  supervisor.restart();
+  await until('a start from scratch', async () => (await pids('started')).length === 2);
+  t.true(logs.includes('the spare backend was not ready after 5000 ms; starting a backend from scratch'));
+  await until('the stuck spare to exit', () => !alive(spare as number));
+});
+
+test('codeChangedSince: a changed, added or removed source file, package.json or the installed packages counts', async (t) => {
+  /** A fresh code root, `change` made to it after the spare would have started. */
+  const changed = async (change: (root: string) => Promise<unknown>) => {
+    const root = await codeRoot();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const since = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await change(root);
+    return codeChangedSince(root, since);
   };
-  t.true(await touched('src/api/app.ts'));
-  t.true(await touched('src/api/new-file.ts'));
-  t.true(await touched('package.json'));
-  t.true(await touched('node_modules/.package-lock.json'));
-  t.false(await touched('modules/patients/routes.ts'), 'module code is not what a spare loads');
-  t.false(await codeChangedSince(path.join(root, 'missing'), since));
+  const write = (file: string) => async (root: string) => {
+    await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+    await writeFile(path.join(root, file), 'new');
+  };
+  t.false(await changed(async () => undefined));
+  t.true(await changed(write('src/api/app.ts')));
+  t.true(await changed(write('src/api/new-file.ts')));
+  t.true(await changed((root) => rm(path.join(root, 'src', 'backend.ts'))));
+  t.true(await changed(write('package.json')));
+  t.true(await changed(write('node_modules/.package-lock.json')));
+  t.true(
+    await changed(async (root) => {
+      // As `rsync -a` or `tar x` do: new content, the release's old modification time.
+      await write('src/api/app.ts')(root);
+      const old = new Date(Date.now() - 3_600_000);
+      await utimes(path.join(root, 'src', 'api', 'app.ts'), old, old);
+    }),
+    'a copy that keeps old modification times',
+  );
+  t.false(await changed(write('modules/patients/routes.ts')), 'module code is not what a spare loads');
+  t.false(await codeChangedSince(path.join(await codeRoot(), 'missing'), Date.now()));
 });
