@@ -175,6 +175,29 @@ test('a requested restart hands over to the warm spare the supervisor prepared',
   t.is(await served.stop(), 0);
 });
 
+test('POST /api/v1/modules/-/restart and SIGTERM to the backend each end in a new, healthy backend', async (t) => {
+  const { env } = await setup(t);
+  t.is((await ward(['modules', 'install', 'base'], env)).code, 0);
+  await restart(env);
+  t.is((await ward(['users', 'create', 'ops', '--role', 'admin'], env)).code, 0);
+  const token = (await ward(['tokens', 'create', '--user', 'ops'], env)).stdout.trim();
+  const served = await supervisor(t, { ...env, LOG_LEVEL: 'debug' });
+  await spareReady(served);
+  const answer = await fetch(`${served.base}/api/v1/modules/-/restart`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+  });
+  t.is(answer.status, 202);
+  await served.listening(2);
+  t.is((await fetch(`${served.base}/health`)).status, 200);
+  // As the container runtime stops a backend; `ward serve` starts the next one.
+  process.kill(listeningPids(served.output())[1] as number, 'SIGTERM');
+  await served.listening(3);
+  t.is((await fetch(`${served.base}/health`)).status, 200);
+  t.is(new Set(listeningPids(served.output())).size, 3, 'three different backends');
+  t.is(await served.stop(), 0);
+});
+
 test('with WARD_SPARE_BACKEND=0 the supervisor keeps no spare and still restarts', async (t) => {
   const { env } = await setup(t);
   const served = await supervisor(t, { ...env, LOG_LEVEL: 'debug', WARD_SPARE_BACKEND: '0' });
