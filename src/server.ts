@@ -5,8 +5,10 @@
  */
 import type { Server } from 'node:http';
 import type { Knex } from 'knex';
-import { appSettings, createApp, type WardApp } from './api/app.ts';
+import { createApp, type WardApp } from './api/app.ts';
 import { ensureFirstAdmin } from './auth/first-admin.ts';
+import { readGrants } from './auth/grants.ts';
+import { backendSettings } from './backend-settings.ts';
 import type { Config } from './config.ts';
 import type { DriftEntry } from './controller/drift.ts';
 import { reconcile, type Reconciled } from './controller/reconcile.ts';
@@ -41,6 +43,9 @@ export interface BackendHooks {
 const DEFAULT_GRACE_MS = 10_000;
 
 export async function startBackend(config: Config, logger: Logger, hooks: BackendHooks): Promise<Backend> {
+  // Settings first: one that is wrong must stop the start before it touches the database.
+  const { port, jsonLimit, trustProxy } = backendSettings(config);
+  const grants = await readGrants(config.grantsFile);
   const url = await databaseUrl(config);
   const knex = await openDatabase(
     { ...config, databaseUrl: url },
@@ -59,13 +64,17 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
       logger,
       onRestart: hooks.onRestart,
       health: { drift: () => drift.current },
-      ...appSettings(config),
+      storageDir: config.storageDir,
+      root: config.root,
+      jsonLimit,
+      trustProxy,
+      grants,
     });
   } catch (error) {
     await knex.destroy();
     throw error;
   }
-  const server = app.koa.listen(config.port);
+  const server = app.koa.listen(port);
   const drain = drainer(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -9,15 +9,15 @@ import Koa from 'koa';
 import type { Knex } from 'knex';
 import { createAuthenticator, type Authenticator } from '../auth/authenticator.ts';
 import { listenForAuthChanges, type ChangeListener } from '../auth/change-listener.ts';
-import { readGrants, type GrantsFile } from '../auth/grants.ts';
+import type { Grants } from '../auth/permissions.ts';
 import { AUTH_MODULE, installedModules, type InstalledModule } from '../auth/installed.ts';
 import { buildPermissionMap, type PermissionMap } from '../auth/permissions.ts';
 import { PrincipalCache } from '../auth/principal-cache.ts';
 import { createSignInThrottle, type SignInThrottle } from '../auth/throttle.ts';
-import { ROOT, type Config } from '../config.ts';
+import { ROOT } from '../config.ts';
 import type { Inventory, ModuleRow } from '../controller/types.ts';
 import type { Logger } from '../logger.ts';
-import { DEFAULT_JSON_LIMIT, parseSize } from './body.ts';
+import { DEFAULT_JSON_LIMIT } from './body.ts';
 import { errorHandler } from './errors.ts';
 import { loadModuleRoutes, type ModuleFailure } from './mount-modules.ts';
 import { buildRouter } from './router.ts';
@@ -38,8 +38,8 @@ export interface AppDeps {
   storageDir: string;
   /** Called once `POST /api/v1/modules/-/restart` has answered 202: stop gracefully. */
   onRestart: () => void;
-  /** Default: `<storageDir>/grants.json`, ignored when missing. */
-  grantsFile?: GrantsFile;
+  /** Extra role grants, as `readGrants` read them from the grants file. Default: none. */
+  grants?: Grants;
   /** Largest JSON body accepted, in bytes. Default 1 MiB. */
   jsonLimit?: number;
   /** Trust X-Forwarded-* from a reverse proxy (the cookie's Secure flag follows X-Forwarded-Proto). */
@@ -61,19 +61,6 @@ export interface WardApp {
   close(): Promise<void>;
 }
 
-/** The AppDeps that come from configuration. Throws a WardError for a bad WARD_JSON_LIMIT. */
-export function appSettings(
-  config: Config,
-): Pick<AppDeps, 'storageDir' | 'grantsFile' | 'jsonLimit' | 'trustProxy' | 'root'> {
-  return {
-    storageDir: config.storageDir,
-    grantsFile: config.grantsFile,
-    jsonLimit: config.jsonLimit === null ? DEFAULT_JSON_LIMIT : parseSize(config.jsonLimit),
-    trustProxy: config.trustProxy,
-    root: config.root,
-  };
-}
-
 /** Builds the HTTP app from the modules installed now; routes of modules that fail to load answer 503. */
 export async function createApp(deps: AppDeps): Promise<WardApp> {
   const { knex, logger } = deps;
@@ -81,9 +68,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
   // Its own connection: the handshake proceeds while the grants and the module routes load.
   const listening = listenForAuth(deps, installed);
   try {
-    const grants = await readGrants(
-      deps.grantsFile ?? { path: `${deps.storageDir}/grants.json`, required: false },
-    );
+    const grants = deps.grants ?? {};
     const loaded = await loadModuleRoutes(installed, { knex, logger, storageDir: deps.storageDir });
     const map = buildPermissionMap(
       installed.map(({ module }) => ({ name: module.name, manifest: module.manifest })),

@@ -206,3 +206,59 @@ test('a database without the core tables says to run `ward db migrate`, which fi
   );
   t.is((await ward(['modules', 'list'], { DATABASE_URL: url })).code, 0);
 });
+
+/** `ward <command>` with one bad setting, while a plan waits: refused with exit 1, nothing applied. */
+async function refusedSetting(
+  t: Parameters<typeof testDatabase>[0],
+  command: string,
+  env: Record<string, string>,
+  expected: { message: RegExp; hint: RegExp },
+) {
+  const { url, knex } = await testDatabase(t, { migrated: true });
+  t.is((await ward(['modules', 'install', 'base'], { DATABASE_URL: url })).code, 0);
+  const before = await snapshot(knex);
+  const run = await ward([command], { DATABASE_URL: url, ...env });
+  t.is(run.code, 1, `${run.stdout}\n${run.stderr}`);
+  t.regex(run.stderr, expected.message);
+  t.regex(run.stderr, expected.hint);
+  t.notRegex(run.stderr, /^\s+at /m, 'no stack trace');
+  t.notRegex(run.stdout, /listening on/);
+  t.deepEqual(await snapshot(knex), before, 'the plan was not applied');
+  t.false(await knex.schema.hasTable('base_user'), 'no module table was created');
+}
+
+for (const [variable, value, message, hint] of [
+  ['PORT', 'abc', /PORT="abc" is not a TCP port/, /from 1 to 65535, or 0/],
+  ['PORT', '99999', /PORT="99999" is not a TCP port/, /from 1 to 65535, or 0/],
+  ['WARD_TRUST_PROXY', 'ture', /WARD_TRUST_PROXY="ture" is neither on nor off/, /give 1 or 0/],
+  ['WARD_JSON_LIMIT', 'lots', /WARD_JSON_LIMIT="lots" is not a size/, /such as 1mb/],
+] as const)
+  test(`a backend with ${variable}=${value} refuses to start before it applies the plan`, (t) =>
+    refusedSetting(t, 'backend', { [variable]: value }, { message, hint }));
+
+test('a backend with a malformed grants file refuses to start before it applies the plan', async (t) => {
+  const file = path.join(await scratchDir(), 'grants.json');
+  await writeFile(file, '{"roles": {"Bad Role": []}}');
+  await refusedSetting(
+    t,
+    'backend',
+    { WARD_GRANTS_FILE: file },
+    { message: /grants\.json: \/roles\/Bad Role is not a valid role name/, hint: /hint:/ },
+  );
+});
+
+test('ward serve with WARD_SPARE_BACKEND=maybe refuses to start anything', (t) =>
+  refusedSetting(
+    t,
+    'serve',
+    { WARD_SPARE_BACKEND: 'maybe' },
+    { message: /WARD_SPARE_BACKEND="maybe" is neither on nor off/, hint: /unset, it is on/ },
+  ));
+
+test('ward serve with PORT=abc refuses before it starts a backend, rather than restarting one under back-off', (t) =>
+  refusedSetting(
+    t,
+    'serve',
+    { PORT: 'abc' },
+    { message: /PORT="abc" is not a TCP port/, hint: /from 1 to 65535, or 0/ },
+  ));

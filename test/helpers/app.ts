@@ -10,6 +10,7 @@ import type { ExecutionContext } from 'ava';
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import { createApp, type AppDeps, type WardApp } from '../../src/api/app.ts';
+import { readGrants } from '../../src/auth/grants.ts';
 import { hashPassword } from '../../src/auth/password.ts';
 import { createUser } from '../../src/auth/users.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -72,7 +73,7 @@ export async function startApp(
     rows: await readModuleRows(knex),
     logger: silentLogger,
     storageDir: storage,
-    grantsFile: config.grantsFile,
+    grants: await readGrants(config.grantsFile),
     onRestart: () => restarts++,
     ...options.overrides,
   });

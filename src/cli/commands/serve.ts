@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { Flags } from '@oclif/core';
+import { backendSettings } from '../../backend-settings.ts';
+import { parseSwitch } from '../../config.ts';
 import { createLogger } from '../../logger.ts';
 import { supervise } from '../../supervisor.ts';
 import { watchModules } from '../../watcher.ts';
@@ -23,12 +25,15 @@ export default class Serve extends WardCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
     const logger = createLogger('ward-supervisor');
+    // The backend checks these too; checked here, a bad one is one error, not starts under back-off.
+    backendSettings(this.settings);
+    const spare = parseSwitch('WARD_SPARE_BACKEND', this.settings.spareBackend, true);
     const entry = path.join(this.settings.root, 'src', 'backend-main.ts');
     const supervisor = supervise(
       process.execPath,
       [entry],
       logger,
-      this.settings.spareBackend ? { spare: { codeRoot: this.settings.root } } : {},
+      spare ? { spare: { codeRoot: this.settings.root } } : {},
     );
     process.on('SIGTERM', () => supervisor.stop('SIGTERM'));
     process.on('SIGINT', () => supervisor.stop('SIGTERM'));
