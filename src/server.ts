@@ -15,6 +15,7 @@ import { reconcile, type Reconciled } from './controller/reconcile.ts';
 import { databaseUrl, openDatabase } from './db/connection.ts';
 import { drainer } from './drain.ts';
 import { readModuleRows } from './db/modules.ts';
+import { ensureStorageDir } from './storage-dir.ts';
 import type { Logger } from './logger.ts';
 
 export interface Backend {
@@ -45,6 +46,7 @@ const DEFAULT_GRACE_MS = 10_000;
 export async function startBackend(config: Config, logger: Logger, hooks: BackendHooks): Promise<Backend> {
   // Settings first: one that is wrong must stop the start before it touches the database.
   const { port, jsonLimit, trustProxy } = backendSettings(config);
+  await ensureStorageDir(config.storageDir);
   const grants = await readGrants(config.grantsFile);
   const url = await databaseUrl(config);
   const knex = await openDatabase(

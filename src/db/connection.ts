@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import { WardError } from '../controller/errors.ts';
+import { ensureStorageDir } from '../storage-dir.ts';
 
 /** PostgreSQL SQLSTATEs that mean "the database is not ready for Ward", with what to do. */
 const UNDEFINED_TABLE = '42P01';
@@ -14,6 +15,7 @@ const INVALID_CATALOG = '3D000';
 
 export async function databaseUrl(config: Config): Promise<string> {
   if (config.databaseUrl !== null) return config.databaseUrl;
+  await ensureStorageDir(config.storageDir);
   // Loaded only when used: it brings child_process, net and os, which a DATABASE_URL never needs.
   const { ensureEmbedded } = await import('./embedded.ts');
   return (await ensureEmbedded(config.storageDir)).url;

@@ -262,3 +262,23 @@ test('ward serve with PORT=abc refuses before it starts a backend, rather than r
     { PORT: 'abc' },
     { message: /PORT="abc" is not a TCP port/, hint: /from 1 to 65535, or 0/ },
   ));
+
+test('a backend with a storage folder it cannot use refuses to start before it applies the plan', async (t) => {
+  const file = path.join(await scratchDir(), 'a-file');
+  await writeFile(file, '');
+  await refusedSetting(
+    t,
+    'backend',
+    { WARD_STORAGE_DIR: path.join(file, 'storage') },
+    { message: /cannot use the storage folder .*a-file\/storage \(ENOTDIR\)/, hint: /set WARD_STORAGE_DIR/ },
+  );
+});
+
+// Node's recursive mkdir never returns there: the folder must be refused, not waited on forever.
+for (const dir of ['/proc/ward-storage', '/sys/ward-storage'])
+  test(`the embedded database refuses the storage folder ${dir} with the setting to fix`, async (t) => {
+    const run = await ward(['modules', 'list'], { WARD_STORAGE_DIR: dir });
+    t.is(run.code, 1, run.stderr);
+    t.regex(run.stderr, new RegExp(`cannot use the storage folder ${dir} \\(E[A-Z]+\\)`));
+    t.regex(run.stderr, /hint: set WARD_STORAGE_DIR/);
+  });
