@@ -28,18 +28,26 @@ export type RestoreProgress = (progress: { table: string; rows: number }) => voi
 type Statement =
   | { kind: 'begin' }
   | { kind: 'commit' }
-  | { kind: 'run'; sql: string }
+  /** `seedsOf`: the module whose seed records (core_external_id) the statement deletes. */
+  | { kind: 'run'; sql: string; seedsOf?: string }
   | { kind: 'insert'; table: string; sql: string };
 
 const NOTHING_CHANGED = 'nothing was restored (the transaction was rolled back)';
+const SEED_TRACKING = 'core_external_id';
 
 /** Statements in file order, with read and parse failures as `restore_unreadable`. */
 type NextItem = () => Promise<ScriptItem | null>;
 
+/**
+ * `module`, when given, is the module the backup must belong to: every table it restores must be
+ * one that module owns (`core_module_table`), and the seed records it resets must be that module's.
+ * Without it (tests, tooling) any backup of existing tables is restored.
+ */
 export async function restoreBackup(
   knex: Knex,
   file: string,
   onProgress?: RestoreProgress,
+  module: string | null = null,
 ): Promise<RestoreResult> {
   const source = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 16 });
   const script = readStatements(source as AsyncIterable<string>)[Symbol.asyncIterator]();
@@ -55,8 +63,10 @@ export async function restoreBackup(
     const { expected, first } = await readHeader(file, next);
     return await withConnection(knex, 'rollback', async (client) => {
       await client.query('BEGIN');
+      if (module !== null) await requireOwnTables(client, file, module, expected);
       await requireTables(client, file, expected);
-      const restored = await runStatements(client, file, first, next, expected, onProgress);
+      const restored = await runStatements(client, file, first, next, expected, onProgress, module);
+      if (module !== null) await requireOwnSeedRecords(client, file, module);
       for (const { table, rows } of expected) {
         const got = restored.get(table)!;
         if (got !== rows)
@@ -99,6 +109,7 @@ async function runStatements(
   next: NextItem,
   expected: readonly TableCount[],
   onProgress: RestoreProgress | undefined,
+  module: string | null,
 ): Promise<Map<string, number>> {
   const restored = new Map(expected.map(({ table }) => [table, 0]));
   let begun = false;
@@ -113,8 +124,11 @@ async function runStatements(
       if (begun) throw unreadable(file, 'it has a second BEGIN');
       begun = true;
     } else if (statement.kind === 'commit') committed = true;
-    else if (statement.kind === 'run') await execute(client, file, statement.sql, null);
-    else {
+    else if (statement.kind === 'run') {
+      if (statement.seedsOf !== undefined && module !== null && statement.seedsOf !== module)
+        throw wrongModule(file, module, `the seed records of ${statement.seedsOf}`);
+      await execute(client, file, statement.sql, null);
+    } else {
       const before = restored.get(statement.table);
       if (before === undefined)
         throw unreadable(
@@ -148,6 +162,44 @@ export async function latestBackup(dir: string, module: string): Promise<string 
   return newest === undefined ? null : path.join(dir, newest);
 }
 
+/** Checked before any row goes in: a backup of another module's tables must not empty them. */
+async function requireOwnTables(
+  client: pg.Client,
+  file: string,
+  module: string,
+  expected: readonly TableCount[],
+): Promise<void> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT name FROM unnest($1::text[]) AS name
+      WHERE NOT EXISTS (SELECT 1 FROM core_module_table WHERE module_name = $2 AND table_name = name)
+      ORDER BY name`,
+    // Ward's own seed tracking is in every backup; requireOwnSeedRecords checks its rows.
+    [expected.map(({ table }) => table).filter((table) => table !== SEED_TRACKING), module],
+  );
+  if (rows.length > 0)
+    throw wrongModule(file, module, rows.map((row) => quoteIdentifier(row.name)).join(', '));
+}
+
+/** The seed-tracking rows this transaction inserted (xmin is its id) must all be the module's. */
+async function requireOwnSeedRecords(client: pg.Client, file: string, module: string): Promise<void> {
+  const { rows } = await client.query<{ module_name: string }>(
+    `SELECT DISTINCT module_name FROM ${SEED_TRACKING}
+      WHERE xmin = pg_catalog.pg_current_xact_id()::xid AND module_name <> $1 ORDER BY module_name`,
+    [module],
+  );
+  if (rows.length > 0)
+    throw wrongModule(file, module, `the seed records of ${rows.map((row) => row.module_name).join(', ')}`);
+}
+
+function wrongModule(file: string, module: string, what: string): WardError {
+  const owner = moduleOfBackup(file);
+  return new WardError(
+    'restore_wrong_module',
+    `${file} would restore ${what}, which ${module} does not own`,
+    `restore a backup of ${module} (ward modules restore ${module} picks its newest)${owner !== null && owner !== module ? `, or restore this file as ${owner}'s (ward modules restore ${owner} --file ...)` : ''}; ${NOTHING_CHANGED}`,
+  );
+}
+
 /** Checked before any row goes in, so the refusal names every missing table at once. */
 async function requireTables(
   client: pg.Client,
@@ -175,8 +227,8 @@ function classify(text: string): Statement | null {
   const set = /^SET (?:LOCAL )?([A-Za-z_]+ = [^;]+);$/.exec(text);
   if (set !== null) return { kind: 'run', sql: `SET LOCAL ${set[1]}` };
   if (/^TRUNCATE TABLE "(?:[^"]|"")+"(?:, "(?:[^"]|"")+")*;$/.test(text)) return { kind: 'run', sql: text };
-  if (/^DELETE FROM core_external_id WHERE module_name = '[a-z][a-z0-9_]{0,62}';$/.test(text))
-    return { kind: 'run', sql: text };
+  const seeds = /^DELETE FROM core_external_id WHERE module_name = '([a-z][a-z0-9_]{0,62})';$/.exec(text);
+  if (seeds !== null) return { kind: 'run', sql: text, seedsOf: seeds[1]! };
   if (/^SELECT pg_catalog\.setval\('(?:[^']|'')+', -?\d+, (?:true|false)\);$/.test(text))
     return { kind: 'run', sql: text };
   const insert = /^INSERT INTO ("(?:[^"]|"")+") /.exec(text);

@@ -3,7 +3,7 @@
  * restart applies, and the database and storage are checked afterwards.
  */
 import { spawnSync } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
@@ -183,7 +183,7 @@ async function uninstallAndReinstall(t: ExecutionContext) {
       .orderBy('xml_id')
       .select('xml_id', 'record_id', 'noupdate'),
   });
-  return { env, file, before, after };
+  return { knex, env, file, before, after };
 }
 
 test('reinstall, then `ward modules restore`: rows and seed tracking are as they were', async (t) => {
@@ -192,6 +192,49 @@ test('reinstall, then `ward modules restore`: rows and seed tracking are as they
   t.is(restored.code, 0, restored.stderr);
   t.regex(restored.stdout, /^ {2}lab_result: 1 row$/m);
   t.deepEqual(await after(), before);
+});
+
+test("restore refuses a backup of another module, or one that would reset another module's seed records, and changes nothing", async (t) => {
+  const { knex, env, file } = await uninstallAndReinstall(t);
+  const state = async () => ({
+    patients: await knex('patients_patient').orderBy('id').select(),
+    lab: await knex('lab_result').orderBy('id').select(),
+    tracking: await knex('core_external_id').orderBy('id').select(),
+  });
+  const crafted = path.join(path.dirname(file), 'crafted.sql');
+  const text = await readFile(file, 'utf8');
+  const cases = [
+    {
+      args: ['modules', 'restore', 'patients', '--file', file],
+      message: /would restore "lab_event", "lab_result", "lab_test", which patients does not own/,
+      hint: /ward modules restore lab --file/,
+    },
+    {
+      args: ['modules', 'restore', 'lab', '--file', crafted],
+      write: text.replace("module_name = 'lab';", "module_name = 'patients';"),
+      message: /would restore the seed records of patients, which lab does not own/,
+    },
+    {
+      args: ['modules', 'restore', 'lab', '--file', crafted],
+      write: text
+        .split('\n')
+        .map((line) =>
+          line.startsWith('INSERT INTO "core_external_id"') ? line.replaceAll("'lab'", "'patients'") : line,
+        )
+        .join('\n'),
+      message: /would restore the seed records of patients, which lab does not own/,
+    },
+  ];
+  for (const { args, write, message, hint } of cases) {
+    if (write !== undefined) await writeFile(crafted, write);
+    const before = await state();
+    const run = await ward(args, env);
+    t.is(run.code, 1, run.stdout);
+    t.regex(run.stderr, message);
+    if (hint !== undefined) t.regex(run.stderr, hint);
+    t.regex(run.stderr, /nothing was restored/);
+    t.deepEqual(await state(), before, 'nothing changed');
+  }
 });
 
 test('reinstall, then feed the backup to psql (SPEC §4.2): rows and seed tracking are as they were', async (t) => {

@@ -41,7 +41,7 @@ export default class ModulesRestore extends ModuleCommand {
     const progress = process.stderr.isTTY
       ? (p: { table: string; rows: number }) => this.logToStderr(`  ${p.table}: ${p.rows} rows so far`)
       : undefined;
-    const result = await restoreBackup(await this.db(), file, progress);
+    const result = await restoreBackup(await this.db(), file, progress, name);
     this.log(
       [
         `Restored ${result.rows} row(s) of ${name} from ${file}:`,
