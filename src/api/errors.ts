@@ -84,6 +84,8 @@ export function renderError(error: unknown): Rendered {
       headers: {},
       unexpected: !(error.code in WARD_ERROR_STATUS),
     };
+  const database = databaseFailure(error);
+  if (database !== null) return database;
   const http = error as { status?: unknown; expose?: unknown; message?: unknown; headers?: unknown } | null;
   const status =
     typeof http?.status === 'number' && http.status >= 400 && http.status < 600 ? http.status : 500;
@@ -95,6 +97,60 @@ export function renderError(error: unknown): Rendered {
     status,
     body: { error: { code: known.code, message, hint: known.hint } },
     headers: {},
+    unexpected: false,
+  };
+}
+
+/** SQLSTATE class 22 (data exception): a value the database cannot store, usually from a request. */
+const DATA_EXCEPTIONS: Readonly<Record<string, string>> = {
+  '22001': 'a value is longer than its field allows',
+  '22003': 'a number is out of range',
+  '22007': 'a date or time is not valid',
+  '22008': 'a date or time is out of range (years 1 to 9999)',
+  '22021': 'a text value contains a character that cannot be stored (NUL, \\u0000)',
+  '22P02': 'a value does not have the type its field needs',
+};
+
+/** Losing the database (stopped, restarting, unreachable) is "try again", not a bug. */
+// Only errors of outgoing connections: a client that hangs up mid-request (ECONNRESET) is not one.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH']);
+const UNAVAILABLE_MESSAGE = /Connection terminated|timeout acquiring a connection|connection error/i;
+
+/**
+ * Pure: database errors a request can meet without a bug in its route: a value the database
+ * refuses (400; logged, since validation should have caught it) or a database that is not there
+ * (503). Anything else is null.
+ */
+function databaseFailure(error: unknown): Rendered | null {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && code.startsWith('22'))
+    return {
+      status: 400,
+      body: {
+        error: {
+          code: 'invalid_value',
+          message: DATA_EXCEPTIONS[code] ?? 'the database refused a value in the request',
+          hint: 'fix the value and send the request again',
+        },
+      },
+      headers: {},
+      unexpected: true,
+    };
+  const unavailable =
+    (typeof code === 'string' &&
+      (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || code.startsWith('57P'))) ||
+    (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message));
+  if (!unavailable) return null;
+  return {
+    status: 503,
+    body: {
+      error: {
+        code: 'database_unavailable',
+        message: 'the database is not reachable',
+        hint: 'try again shortly; if it keeps happening, check that the database server runs',
+      },
+    },
+    headers: { 'Retry-After': '5' },
     unexpected: false,
   };
 }

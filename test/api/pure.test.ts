@@ -69,6 +69,36 @@ test('errors render to one shape; unknown errors reveal nothing', (t) => {
   t.like(renderError('a string'), { status: 500, unexpected: true });
 });
 
+test('database errors a request can meet: a refused value is 400, a missing database 503', (t) => {
+  const pgError = (code: string, message = 'from pg') => Object.assign(new Error(message), { code });
+  const nul = renderError(pgError('22021', 'insert into patients_patient … - invalid byte sequence'));
+  t.like(nul, { status: 400, body: { error: { code: 'invalid_value' } }, unexpected: true });
+  t.regex(nul.body.error.message, /NUL/);
+  t.notRegex(nul.body.error.message, /insert into/, 'no SQL in the answer');
+  t.like(renderError(pgError('22008')), {
+    status: 400,
+    body: { error: { message: 'a date or time is out of range (years 1 to 9999)' } },
+  });
+  t.like(renderError(pgError('22999')), {
+    status: 400,
+    body: { error: { message: 'the database refused a value in the request' } },
+  });
+  for (const code of ['ECONNREFUSED', '57P01', '57P03', '08006'])
+    t.like(renderError(pgError(code)), {
+      status: 503,
+      headers: { 'Retry-After': '5' },
+      body: { error: { code: 'database_unavailable' } },
+      unexpected: false,
+    });
+  t.like(renderError(new Error('Connection terminated unexpectedly')), { status: 503 });
+  t.like(
+    renderError(pgError('ECONNRESET')),
+    { status: 500, unexpected: true },
+    'a client hanging up is not the database',
+  );
+  t.like(renderError(pgError('23505')), { status: 500, unexpected: true });
+});
+
 test('WARD_JSON_LIMIT sizes', (t) => {
   t.is(parseSize('1mb'), 1024 * 1024);
   t.is(parseSize('512KB'), 512 * 1024);

@@ -269,3 +269,18 @@ test('a search pages by cursor like the whole list', async (t) => {
   );
   t.is(third.nextCursor, null);
 });
+
+test('values the database cannot store are 400 invalid_value, not 500: a NUL character, year 0', async (t) => {
+  const { base, as } = await clinic(t);
+  const admin = as('admin');
+  const refusals = [
+    await api(base, admin, 'POST', PATH, { json: { ...FULL, familyName: 'Sm\u0000ith' } }),
+    await api(base, admin, 'POST', PATH, { json: { ...FULL, mrn: 'MRN-0', birthDate: '0000-01-01' } }),
+    await api(base, admin, 'GET', `${PATH}?q=%00`),
+  ];
+  for (const answer of refusals) {
+    t.is(answer.status, 400, answer.text);
+    t.is(errorOf(answer).code, 'invalid_value');
+  }
+  t.is((await api(base, admin, 'GET', PATH)).status, 200);
+});
