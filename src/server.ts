@@ -14,6 +14,7 @@ import type { DriftEntry } from './controller/drift.ts';
 import { reconcile, type Reconciled } from './controller/reconcile.ts';
 import { databaseUrl, openDatabase } from './db/connection.ts';
 import { drainer } from './drain.ts';
+import { WardError } from './controller/errors.ts';
 import { readModuleRows } from './db/modules.ts';
 import { ensureStorageDir } from './storage-dir.ts';
 import type { Logger } from './logger.ts';
@@ -78,10 +79,16 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
   }
   const server = app.koa.listen(port);
   const drain = drainer(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  } catch (error) {
+    await app.close();
+    await knex.destroy();
+    throw listenError(error, port);
+  }
   return {
     server,
     url,
@@ -99,4 +106,18 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
       await knex.destroy();
     },
   };
+}
+
+/** The port cannot be had: say which, and what to do, rather than Node's error. */
+function listenError(error: unknown, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code !== 'EADDRINUSE' && code !== 'EACCES') return error;
+  return new WardError(
+    code === 'EADDRINUSE' ? 'port_in_use' : 'port_not_allowed',
+    code === 'EADDRINUSE' ? `port ${port} is already in use` : `this process may not listen on port ${port}`,
+    code === 'EADDRINUSE'
+      ? 'stop what listens there (another Ward backend?), or set PORT to a free port (0 picks one)'
+      : 'set PORT to 1024 or above, or run with the right to bind low ports',
+    { cause: error },
+  );
 }

@@ -282,3 +282,16 @@ for (const dir of ['/proc/ward-storage', '/sys/ward-storage'])
     t.regex(run.stderr, new RegExp(`cannot use the storage folder ${dir} \\(E[A-Z]+\\)`));
     t.regex(run.stderr, /hint: set WARD_STORAGE_DIR/);
   });
+
+test('a backend whose port is taken says which port and what to do, and exits', async (t) => {
+  const { url } = await testDatabase(t, { migrated: true });
+  const taken = net.createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => taken.once('listening', resolve));
+  t.teardown(() => taken.close());
+  const { port } = taken.address() as net.AddressInfo;
+  const run = await ward(['backend'], { DATABASE_URL: url, PORT: String(port) });
+  t.is(run.code, 1, run.stdout);
+  t.regex(run.stderr, new RegExp(`error: port ${port} is already in use`));
+  t.regex(run.stderr, /hint: stop what listens there .* or set PORT/);
+  t.notRegex(run.stderr, /^\s+at /m, 'no stack trace');
+});
