@@ -1,5 +1,6 @@
 import test from 'ava';
 import { loadConfig, parsePort, parseSwitch } from '../src/config.ts';
+import { checkDatabaseUrl } from '../src/db/connection.ts';
 
 test('parsePort: unset is 8080, 0 to 65535 pass, anything else is refused with the variable and the fix', (t) => {
   t.is(parsePort(null), 8080);
@@ -25,4 +26,15 @@ test('loadConfig keeps settings as given: an empty variable counts as unset', (t
   t.is(config.port, null);
   t.is(config.trustProxy, 'yes');
   t.is(config.spareBackend, null);
+});
+
+test('checkDatabaseUrl: PostgreSQL URLs pass as given; anything else says what is wrong', (t) => {
+  const fine = 'postgres://ward:secret@db:5432/ward?sslmode=disable';
+  t.is(checkDatabaseUrl(fine), fine);
+  t.is(checkDatabaseUrl('postgresql://db/ward'), 'postgresql://db/ward');
+  t.throws(() => checkDatabaseUrl('ward'), { message: 'DATABASE_URL is not a URL' });
+  t.throws(() => checkDatabaseUrl('http://db/ward'), {
+    message: 'DATABASE_URL is a http URL, not a PostgreSQL one',
+  });
+  t.throws(() => checkDatabaseUrl('postgres:///ward'), { message: 'DATABASE_URL names no host' });
 });

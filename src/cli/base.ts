@@ -6,8 +6,32 @@
 import { Command } from '@oclif/core';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from '../config.ts';
+import { isWardError, WardError } from '../controller/errors.ts';
 import { openDatabase } from '../db/connection.ts';
 import { reportFailure } from './failure.ts';
+
+/**
+ * A failure to parse the command line as bad usage, in oclif's words without its help pointer. A
+ * WardError from an argument's or flag's own check keeps its code, hint and exit code.
+ */
+export function usageError(error: unknown, command: string): WardError {
+  const text = error instanceof Error ? error.message : String(error);
+  const message = text
+    .replace(/\s*See more help with --help\s*$/, '')
+    .replace(/^Parsing (--[\w-]+)\s*\n\t/, 'bad value for $1: ')
+    .trim();
+  if (isWardError(error)) {
+    // oclif has already prefixed the message of an error from a flag's parse function.
+    error.message = message;
+    return error;
+  }
+  return new WardError(
+    'bad_usage',
+    message,
+    `run \`ward ${command.replaceAll(':', ' ')} --help\` for its arguments and flags`,
+    { exitCode: 2, cause: error },
+  );
+}
 
 export abstract class WardCommand extends Command {
   protected readonly settings: Config = loadConfig();
@@ -16,7 +40,13 @@ export abstract class WardCommand extends Command {
   /** Parsing here, not in each run(), means no command can skip flag validation by forgetting it. */
   override async init(): Promise<void> {
     await super.init();
-    await this.parse(this.ctor);
+    try {
+      await this.parse(this.ctor);
+    } catch (error) {
+      // Rendered like every other refusal (and exit 2): oclif's own rendering of a parse error
+      // puts its whole configuration in the --json output.
+      throw usageError(error, this.id ?? '');
+    }
   }
 
   protected async db(): Promise<Knex> {

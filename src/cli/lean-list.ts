@@ -14,7 +14,7 @@ import { listModules } from '../controller/overview.ts';
 import type { ModuleRow } from '../controller/types.ts';
 import { databaseUrl } from '../db/connection.ts';
 import { MODULE_ROWS_SQL } from '../db/modules.ts';
-import { queryOnce } from '../db/query-once.ts';
+import { queryOnce } from '../db/pg-client.ts';
 import { reportFailure } from './failure.ts';
 import { renderList } from './render.ts';
 

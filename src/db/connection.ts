@@ -14,11 +14,31 @@ const INVALID_PASSWORD = '28P01';
 const INVALID_CATALOG = '3D000';
 
 export async function databaseUrl(config: Config): Promise<string> {
-  if (config.databaseUrl !== null) return config.databaseUrl;
+  if (config.databaseUrl !== null) return checkDatabaseUrl(config.databaseUrl);
   await ensureStorageDir(config.storageDir);
   // Loaded only when used: it brings child_process, net and os, which a DATABASE_URL never needs.
   const { ensureEmbedded } = await import('./embedded.ts');
   return (await ensureEmbedded(config.storageDir)).url;
+}
+
+/** Pure: DATABASE_URL as given, or a WardError saying what is wrong with it (never echoing a password). */
+export function checkDatabaseUrl(value: string): string {
+  const refuse = (problem: string) =>
+    new WardError(
+      'database_url_invalid',
+      `DATABASE_URL ${problem}`,
+      'give postgres://<user>:<password>@<host>:<port>/<database>, or unset it to use the embedded PostgreSQL',
+    );
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw refuse('is not a URL');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw refuse(`is a ${url.protocol.slice(0, -1)} URL, not a PostgreSQL one`);
+  if (url.hostname === '') throw refuse('names no host');
+  return value;
 }
 
 /** How long a connection may take before the database counts as unreachable. */
@@ -103,6 +123,31 @@ export function databaseError(error: unknown, url?: string): unknown {
         { cause: error },
       );
     default:
+      if (error instanceof Error && /client password must be a string/.test(error.message))
+        return new WardError(
+          'database_auth_failed',
+          `${where} asks for a password and DATABASE_URL has none`,
+          'put the password in DATABASE_URL: postgres://<user>:<password>@<host>:<port>/<database>',
+          { cause: error },
+        );
+      if (error instanceof Error && /does not support SSL connections/.test(error.message))
+        return new WardError(
+          'database_ssl_unsupported',
+          `${where} does not accept SSL connections, and DATABASE_URL asks for one (sslmode)`,
+          'enable SSL on the server, or remove sslmode from DATABASE_URL on a trusted network',
+          { cause: error },
+        );
+      // Closed (FIN) or reset (RST) before PostgreSQL's first answer: not a PostgreSQL server.
+      if (
+        error instanceof Error &&
+        (/^Connection terminated unexpectedly$/.test(error.message) || code === 'ECONNRESET')
+      )
+        return new WardError(
+          'database_unreachable',
+          `${where} closed the connection without answering as PostgreSQL`,
+          `${fixUrl} (is that host and port a PostgreSQL server?)`,
+          { cause: error },
+        );
       // knex's pool timeout, or pg's own (connectionTimeoutMillis) for a single client.
       if (error instanceof Error && /timeout acquiring a connection|^timeout expired$/i.test(error.message))
         return new WardError('database_unreachable', `cannot reach ${where} (timeout)`, fixUrl, {

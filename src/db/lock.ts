@@ -3,8 +3,7 @@
  * dedicated connection rather than a pooled one: a pooled connection could be handed back to the
  * pool while still holding the lock, or the lock could be taken twice on one session.
  */
-import pg from 'pg';
-import { connectionSettings } from './connection.ts';
+import { connectClient } from './pg-client.ts';
 
 /** Advisory lock keys Ward uses. One constant per lock so two features never share one by accident. */
 export const LOCK_KEYS = {
@@ -15,8 +14,7 @@ export const LOCK_KEYS = {
 } as const;
 
 export async function withAdvisoryLock<T>(url: string, key: number, work: () => Promise<T>): Promise<T> {
-  const client = new pg.Client({ ...connectionSettings(url), application_name: 'ward-lock' });
-  await client.connect();
+  const client = await connectClient(url, 'ward-lock');
   try {
     await client.query('select pg_advisory_lock($1)', [key]);
     return await work();

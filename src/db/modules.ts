@@ -13,7 +13,7 @@ const PENDING_STATE: Record<Action['kind'], ModuleState> = {
   uninstall: 'to_uninstall',
 };
 
-/** Every module row, by name. Plain SQL because the CLI's lean path runs it with pg alone (query-once.ts). */
+/** Every module row, by name. Plain SQL because the CLI's lean path runs it with pg alone (pg-client.ts). */
 export const MODULE_ROWS_SQL =
   'select name, state, version, installed_at, error_message, last_state_change from core_module order by name';
 

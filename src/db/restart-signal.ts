@@ -5,10 +5,9 @@
  * are up, with no registry to keep in sync. A backend opens it only after it serves traffic.
  */
 import type { Knex } from 'knex';
-import pg from 'pg';
 import type { Logger } from '../logger.ts';
-import { connectionSettings } from './connection.ts';
 import { listen } from './listener.ts';
+import { connectClient } from './pg-client.ts';
 
 const CHANNEL = 'ward_restart';
 const APPLICATION_PREFIX = 'ward-backend:';
@@ -34,14 +33,7 @@ export async function listenForRestart(
   let wasUp = false;
   const listener = listen({
     channel: CHANNEL,
-    open: async () => {
-      const client = new pg.Client({
-        ...connectionSettings(url),
-        application_name: `${APPLICATION_PREFIX}${process.pid}`,
-      });
-      await client.connect();
-      return client;
-    },
+    open: () => connectClient(url, `${APPLICATION_PREFIX}${process.pid}`),
     release: (client) => client.end(),
     onNotification: onRestart,
     onUp: () => (wasUp = true),

@@ -111,7 +111,32 @@ test('an unknown command is bad usage and points to --help', (t) =>
   }));
 
 test('a missing argument is bad usage', (t) =>
-  refused(t, ['modules', 'uninstall'], { code: 2, message: /Missing 1 required arg/ }));
+  refused(t, ['modules', 'uninstall'], {
+    code: 2,
+    message: /^error: Missing 1 required arg/,
+    hint: /hint: run `ward modules uninstall --help`/,
+  }));
+
+for (const value of ['-5', '0', 'abc'])
+  test(`restart --timeout ${value} is bad usage, refused before anything is restarted`, (t) =>
+    refused(t, ['modules', 'restart', '--wait', '--timeout', value], {
+      code: 2,
+      message: /^error: bad value for --timeout: Expected an integer/,
+      hint: /hint: run `ward modules restart --help`/,
+    }));
+
+test('with --json, bad usage is the same small error object as every other refusal', async (t) => {
+  const run = await ward(['modules', 'install', 'base', '--json', '--bogus'], {});
+  t.is(run.code, 2);
+  t.true(run.stdout.length < 500, `${run.stdout.length} characters on stdout`);
+  t.deepEqual(parseJson(run), {
+    error: {
+      code: 'bad_usage',
+      message: 'Nonexistent flag: --bogus',
+      hint: 'run `ward modules install --help` for its arguments and flags',
+    },
+  });
+});
 
 function closedPort(): Promise<number> {
   return new Promise((resolve) => {
@@ -295,3 +320,42 @@ test('a backend whose port is taken says which port and what to do, and exits', 
   t.regex(run.stderr, /hint: stop what listens there .* or set PORT/);
   t.notRegex(run.stderr, /^\s+at /m, 'no stack trace');
 });
+
+test('a DATABASE_URL that cannot work is refused with what is wrong, on both CLI paths, its password never shown', async (t) => {
+  const { url } = await testDatabase(t);
+  const closer = net.createServer((socket) => socket.destroy());
+  const port = await new Promise<number>((resolve) =>
+    closer.listen(0, '127.0.0.1', () => resolve((closer.address() as net.AddressInfo).port)),
+  );
+  t.teardown(() => {
+    closer.close();
+  });
+  const noPassword = new URL(url);
+  noPassword.password = '';
+  const cases: Array<[string, RegExp]> = [
+    ['postgres://ward:s3cret@127.0.0.1:99999/ward', /^error: DATABASE_URL is not a URL\n/],
+    ['mysql://ward:s3cret@127.0.0.1/ward', /^error: DATABASE_URL is a mysql URL, not a PostgreSQL one\n/],
+    [noPassword.toString(), /asks for a password and DATABASE_URL has none\nhint: put the password/],
+    [
+      `postgres://ward:s3cret@127.0.0.1:${port}/ward`,
+      /closed the connection without answering as PostgreSQL\nhint: .*is that host and port a PostgreSQL server/,
+    ],
+  ];
+  for (const [databaseUrl, expected] of cases)
+    for (const args of [
+      ['modules', 'status'],
+      ['modules', 'list'],
+    ]) {
+      const run = await ward(args, { DATABASE_URL: databaseUrl });
+      t.is(run.code, 1, `${args.join(' ')} with ${databaseUrl}: ${run.stdout}`);
+      t.regex(run.stderr, expected, `${args.join(' ')} with ${databaseUrl}`);
+      t.notRegex(run.stderr, /s3cret|^\s+at /m);
+    }
+});
+
+test('restore --file of something that is not a file names it, before the database is touched', (t) =>
+  refused(t, ['modules', 'restore', 'base', '--file', '/nonexistent/module_base_20260101T000000Z.sql'], {
+    code: 1,
+    message: /^error: \/nonexistent\/module_base_20260101T000000Z\.sql is not a file$/m,
+    hint: /pass --file with the path of a backup/,
+  }));

@@ -18,8 +18,8 @@ export function documentMaxBytes(env: NodeJS.ProcessEnv = process.env): number {
     throw new WardError(
       'invalid_setting',
       (error as Error).message,
+      // No cause: it says the same, and the log would print the message twice.
       'give bytes or a number with kb or mb, such as 25mb (the default) or 100mb',
-      { cause: error },
     );
   }
 }

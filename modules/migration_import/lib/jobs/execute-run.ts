@@ -74,7 +74,8 @@ async function rowByRow(
       if (!isDataError(error)) throw error;
       const results = emptyResults();
       results[item.kind].failed = 1;
-      const message = `Ward refused the row: ${error.message}${(error as { detail?: string }).detail ? ` (${(error as { detail?: string }).detail})` : ''}`;
+      const { detail } = error as { detail?: string };
+      const message = `Ward refused the row: ${withoutQuery(error.message)}${detail ? ` (${detail})` : ''}`;
       await commit(deps, lease, checkpoint, 1, async () => ({
         results,
         failures: [failure(item, '', 'write_failed', message)],
@@ -82,6 +83,12 @@ async function rowByRow(
     }
   }
 }
+
+/** knex prefixes the database's message with the whole query (`<sql> - <message>`): the job's errors keep only the message. */
+const withoutQuery = (message: string): string => {
+  const at = message.lastIndexOf(' - ');
+  return at === -1 ? message : message.slice(at + 3);
+};
 
 export function finalState(results: Results): { state: JobState; error: string | null } {
   const totals = Object.values(results);

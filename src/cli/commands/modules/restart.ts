@@ -44,6 +44,7 @@ export default class ModulesRestart extends ModuleCommand {
     timeout: Flags.integer({
       description: 'with --wait: seconds to wait for the backends to come back',
       default: 120,
+      min: 1,
     }),
   };
 

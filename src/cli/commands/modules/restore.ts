@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Flags } from '@oclif/core';
 import { WardError } from '../../../controller/errors.ts';
@@ -36,6 +37,17 @@ export default class ModulesRestore extends ModuleCommand {
         'no_backup',
         `no backup of ${name} in ${dir}`,
         'pass --file with the path of the backup to load',
+      );
+    if (
+      !(await stat(file).then(
+        (found) => found.isFile(),
+        () => false,
+      ))
+    )
+      throw new WardError(
+        'no_backup',
+        `${file} is not a file`,
+        `pass --file with the path of a backup (uninstall writes them to ${dir})`,
       );
     // Progress is for a person watching; scripts and --json get only the result.
     const progress = process.stderr.isTTY
