@@ -16,6 +16,13 @@ export function decideOrphan(inventory: Inventory, rows: readonly ModuleRow[], n
       `no module named "${name}" is recorded in the database`,
       'run `ward modules list` to see the modules Ward knows',
     );
+  const problem = inventory.problems.find((candidate) => candidate.module === name);
+  if (problem !== undefined)
+    throw new WardError(
+      'module_on_disk',
+      `${name} is on disk with a broken manifest, so it is not an orphan: ${problem.message} (${problem.file})`,
+      'fix the manifest (`ward modules doctor` lists every problem), then restart; orphaning would strand its tables',
+    );
   if (inventory.modules.has(name))
     throw new WardError(
       'module_on_disk',
