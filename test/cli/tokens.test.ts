@@ -84,6 +84,8 @@ test('tokens create refuses bad input and creates nothing', async (t) => {
     ],
     [['--user', 'sync', '--expires-in', '1y'], 2, /"1y" is not a duration Ward understands/],
     [['--user', 'sync', '--name', 'x'.repeat(101)], 2, /the token name is longer than 100 characters/],
+    [['--user', 'sync', '--name', 'ok\n5 root (all) fake'], 2, /the token name contains a control character/],
+    [['--user', 'sync', '--name', 'red \u001b[31mRED'], 2, /the token name contains a control character/],
     [[], 2, /Missing required flag user/],
   ];
   for (const [args, code, message] of cases) {

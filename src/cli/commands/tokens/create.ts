@@ -51,6 +51,14 @@ export default class TokensCreate extends AuthCommand {
         'give a shorter --name',
         { exitCode: 2 },
       );
+    // `tokens list` prints names to a terminal: a newline or an escape sequence could forge its rows.
+    if (name !== null && /\p{Cc}/u.test(name))
+      throw new WardError(
+        'invalid_token_name',
+        'the token name contains a control character (a newline, a tab or an escape sequence)',
+        'give a --name of printable characters',
+        { exitCode: 2 },
+      );
     const knex = await this.authDb();
     const user = await requireUser(knex, flags.user);
     assertEnabled(user);
