@@ -96,12 +96,24 @@ export function buildPermissionMap(
       }
     }
   }
+  const installed = new Set(modules.map((module) => module.name));
+  const definedByModules = new Set(known);
+  // Kept either way, so a grant takes effect once its module is installed; but a typo would
+  // otherwise grant nothing without a word.
+  const undefinedGrant = (role: string, grant: string, what: string) =>
+    warnings.push(
+      `the grants file grants ${grant} to role ${role}, but ${what}: a typo, or a module not installed?`,
+    );
   for (const [role, list] of Object.entries(grants)) {
     const set = roleSet(role);
     for (const grant of list) {
       if (grant === '*') set.all = true;
-      else if (grant.endsWith('.*')) set.namespaces.add(grant.slice(0, -2));
-      else {
+      else if (grant.endsWith('.*')) {
+        set.namespaces.add(grant.slice(0, -2));
+        if (!installed.has(grant.slice(0, -2)))
+          undefinedGrant(role, grant, 'no installed module has that name');
+      } else {
+        if (!definedByModules.has(grant)) undefinedGrant(role, grant, 'no installed module defines it');
         set.names.add(grant);
         known.add(grant);
       }

@@ -75,6 +75,17 @@ test('a manifest cannot grant permissions of another module; the grant is ignore
   ]);
 });
 
+test('a grants-file permission or namespace no installed module defines is kept, with a warning', (t) => {
+  const map = buildPermissionMap(MODULES, {
+    auditor: ['patients.patient.raed', 'billing.*', 'patients.*'],
+  });
+  t.deepEqual(map.warnings, [
+    'the grants file grants patients.patient.raed to role auditor, but no installed module defines it: a typo, or a module not installed?',
+    'the grants file grants billing.* to role auditor, but no installed module has that name: a typo, or a module not installed?',
+  ]);
+  t.true(can(permissionsOf(map, ['auditor']), 'patients.patient.raed'), 'kept: it takes effect once defined');
+});
+
 test('the grants file widens roles: names, <module>.*, and * for everything', (t) => {
   const map = buildPermissionMap(MODULES, {
     migration_operator: ['migration_import.job.read', 'migration_import.job.write'],
