@@ -134,6 +134,14 @@ const CASES: Record<string, Case> = {
     state: 'invalid',
     warnings: ['2:record_too_long:error:'],
   },
+  'values the database cannot store': {
+    source: async () =>
+      `${JSON.stringify({ resourceType: 'Patient', id: 'p1', name: [{ family: 'S'.repeat(300), given: ['Jo'] }], birthDate: '1990-01-01' })}\n` +
+      `${JSON.stringify({ resourceType: 'Patient', id: 'p2', name: [{ family: 'Ng', given: ['Cy\u0000x'] }], birthDate: '1990-01-01' })}\n`,
+    format: 'fhir-ndjson',
+    state: 'invalid',
+    warnings: ['1:value_too_long:error:/name/0/family', '2:nul_character:error:/name/0/given'],
+  },
   'a FHIR status Ward does not keep': {
     source: async () =>
       `${JSON.stringify({ resourceType: 'Patient', id: 'p1', name: [{ family: 'Doe', given: ['Jo'] }], birthDate: '1990-01-01' })}\n` +

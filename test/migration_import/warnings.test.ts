@@ -118,6 +118,24 @@ warns('an unknown sex code is a warning (imported as unknown); "u" is known', 's
 ]);
 
 // prettier-ignore
+warns('values longer than Ward stores, the patient id too when it stands in for the MRN', 'synthea-patients-csv', () => bytes(
+  'Id,BIRTHDATE,FIRST,LAST,GENDER\n',
+  `p1,1980-01-01,Ann,${'S'.repeat(300)},F\n`,
+  `${'i'.repeat(100)},1980-01-01,Bo,Lee,M\n`,
+), [
+  [2, 'LAST', 'value_too_long', 'error', 'family name is 300 characters long; Ward stores at most 255; shorten it in the source'],
+  [3, 'Id', 'value_too_long', 'error', 'MRN is 100 characters long; Ward stores at most 64; shorten it in the source'],
+]);
+
+// prettier-ignore
+warns('a NUL character, which a CSV cannot hold (bad_encoding) but a JSON string can', 'fhir-ndjson', () => bytes(
+  JSON.stringify({ resourceType: 'Patient', id: 'p1', name: [{ family: 'Ng', given: ['Cy\u0000x'] }], birthDate: '1980-01-01' }),
+  '\n',
+), [
+  [1, '/name/0/given', 'nul_character', 'error', 'given name contains a NUL character (\\u0000), which the database cannot store; remove it from the source'],
+]);
+
+// prettier-ignore
 warns('blank required fields', 'synthea-patients-csv', () => fixture('bad/missing-fields.csv'), [
   [2, 'LAST', 'missing_field', 'error', 'family name is missing; every patient needs one'],
   [2, 'FIRST', 'missing_field', 'error', 'given name is missing; every patient needs one'],

@@ -44,6 +44,9 @@ const SEX_CODES: ReadonlyMap<string, Sex> = new Map([
   ['u', 'unknown'],
 ]);
 
+/** patients_patient.mrn (and the patients API). */
+const MRN_LIMIT = 64;
+
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIMESTAMP =
   /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:0\d|1[0-4]):[0-5]\d)$/;
@@ -91,10 +94,24 @@ class Findings {
     this.warnings.push(warning);
   }
 
-  required(name: string, label: string, value: string | undefined): string {
+  required(name: string, label: string, value: string | undefined, limit?: number): string {
     const text = trimmed(value);
     if (text === undefined) this.add(warn.missingField(this.at(name), this.#kind, label));
-    return text ?? '';
+    return this.storable(name, label, text, limit) ?? '';
+  }
+
+  /**
+   * A value the database can store: no NUL character (PostgreSQL text cannot hold one) and, with
+   * `limit`, no longer than the column (and the module's own API) allows. Caught here, the row is
+   * an error at validation instead of a write that fails at execute.
+   */
+  storable(name: string, label: string, value: string | undefined, limit?: number): string | undefined {
+    if (value === undefined) return undefined;
+    if (value.includes('\u0000')) this.add(warn.nulCharacter(this.at(name), label));
+    const length = [...value].length;
+    if (limit !== undefined && length > limit)
+      this.add(warn.valueTooLong(this.at(name), label, length, limit));
+    return value;
   }
 
   result<T>(record: T): Checked<T> {
@@ -108,14 +125,20 @@ function compact<T extends object>(record: T): T {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T;
 }
 
-function address(raw: RawAddress | undefined): ImportAddress | undefined {
+/** The limits are the patients module's (its API schema and columns). */
+function address(raw: RawAddress | undefined, findings: Findings): ImportAddress | undefined {
   if (raw === undefined) return undefined;
+  const part = (name: keyof RawAddress & string, label: string, limit: number) =>
+    findings.storable('address', `address ${label}`, trimmed(raw[name] as string | undefined), limit);
   const found = compact({
-    lines: (raw.lines ?? []).map((line) => line.trim()).filter((line) => line !== ''),
-    city: trimmed(raw.city),
-    state: trimmed(raw.state),
-    postalCode: trimmed(raw.postalCode),
-    country: trimmed(raw.country),
+    lines: (raw.lines ?? [])
+      .map((line) => line.trim())
+      .filter((line) => line !== '')
+      .map((line) => findings.storable('address', 'address line', line, 200) as string),
+    city: part('city', 'city', 100),
+    state: part('state', 'state', 100),
+    postalCode: part('postalCode', 'postal code', 20),
+    country: part('country', 'country', 100),
   });
   return found.lines.length === 0 && Object.keys(found).length === 1 ? undefined : found;
 }
@@ -123,8 +146,19 @@ function address(raw: RawAddress | undefined): ImportAddress | undefined {
 export function checkPatient(raw: Raw<ImportPatient>, place: RecordPlace): Checked<ImportPatient> {
   const findings = new Findings('patient', place);
   const sourceId = findings.required('sourceId', 'patient id', raw.sourceId);
-  const familyName = findings.required('familyName', 'family name', raw.familyName);
-  const givenName = findings.required('givenName', 'given name', raw.givenName);
+  const mrn = findings.storable('mrn', 'MRN', trimmed(raw.mrn), MRN_LIMIT);
+  // Without an MRN the patient id becomes it (kinds/patients.ts), so it must fit the column too.
+  if (mrn === undefined && [...sourceId].length > MRN_LIMIT)
+    findings.add(
+      warn.valueTooLong(
+        findings.at('sourceId'),
+        'patient id (used as the MRN)',
+        [...sourceId].length,
+        MRN_LIMIT,
+      ),
+    );
+  const familyName = findings.required('familyName', 'family name', raw.familyName, 255);
+  const givenName = findings.required('givenName', 'given name', raw.givenName, 255);
   const birthDate = findings.required('birthDate', 'birth date', raw.birthDate);
   if (birthDate !== '' && !isCalendarDate(birthDate))
     findings.add(warn.badDate(findings.at('birthDate'), 'birth date', birthDate));
@@ -134,14 +168,14 @@ export function checkPatient(raw: Raw<ImportPatient>, place: RecordPlace): Check
   return findings.result(
     compact({
       sourceId,
-      mrn: trimmed(raw.mrn),
+      mrn,
       familyName,
       givenName,
       birthDate,
       sex: sex ?? 'unknown',
-      phone: trimmed(raw.phone),
-      email: trimmed(raw.email),
-      address: address(raw.address),
+      phone: findings.storable('phone', 'phone', trimmed(raw.phone), 50),
+      email: findings.storable('email', 'email', trimmed(raw.email), 254),
+      address: address(raw.address, findings),
     }),
   );
 }
@@ -159,7 +193,7 @@ export function checkAppointment(
   };
   const sourceId = findings.required('sourceId', 'appointment id', raw.sourceId);
   const patientSourceId = findings.required('patientSourceId', 'patient reference', raw.patientSourceId);
-  const practitionerName = findings.required('practitionerName', 'practitioner', raw.practitionerName);
+  const practitionerName = findings.required('practitionerName', 'practitioner', raw.practitionerName, 255);
   const start = instant('start');
   const end = instant('end');
   if (start !== null && end !== null && end <= start)
@@ -177,7 +211,7 @@ export function checkAppointment(
       start: start ?? '',
       end: end ?? '',
       status: status ?? ('' as AppointmentStatus),
-      reason: trimmed(raw.reason),
+      reason: findings.storable('reason', 'reason', trimmed(raw.reason), 2000),
     }),
   );
 }
@@ -187,7 +221,7 @@ export function checkDocument(raw: Raw<ImportDocument>, place: RecordPlace): Che
   const sourceId = findings.required('sourceId', 'document id', raw.sourceId);
   const patientSourceId = findings.required('patientSourceId', 'patient reference', raw.patientSourceId);
   const title = findings.required('title', 'title', raw.title);
-  const contentType = findings.required('contentType', 'content type', raw.contentType);
+  const contentType = findings.required('contentType', 'content type', raw.contentType, 255);
   const binaryRef = findings.required('binaryRef', 'binary reference', raw.binaryRef);
   const hash = trimmed(raw.sha1);
   const sha1 =

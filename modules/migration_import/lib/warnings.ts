@@ -17,6 +17,8 @@ export const WARNING_CODES = [
   'fhir_not_a_resource',
   'fhir_unsupported_resource',
   'missing_field',
+  'value_too_long',
+  'nul_character',
   'bad_date',
   'bad_timestamp',
   'unknown_sex_code',
@@ -139,6 +141,20 @@ export const warn = {
     ),
   missingField: (at: At, kind: RecordKind, label: string) =>
     make(at, 'missing_field', 'error', `${label} is missing; every ${kind} needs one`),
+  valueTooLong: (at: At, label: string, length: number, limit: number) =>
+    make(
+      at,
+      'value_too_long',
+      'error',
+      `${label} is ${length} characters long; Ward stores at most ${limit}; shorten it in the source`,
+    ),
+  nulCharacter: (at: At, label: string) =>
+    make(
+      at,
+      'nul_character',
+      'error',
+      `${label} contains a NUL character (\\u0000), which the database cannot store; remove it from the source`,
+    ),
   badDate: (at: At, label: string, value: string) =>
     make(at, 'bad_date', 'error', `${label} ${quoted(value)} is not a calendar date; expected YYYY-MM-DD`),
   badTimestamp: (at: At, label: string, value: string) =>
