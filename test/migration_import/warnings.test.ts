@@ -118,13 +118,15 @@ warns('an unknown sex code is a warning (imported as unknown); "u" is known', 's
 ]);
 
 // prettier-ignore
-warns('values longer than Ward stores, the patient id too when it stands in for the MRN', 'synthea-patients-csv', () => bytes(
+warns('values the database cannot store: too long (the patient id too when it stands in for the MRN), year 0', 'synthea-patients-csv', () => bytes(
   'Id,BIRTHDATE,FIRST,LAST,GENDER\n',
   `p1,1980-01-01,Ann,${'S'.repeat(300)},F\n`,
   `${'i'.repeat(100)},1980-01-01,Bo,Lee,M\n`,
+  'p4,0000-01-01,Di,Ho,F\n',
 ), [
   [2, 'LAST', 'value_too_long', 'error', 'family name is 300 characters long; Ward stores at most 255; shorten it in the source'],
   [3, 'Id', 'value_too_long', 'error', 'MRN is 100 characters long; Ward stores at most 64; shorten it in the source'],
+  [4, 'BIRTHDATE', 'bad_date', 'error', 'birth date "0000-01-01" is not a calendar date; expected YYYY-MM-DD'],
 ]);
 
 // prettier-ignore

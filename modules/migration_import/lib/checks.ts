@@ -57,6 +57,8 @@ export function isCalendarDate(value: string): boolean {
   const parts = DATE.exec(value);
   if (parts === null) return false;
   const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  // There is no year 0 in PostgreSQL's calendar (1 BC comes before AD 1).
+  if (year < 1) return false;
   const date = new Date(Date.UTC(year, month - 1, day));
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
