@@ -4,6 +4,7 @@
  * knows (`appointments_status`); rows that fail either are reported, not written.
  */
 import type { Knex } from 'knex';
+import type { AppointmentRow as WardAppointmentRow } from '../../../../appointments/lib/appointment.ts';
 import { planItem } from '../../index.ts';
 import type { ImportRecordItem, Values } from '../../index.ts';
 import type { StoredWarning } from '../warning-store.ts';
@@ -15,15 +16,8 @@ import { failure, type KindOutcome, type KindPlan, type Planned, type Scope } fr
 type Item = Extract<ImportRecordItem, { kind: 'appointment' }>;
 type Db = Knex | Knex.Transaction;
 
-interface AppointmentRow {
-  id: number;
-  patient_id: number;
-  practitioner_name: string;
-  start_at: Date;
-  end_at: Date;
-  status: string;
-  reason: string | null;
-}
+/** The appointments module's row, as far as an import reads and writes it. */
+type AppointmentRow = Omit<WardAppointmentRow, 'created_at' | 'updated_at'>;
 
 export interface AppointmentColumns {
   /** Null only in a preview, for a patient the same source creates first. */

@@ -5,8 +5,9 @@
  * MRN gives the patient its source id as MRN, as Synthea's own FHIR export does.
  */
 import type { Knex } from 'knex';
+import type { Address, PatientRow as WardPatientRow } from '../../../../patients/lib/patient.ts';
 import { planItem } from '../../index.ts';
-import type { ImportAddress, ImportPatient, ImportRecordItem, Values } from '../../index.ts';
+import type { ImportAddress, ImportRecordItem, Values } from '../../index.ts';
 import { upsertMappings, wardIds } from '../source-map.ts';
 import { insertUnique, updateRows, type TableSpec } from './sql.ts';
 import { failure, tally, type KindOutcome, type KindPlan, type Scope } from './types.ts';
@@ -14,25 +15,8 @@ import { failure, tally, type KindOutcome, type KindPlan, type Scope } from './t
 type Item = Extract<ImportRecordItem, { kind: 'patient' }>;
 type Db = Knex | Knex.Transaction;
 
-interface WardAddress {
-  line?: string[];
-  city?: string;
-  state?: string;
-  postalCode?: string;
-  country?: string;
-}
-
-interface PatientRow {
-  id: number;
-  mrn: string;
-  family_name: string;
-  given_name: string;
-  birth_date: string | null;
-  sex: ImportPatient['sex'];
-  phone: string | null;
-  email: string | null;
-  address: WardAddress | null;
-}
+/** The patients module's row, as far as an import reads and writes it. */
+type PatientRow = Omit<WardPatientRow, 'created_at' | 'updated_at'>;
 
 export type PatientColumns = Omit<PatientRow, 'id'>;
 
@@ -61,7 +45,7 @@ const SPEC: TableSpec<PatientColumns> = {
 const defined = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined && field !== null)) as T;
 
-function addressValues(address: WardAddress | null): ImportAddress | undefined {
+function addressValues(address: Address | null): ImportAddress | undefined {
   if (address === null) return undefined;
   const { line, ...rest } = address;
   return defined({ lines: line ?? [], ...rest });
