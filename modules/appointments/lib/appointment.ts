@@ -60,14 +60,17 @@ export function presentAppointment(row: AppointmentRow): Appointment {
   };
 }
 
+/** Longest values, in characters, of the free-text fields: the API's schema and migration_import's checks. */
+export const APPOINTMENT_LIMITS = { practitionerName: 255, reason: 2000 } as const;
+
 const PROPERTIES = {
   patientId: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
-  practitionerName: { type: 'string', maxLength: 255 },
+  practitionerName: { type: 'string', maxLength: APPOINTMENT_LIMITS.practitionerName },
   // date-time requires the offset: a time without one means different instants in different clinics.
   startAt: { type: 'string', format: 'date-time' },
   endAt: { type: 'string', format: 'date-time' },
   status: { type: 'string', minLength: 1, maxLength: 20 },
-  reason: { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'null' }] },
+  reason: { anyOf: [{ type: 'string', maxLength: APPOINTMENT_LIMITS.reason }, { type: 'null' }] },
 };
 
 export const CREATE_APPOINTMENT = {

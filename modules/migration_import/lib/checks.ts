@@ -4,6 +4,8 @@
  * warning found, so an operator sees all of a row's problems at once.
  */
 import { Buffer } from 'node:buffer';
+import { APPOINTMENT_LIMITS } from '../../appointments/lib/appointment.ts';
+import { PATIENT_LIMITS } from '../../patients/lib/patient.ts';
 import { APPOINTMENT_STATUSES } from './records.ts';
 import type {
   AppointmentStatus,
@@ -43,9 +45,6 @@ const SEX_CODES: ReadonlyMap<string, Sex> = new Map([
   ['unknown', 'unknown'],
   ['u', 'unknown'],
 ]);
-
-/** patients_patient.mrn (and the patients API). */
-const MRN_LIMIT = 64;
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIMESTAMP =
@@ -127,7 +126,6 @@ function compact<T extends object>(record: T): T {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T;
 }
 
-/** The limits are the patients module's (its API schema and columns). */
 function address(raw: RawAddress | undefined, findings: Findings): ImportAddress | undefined {
   if (raw === undefined) return undefined;
   const part = (name: keyof RawAddress & string, label: string, limit: number) =>
@@ -136,11 +134,13 @@ function address(raw: RawAddress | undefined, findings: Findings): ImportAddress
     lines: (raw.lines ?? [])
       .map((line) => line.trim())
       .filter((line) => line !== '')
-      .map((line) => findings.storable('address', 'address line', line, 200) as string),
-    city: part('city', 'city', 100),
-    state: part('state', 'state', 100),
-    postalCode: part('postalCode', 'postal code', 20),
-    country: part('country', 'country', 100),
+      .map(
+        (line) => findings.storable('address', 'address line', line, PATIENT_LIMITS.addressLine) as string,
+      ),
+    city: part('city', 'city', PATIENT_LIMITS.city),
+    state: part('state', 'state', PATIENT_LIMITS.state),
+    postalCode: part('postalCode', 'postal code', PATIENT_LIMITS.postalCode),
+    country: part('country', 'country', PATIENT_LIMITS.country),
   });
   return found.lines.length === 0 && Object.keys(found).length === 1 ? undefined : found;
 }
@@ -148,19 +148,24 @@ function address(raw: RawAddress | undefined, findings: Findings): ImportAddress
 export function checkPatient(raw: Raw<ImportPatient>, place: RecordPlace): Checked<ImportPatient> {
   const findings = new Findings('patient', place);
   const sourceId = findings.required('sourceId', 'patient id', raw.sourceId);
-  const mrn = findings.storable('mrn', 'MRN', trimmed(raw.mrn), MRN_LIMIT);
+  const mrn = findings.storable('mrn', 'MRN', trimmed(raw.mrn), PATIENT_LIMITS.mrn);
   // Without an MRN the patient id becomes it (kinds/patients.ts), so it must fit the column too.
-  if (mrn === undefined && [...sourceId].length > MRN_LIMIT)
+  if (mrn === undefined && [...sourceId].length > PATIENT_LIMITS.mrn)
     findings.add(
       warn.valueTooLong(
         findings.at('sourceId'),
         'patient id (used as the MRN)',
         [...sourceId].length,
-        MRN_LIMIT,
+        PATIENT_LIMITS.mrn,
       ),
     );
-  const familyName = findings.required('familyName', 'family name', raw.familyName, 255);
-  const givenName = findings.required('givenName', 'given name', raw.givenName, 255);
+  const familyName = findings.required(
+    'familyName',
+    'family name',
+    raw.familyName,
+    PATIENT_LIMITS.familyName,
+  );
+  const givenName = findings.required('givenName', 'given name', raw.givenName, PATIENT_LIMITS.givenName);
   const birthDate = findings.required('birthDate', 'birth date', raw.birthDate);
   if (birthDate !== '' && !isCalendarDate(birthDate))
     findings.add(warn.badDate(findings.at('birthDate'), 'birth date', birthDate));
@@ -175,8 +180,8 @@ export function checkPatient(raw: Raw<ImportPatient>, place: RecordPlace): Check
       givenName,
       birthDate,
       sex: sex ?? 'unknown',
-      phone: findings.storable('phone', 'phone', trimmed(raw.phone), 50),
-      email: findings.storable('email', 'email', trimmed(raw.email), 254),
+      phone: findings.storable('phone', 'phone', trimmed(raw.phone), PATIENT_LIMITS.phone),
+      email: findings.storable('email', 'email', trimmed(raw.email), PATIENT_LIMITS.email),
       address: address(raw.address, findings),
     }),
   );
@@ -195,7 +200,12 @@ export function checkAppointment(
   };
   const sourceId = findings.required('sourceId', 'appointment id', raw.sourceId);
   const patientSourceId = findings.required('patientSourceId', 'patient reference', raw.patientSourceId);
-  const practitionerName = findings.required('practitionerName', 'practitioner', raw.practitionerName, 255);
+  const practitionerName = findings.required(
+    'practitionerName',
+    'practitioner',
+    raw.practitionerName,
+    APPOINTMENT_LIMITS.practitionerName,
+  );
   const start = instant('start');
   const end = instant('end');
   if (start !== null && end !== null && end <= start)
@@ -213,7 +223,7 @@ export function checkAppointment(
       start: start ?? '',
       end: end ?? '',
       status: status ?? ('' as AppointmentStatus),
-      reason: findings.storable('reason', 'reason', trimmed(raw.reason), 2000),
+      reason: findings.storable('reason', 'reason', trimmed(raw.reason), APPOINTMENT_LIMITS.reason),
     }),
   );
 }
@@ -223,6 +233,7 @@ export function checkDocument(raw: Raw<ImportDocument>, place: RecordPlace): Che
   const sourceId = findings.required('sourceId', 'document id', raw.sourceId);
   const patientSourceId = findings.required('patientSourceId', 'patient reference', raw.patientSourceId);
   const title = findings.required('title', 'title', raw.title);
+  // RFC 6838: a media type's type and subtype names are at most 127 characters each.
   const contentType = findings.required('contentType', 'content type', raw.contentType, 255);
   const binaryRef = findings.required('binaryRef', 'binary reference', raw.binaryRef);
   const hash = trimmed(raw.sha1);

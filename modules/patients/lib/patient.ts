@@ -76,24 +76,38 @@ export function presentPatient(row: PatientRow): Patient {
 const text = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength, pattern: '\\S' });
 const optional = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 
+/** Longest values, in characters, of the text fields: the API's schema and migration_import's checks. */
+export const PATIENT_LIMITS = {
+  mrn: 64,
+  familyName: 255,
+  givenName: 255,
+  phone: 50,
+  email: 254,
+  addressLine: 200,
+  city: 100,
+  state: 100,
+  postalCode: 20,
+  country: 100,
+} as const;
+
 const PROPERTIES = {
   // No surrounding spaces: an MRN is compared exactly, and " 42" would look like a second "42".
-  mrn: { type: 'string', minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$' },
-  familyName: text(255),
-  givenName: text(255),
+  mrn: { type: 'string', minLength: 1, maxLength: PATIENT_LIMITS.mrn, pattern: '^\\S(.*\\S)?$' },
+  familyName: text(PATIENT_LIMITS.familyName),
+  givenName: text(PATIENT_LIMITS.givenName),
   birthDate: optional({ type: 'string', format: 'date' }),
   sex: { enum: SEXES },
-  phone: optional({ type: 'string', minLength: 1, maxLength: 50 }),
-  email: optional({ type: 'string', format: 'email', maxLength: 254 }),
+  phone: optional({ type: 'string', minLength: 1, maxLength: PATIENT_LIMITS.phone }),
+  email: optional({ type: 'string', format: 'email', maxLength: PATIENT_LIMITS.email }),
   address: optional({
     type: 'object',
     additionalProperties: false,
     properties: {
-      line: { type: 'array', maxItems: 4, items: { type: 'string', maxLength: 200 } },
-      city: { type: 'string', maxLength: 100 },
-      state: { type: 'string', maxLength: 100 },
-      postalCode: { type: 'string', maxLength: 20 },
-      country: { type: 'string', maxLength: 100 },
+      line: { type: 'array', maxItems: 4, items: { type: 'string', maxLength: PATIENT_LIMITS.addressLine } },
+      city: { type: 'string', maxLength: PATIENT_LIMITS.city },
+      state: { type: 'string', maxLength: PATIENT_LIMITS.state },
+      postalCode: { type: 'string', maxLength: PATIENT_LIMITS.postalCode },
+      country: { type: 'string', maxLength: PATIENT_LIMITS.country },
     },
   }),
 };
