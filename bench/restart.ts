@@ -21,6 +21,7 @@ import type { Knex } from 'knex';
 import { ROOT } from '../src/config.ts';
 import { migrateCore } from '../src/db/migrate.ts';
 import { requestRestart } from '../src/db/restart-signal.ts';
+import { serve, type Served } from '../test/helpers/serve.ts';
 import { COMPILE_CACHE, fiftyModules, freePort, median, NODE, ratio, scratchDatabase } from './lib.ts';
 
 const RUNS = 15;
@@ -52,37 +53,6 @@ async function startToHealthy(command: string, args: string[], env: NodeJS.Proce
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface Supervisor {
-  port: number;
-  output: () => string;
-  stop: () => Promise<void>;
-}
-
-/** `ward serve` on a fixed port, once its first backend listens. */
-async function supervisor(env: NodeJS.ProcessEnv): Promise<Supervisor> {
-  const port = await freePort();
-  const child = spawn(path.join(ROOT, 'bin', 'ward'), ['serve'], {
-    env: { ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  while (!output.includes('listening on')) {
-    if (child.exitCode !== null) throw new Error(`ward serve exited ${child.exitCode}:\n${output}`);
-    await sleep(20);
-  }
-  return {
-    port,
-    output: () => output,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 const count = (text: string, pattern: RegExp) => (text.match(pattern) ?? []).length;
 
 /**
@@ -90,13 +60,13 @@ const count = (text: string, pattern: RegExp) => (text.match(pattern) ?? []).len
  * until it stops listening, so an answer counts only after a request has failed. Throws unless the
  * warm spare took over.
  */
-async function restartToHealthy(served: Supervisor, knex: Knex): Promise<number> {
+async function restartToHealthy(served: Served, knex: Knex): Promise<number> {
   const takeovers = count(served.output(), /the spare backend takes over/g);
   const started = performance.now();
   await requestRestart(knex);
   let down = false;
   for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${served.port}/health`).then(
+    const ok = await fetch(`${served.base}/health`).then(
       (response) => response.status === 200,
       () => false,
     );
@@ -150,7 +120,8 @@ try {
   if (pending[0]?.n !== '0') throw new Error('the warm-up start did not install every module');
   await koa();
   await floor();
-  const served = await supervisor({ ...env, LOG_LEVEL: 'info' });
+  // A fixed port: every backend the supervisor starts answers at the same address.
+  const served = await serve({ ...env, LOG_LEVEL: 'info', PORT: String(await freePort()) }, 'serve');
   await sleep(1_500);
   const restartTimes: number[] = [];
   const coldTimes: number[] = [];
