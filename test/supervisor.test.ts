@@ -11,6 +11,7 @@ import { pino } from 'pino';
 import { codeChangedSince } from '../src/spare.ts';
 import { supervise } from '../src/supervisor.ts';
 import { FIXTURES, scratchDir } from './helpers/cli.ts';
+import { alive } from './helpers/serve.ts';
 
 const BACKEND = path.join(FIXTURES, 'supervised', 'backend.ts');
 
@@ -77,15 +78,6 @@ async function supervised(t: ExecutionContext, options: { spare?: boolean; args?
     );
   return { supervisor, root, logs, delays, events, pids, until, spareReady };
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 test('once a backend serves, a spare is started; a restart hands over to it, and a new spare follows', async (t) => {
   const { supervisor, pids, until, spareReady, logs } = await supervised(t);

@@ -4,7 +4,6 @@
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { readFileSync } from 'node:fs';
 import { cp, mkdir, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -14,7 +13,7 @@ import { ROOT } from '../../src/config.ts';
 import { FIXTURES, scratchDir, WARD, ward } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { setRows } from '../helpers/rows.ts';
-import { restart, serve } from '../helpers/serve.ts';
+import { alive, restart, serve } from '../helpers/serve.ts';
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -148,20 +147,6 @@ async function spareReady(served: Supervisor): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // An orphan that exited but that its new parent has not reaped yet is a zombie: gone all the same.
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-};
 
 test('a requested restart hands over to the warm spare the supervisor prepared', async (t) => {
   const { env } = await setup(t);

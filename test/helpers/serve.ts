@@ -3,6 +3,7 @@
  * and stops only that process (by its pid) when the test is done with it.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { ROOT } from '../../src/config.ts';
 import { WARD, type WardEnv } from './cli.ts';
 
@@ -81,5 +82,22 @@ export async function serveUntilExit(env: WardEnv): Promise<Exited> {
     const { code, signal, output } = error as Exited;
     if (output === undefined) throw error;
     return { code, signal, output };
+  }
+}
+
+/**
+ * Whether the process runs. One that exited but whose parent has not reaped it yet (an orphan
+ * whose new parent is slow to, say) is a zombie, and counts as gone.
+ */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
   }
 }

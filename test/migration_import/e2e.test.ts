@@ -11,7 +11,7 @@ import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { scratchDir, ward, type WardEnv } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
-import { restart, serve, type Served } from '../helpers/serve.ts';
+import { alive, restart, serve, type Served } from '../helpers/serve.ts';
 import { API, fixtureBytes, type JobBody } from './world.ts';
 
 const GRANTS = { roles: { sync_agent: ['migration_import.binary.write'] } };
@@ -53,15 +53,6 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 async function validatedJob(backend: Served, admin: string): Promise<number> {
   const created = await http(
