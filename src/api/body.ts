@@ -26,13 +26,20 @@ export function parseSize(value: string, variable = 'WARD_JSON_LIMIT'): number {
 const hasBody = (ctx: Context): boolean =>
   ctx.get('Transfer-Encoding') !== '' || (ctx.request.length ?? 0) > 0;
 
+/**
+ * 413 for a body over its limit: `what` is larger than `limit` bytes. The rest of the body is never
+ * read, so the answer closes the connection, which spares both sides sending it.
+ */
+export const bodyTooLarge = (what: string, limit: number, hint: string): ApiError =>
+  new ApiError(413, 'body_too_large', `${what} is larger than the limit of ${limit} bytes`, hint, {
+    headers: { Connection: 'close' },
+  });
+
 const tooLarge = (limit: number) =>
-  new ApiError(
-    413,
-    'body_too_large',
-    `the request body is larger than the limit of ${limit} bytes`,
+  bodyTooLarge(
+    'the request body',
+    limit,
     'send a smaller body (the operator sets the limit with WARD_JSON_LIMIT)',
-    { headers: { Connection: 'close' } },
   );
 
 /** The parsed body, or undefined when the request has none. */

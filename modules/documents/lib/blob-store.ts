@@ -10,6 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { bodyTooLarge } from '../../../src/api/body.ts';
 import { ApiError } from '../../../src/api/errors.ts';
 
 const SHA256 = /^[0-9a-f]{64}$/;
@@ -42,13 +43,10 @@ export function blobPath(storageDir: string, sha256: string): string {
 }
 
 export function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(
-    413,
-    'body_too_large',
-    `the file is larger than the limit of ${maxBytes} bytes`,
+  return bodyTooLarge(
+    'the file',
+    maxBytes,
     'send a smaller file (the operator sets the limit with WARD_DOCUMENT_MAX_BYTES)',
-    // The rest of the body is never read: closing the connection spares both sides sending it.
-    { headers: { Connection: 'close' } },
   );
 }
 

@@ -6,6 +6,7 @@
  */
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
+import { bodyTooLarge } from '../../../../src/api/body.ts';
 import { ApiError } from '../../../../src/api/errors.ts';
 import { callerOf } from '../../../../src/api/auth-middleware.ts';
 import { refuseEncoded } from '../../../documents/lib/upload.ts';
@@ -15,13 +16,10 @@ import { receiveSource, TooLarge, type ReceivedFile } from '../jobs/source-file.
 import { sourceParams } from './params.ts';
 
 const tooLarge = (limit: number) =>
-  new ApiError(
-    413,
-    'body_too_large',
-    `the source file is larger than the limit of ${limit} bytes`,
+  bodyTooLarge(
+    'the source file',
+    limit,
     'split the export into several files, one job each (the operator sets the limit with WARD_IMPORT_MAX_SOURCE_SIZE)',
-    // The rest of the body is never read: closing the connection spares both sides sending it.
-    { headers: { Connection: 'close' } },
   );
 
 const emptySource = () =>
