@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'storage/', '.scratch/', 'src/controller/manifest.validate.cjs'] },
+  { ignores: ['node_modules/', 'storage/', '.scratch/', 'src/manifests/manifest.validate.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {

@@ -15,8 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import knexFactory from 'knex';
-import { restoreBackup } from '../src/controller/restore.ts';
-import { backupFileName, backupTables } from '../src/controller/steps/backup.ts';
+import { restoreBackup } from '../src/backup/restore.ts';
+import { backupFileName, backupTables } from '../src/backup/backup.ts';
 
 const ROWS = 1_000_000;
 const RUNS = 3;

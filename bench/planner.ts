@@ -6,8 +6,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { seededRandom } from '../scripts/generate-import-fixtures.ts';
-import { plan } from '../src/controller/planner.ts';
-import type { DiskModule, Inventory, ModuleRow, ModuleState, Request } from '../src/controller/types.ts';
+import { plan } from '../src/planner/planner.ts';
+import type { DiskModule, Inventory, ModuleRow, ModuleState, Request } from '../src/planner/types.ts';
 
 const MODULES = 1000;
 const RUNS = 20;

@@ -4,7 +4,7 @@
  *
  * - restart: `ward serve` running, `ward modules restart`'s NOTIFY sent, until a new backend
  *   answers `GET /health` 200. The old backend stops gracefully; the supervisor's warm spare
- *   (src/spare.ts) takes over. This is the restart an operator asks for (CLI or HTTP).
+ *   (src/server/spare.ts) takes over. This is the restart an operator asks for (CLI or HTTP).
  * - cold start: spawning the backend entry point to its first 200, what a container restart costs
  *   (and a restart when the spare is off or Ward's code changed).
  * - bench/stack-floor.mjs (Koa + knex + pg + pino, one query, nothing of Ward's) shows how much of
@@ -101,7 +101,7 @@ try {
   };
   // What `ward serve` (and a container) starts: the backend entry point, on the pinned Node.
   const ward = () =>
-    startToHealthy(NODE, [path.join(ROOT, 'src', 'backend-main.ts')], {
+    startToHealthy(NODE, [path.join(ROOT, 'src', 'server', 'backend-main.ts')], {
       ...env,
       NODE_COMPILE_CACHE: COMPILE_CACHE,
     });

@@ -14,7 +14,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { applySeeds } from '../src/controller/steps/seed.ts';
+import { applySeeds } from '../src/applier/seeds/seed.ts';
 import { migrateCore } from '../src/db/migrate.ts';
 import { scratchDatabase } from './lib.ts';
 import type { ScratchDatabase } from './lib.ts';

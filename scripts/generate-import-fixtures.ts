@@ -5,7 +5,7 @@
  * holds one fault per file. The broken Bundle ends in `.json.txt` because `prettier --check .`
  * would refuse an invalid `.json`.
  * Run after changing it:  node scripts/generate-import-fixtures.ts
- * test/migration_import/fixtures.test.ts fails while the files are stale.
+ * test/modules/migration_import/fixtures.test.ts fails while the files are stale.
  * `syntheaPatientsCsv`, `fhirPatientsBundle` and `fhirPatientsNdjson` stream any number of rows, for
  * benchmarks and memory tests.
  */

@@ -1,12 +1,12 @@
 /**
- * Generates, from src/controller/manifest.schema.json (the one source of truth for manifests):
+ * Generates, from src/manifests/manifest.schema.json (the one source of truth for manifests):
  *  - manifest.types.ts: the TypeScript `Manifest` type the code reads;
  *  - manifest.validate.cjs: the ajv validator compiled ahead of time ("standalone"), so that a
  *    `ward` command validates manifests without importing ajv's compiler or compiling the schema
  *    (about 30 ms of every start-up). CommonJS because ajv's standalone code require()s its small
  *    runtime helpers.
  * Run after editing the schema:  node scripts/generate-manifest-code.ts
- * test/controller/manifest-code.test.ts fails while either file is stale.
+ * test/manifests/manifest-code.test.ts fails while either file is stale.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -15,10 +15,10 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { format, resolveConfig } from 'prettier';
 
-const controller = (file: string) => fileURLToPath(new URL(`../src/controller/${file}`, import.meta.url));
-export const schemaFile = controller('manifest.schema.json');
-export const typesFile = controller('manifest.types.ts');
-export const validatorFile = controller('manifest.validate.cjs');
+const manifests = (file: string) => fileURLToPath(new URL(`../src/manifests/${file}`, import.meta.url));
+export const schemaFile = manifests('manifest.schema.json');
+export const typesFile = manifests('manifest.types.ts');
+export const validatorFile = manifests('manifest.validate.cjs');
 
 const banner = (what: string) =>
   [

@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { WardError } from './controller/errors.ts';
+import { WardError } from './errors/ward-error.ts';
 
 /** The checkout or install directory: where `modules/`, `node_modules/` and `frontend/` live. */
 export const ROOT = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -26,7 +26,7 @@ export interface Config {
   jsonLimit: string | null;
   /** WARD_TRUST_PROXY as given (default off): believe X-Forwarded-Proto/-For from a reverse proxy. */
   trustProxy: string | null;
-  /** WARD_SPARE_BACKEND as given (default on): `ward serve` keeps a warm spare (src/spare.ts). */
+  /** WARD_SPARE_BACKEND as given (default on): `ward serve` keeps a warm spare (src/server/spare.ts). */
   spareBackend: string | null;
 }
 

@@ -7,7 +7,7 @@
 import { constants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { WardError } from './controller/errors.ts';
+import { WardError } from './errors/ward-error.ts';
 
 export async function ensureStorageDir(dir: string): Promise<void> {
   try {

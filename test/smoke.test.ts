@@ -1,5 +1,5 @@
 import test from 'ava';
-import { WardError } from '../src/controller/errors.ts';
+import { WardError } from '../src/errors/ward-error.ts';
 
 test('errors carry code, message and hint', (t) => {
   const error = new WardError('x', 'm', 'h');

@@ -15,7 +15,7 @@ import { buildPermissionMap, type PermissionMap } from '../auth/permissions.ts';
 import { PrincipalCache } from '../auth/principal-cache.ts';
 import { createSignInThrottle, type SignInThrottle } from '../auth/throttle.ts';
 import { ROOT } from '../config.ts';
-import type { Inventory, ModuleRow } from '../controller/types.ts';
+import type { Inventory, ModuleRow } from '../planner/types.ts';
 import type { Logger } from '../logger.ts';
 import { DEFAULT_JSON_LIMIT } from './body.ts';
 import { errorHandler } from './errors.ts';

@@ -3,7 +3,7 @@
  * byte is read when the client declares it, otherwise as soon as the stream passes the limit).
  */
 import type { Context } from 'koa';
-import { WardError } from '../controller/errors.ts';
+import { WardError } from '../errors/ward-error.ts';
 import { ApiError } from './errors.ts';
 
 export const DEFAULT_JSON_LIMIT = 1024 * 1024;

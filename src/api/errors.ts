@@ -5,7 +5,7 @@
  * with a 500 that reveals nothing.
  */
 import type { Context, Middleware, Next } from 'koa';
-import { WardError, isWardError } from '../controller/errors.ts';
+import { WardError, isWardError } from '../errors/ward-error.ts';
 import type { Logger } from '../logger.ts';
 
 export class ApiError extends WardError {

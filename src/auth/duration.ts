@@ -1,5 +1,5 @@
 /** `--expires-in` values: `90d`, `12h`, `30m`, `2w`, or `never`. */
-import { WardError } from '../controller/errors.ts';
+import { WardError } from '../errors/ward-error.ts';
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 const MAX_MS = 5 * 365 * UNIT_MS.d;

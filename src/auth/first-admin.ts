@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
-import { isWardError } from '../controller/errors.ts';
+import { isWardError } from '../errors/ward-error.ts';
 import { RUNNING } from './installed.ts';
 import { hashPassword, randomPassword } from './password.ts';
 import { baseState, createUser } from './users.ts';

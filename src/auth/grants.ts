@@ -6,7 +6,7 @@
  *   { "roles": { "migration_operator": ["migration_import.job.read", "migration_import.*"] } }
  */
 import { readFile } from 'node:fs/promises';
-import { WardError } from '../controller/errors.ts';
+import { WardError } from '../errors/ward-error.ts';
 import { ROLE_NAME } from './names.ts';
 import type { Grants } from './permissions.ts';
 

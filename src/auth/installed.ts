@@ -2,7 +2,7 @@
  * Which modules run in this process: rows that are installed (or installed and waiting for an
  * upgrade or uninstall) whose code is on disk. Only they grant permissions and serve routes.
  */
-import type { DiskModule, Inventory, ModuleRow, ModuleState } from '../controller/types.ts';
+import type { DiskModule, Inventory, ModuleRow, ModuleState } from '../planner/types.ts';
 
 /** Installed, possibly with an upgrade or uninstall scheduled: the code runs. */
 export const RUNNING: ReadonlySet<string> = new Set<ModuleState>(['installed', 'to_upgrade', 'to_uninstall']);

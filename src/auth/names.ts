@@ -2,7 +2,7 @@
  * Usernames and role names, checked before anything reaches the database. Usernames are lowercase
  * so that `Alice` and `alice` can never be two accounts; sign-in lowercases what is typed.
  */
-import { WardError } from '../controller/errors.ts';
+import { WardError } from '../errors/ward-error.ts';
 
 export const USERNAME = /^[a-z0-9][a-z0-9._@+-]{0,149}$/;
 export const ROLE_NAME = /^[a-z][a-z0-9_]{0,62}$/;

@@ -7,7 +7,7 @@
  * A manifest only grants within its own namespace, so installing a module can never widen access
  * to another module's data; cross-module grants belong in the grants file, which the tenant owns.
  */
-import type { Manifest } from '../controller/types.ts';
+import type { Manifest } from '../planner/types.ts';
 
 export interface PermissionSet {
   /** `*` from the grants file: everything. */

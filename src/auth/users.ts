@@ -3,7 +3,7 @@
  * `ward_auth` triggers, so running backends see it on their next request.
  */
 import type { Knex } from 'knex';
-import { WardError } from '../controller/errors.ts';
+import { WardError } from '../errors/ward-error.ts';
 import { AUTH_MODULE, RUNNING } from './installed.ts';
 
 export interface UserRow {

@@ -11,7 +11,7 @@ import { assertRoleName, assertUsername } from '../auth/names.ts';
 import { passwordProblem } from '../auth/password.ts';
 import { buildPermissionMap, knownRoles } from '../auth/permissions.ts';
 import { assertBaseInstalled } from '../auth/users.ts';
-import { WardError } from '../controller/errors.ts';
+import { WardError } from '../errors/ward-error.ts';
 import { readModuleRows } from '../db/modules.ts';
 import { ModuleCommand } from './module-command.ts';
 

@@ -6,7 +6,7 @@
 import { Command } from '@oclif/core';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from '../config.ts';
-import { isWardError, WardError } from '../controller/errors.ts';
+import { isWardError, WardError } from '../errors/ward-error.ts';
 import { openDatabase } from '../db/connection.ts';
 import { reportFailure } from './failure.ts';
 

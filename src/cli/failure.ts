@@ -5,7 +5,7 @@
  * for scripts) and sets the exit code. Anything else is a bug, which the caller leaves to oclif (or
  * rethrows) so that its stack trace is printed.
  */
-import { isWardError } from '../controller/errors.ts';
+import { isWardError } from '../errors/ward-error.ts';
 import { databaseError } from '../db/connection.ts';
 
 /** Each path prints in its own way: oclif applies its JSON theme, the lean path has none. */

@@ -3,9 +3,9 @@
  * validated before anything touches the database or the filesystem.
  */
 import { Args } from '@oclif/core';
-import { discover } from '../controller/discover.ts';
-import { assertModuleName } from '../controller/names.ts';
-import type { Inventory } from '../controller/types.ts';
+import { discover } from '../manifests/discover.ts';
+import { assertModuleName } from '../planner/names.ts';
+import type { Inventory } from '../planner/types.ts';
 import { WardCommand } from './base.ts';
 
 export const moduleNameArg = Args.string({

@@ -2,9 +2,9 @@
  * Text rendering for the CLI, as pure functions from the objects that --json prints, so the two
  * outputs can never say different things.
  */
-import type { ListEntry } from '../controller/overview.ts';
-import { refusalToError } from '../controller/refusals.ts';
-import type { Action, Plan, Reason } from '../controller/types.ts';
+import type { ListEntry } from '../planner/overview.ts';
+import { refusalToError } from '../planner/refusals.ts';
+import type { Action, Plan, Reason } from '../planner/types.ts';
 
 /** Left-aligned columns separated by two spaces; the last column is not padded. */
 export function table(headers: string[], rows: string[][]): string {

@@ -3,8 +3,8 @@
  * dry-run flag and the JSON result are the same for all three and live here once.
  */
 import { Flags } from '@oclif/core';
-import { schedule } from '../controller/schedule.ts';
-import type { Plan, Request, Unchanged } from '../controller/types.ts';
+import { schedule } from '../db/schedule.ts';
+import type { Plan, Request, Unchanged } from '../planner/types.ts';
 import { ModuleCommand } from './module-command.ts';
 import { NEXT_STEP_RESTART, renderPlan, summarisePlan, type PlanSummary } from './render.ts';
 

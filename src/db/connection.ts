@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
-import { WardError } from '../controller/errors.ts';
+import { WardError } from '../errors/ward-error.ts';
 import { ensureStorageDir } from '../storage-dir.ts';
 
 /** PostgreSQL SQLSTATEs that mean "the database is not ready for Ward", with what to do. */

@@ -10,7 +10,7 @@ import { chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/pro
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { WardError } from '../controller/errors.ts';
+import { WardError } from '../errors/ward-error.ts';
 
 export interface EmbeddedServer {
   url: string;

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Action, LogRow, MissingTable, ModuleRow, ModuleState } from '../controller/types.ts';
+import type { Action, LogRow, MissingTable, ModuleRow, ModuleState } from '../planner/types.ts';
 
 const PENDING_STATE: Record<Action['kind'], ModuleState> = {
   install: 'to_install',

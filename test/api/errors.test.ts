@@ -6,7 +6,7 @@
 import path from 'node:path';
 import test from 'ava';
 import { loadConfig } from '../../src/config.ts';
-import { discover } from '../../src/controller/discover.ts';
+import { discover } from '../../src/manifests/discover.ts';
 import { readModuleRows } from '../../src/db/modules.ts';
 import { FIXTURES } from '../helpers/cli.ts';
 import { addUser, call, installedDatabase, signIn, startApp, type Answer } from '../helpers/app.ts';

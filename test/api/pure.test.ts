@@ -6,7 +6,7 @@ import { csrfProblem } from '../../src/api/csrf.ts';
 import { ApiError, renderError } from '../../src/api/errors.ts';
 import { contractProblem } from '../../src/api/mount-modules.ts';
 import { openApiPath } from '../../src/api/openapi.ts';
-import { WardError } from '../../src/controller/errors.ts';
+import { WardError } from '../../src/errors/ward-error.ts';
 
 test('the Authorization header wins over the cookie, even when it is bad', (t) => {
   const cookie = (value: string | undefined) => () => value;

@@ -9,7 +9,7 @@ import type {
   ManifestProblem,
   ModuleRow,
   ModuleState,
-} from '../../src/controller/types.ts';
+} from '../../src/planner/types.ts';
 
 export interface ModuleSpec {
   version?: string;

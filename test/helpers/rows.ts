@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ModuleState } from '../../src/controller/types.ts';
+import type { ModuleState } from '../../src/planner/types.ts';
 
 /** Puts module rows in place directly, standing in for installs the controller would have applied. */
 export async function setRows(

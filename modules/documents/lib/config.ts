@@ -4,7 +4,7 @@
  * when its routes load at start-up: a bad value stops the routes from mounting, with this message.
  */
 import { parseSize } from '../../../src/api/body.ts';
-import { WardError } from '../../../src/controller/errors.ts';
+import { WardError } from '../../../src/errors/ward-error.ts';
 
 export const MAX_BYTES_VARIABLE = 'WARD_DOCUMENT_MAX_BYTES';
 export const DEFAULT_MAX_BYTES = 25 * 1024 * 1024;

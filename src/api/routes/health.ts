@@ -5,12 +5,12 @@
  */
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
-import type { DriftEntry } from '../../controller/drift.ts';
+import type { DriftEntry } from '../../planner/drift.ts';
 import { VERSION } from '../../version.ts';
 import type { ApiRoute } from '../route.ts';
 
 export interface HealthSources {
-  /** Differences between module code on disk and what this backend runs (see controller/drift.ts). */
+  /** Differences between module code on disk and what this backend runs (see planner/drift.ts). */
   drift: () => readonly DriftEntry[];
 }
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Context } from 'koa';
 import type { InstalledModule } from '../../auth/installed.ts';
 import { can } from '../../auth/permissions.ts';
-import { byName } from '../../controller/graph.ts';
+import { byName } from '../../planner/graph.ts';
 import type { Logger } from '../../logger.ts';
 import { callerOf } from '../auth-middleware.ts';
 import { API_PREFIX } from '../mount-modules.ts';

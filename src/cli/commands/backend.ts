@@ -1,5 +1,5 @@
 import { createLogger } from '../../logger.ts';
-import { runBackend } from '../../backend.ts';
+import { runBackend } from '../../server/backend.ts';
 import { WardCommand } from '../base.ts';
 
 export default class Backend extends WardCommand {

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { Flags } from '@oclif/core';
-import { backendSettings } from '../../backend-settings.ts';
+import { backendSettings } from '../../server/backend-settings.ts';
 import { parseSwitch } from '../../config.ts';
 import { createLogger } from '../../logger.ts';
-import { supervise } from '../../supervisor.ts';
-import { watchModules } from '../../watcher.ts';
+import { supervise } from '../../server/supervisor.ts';
+import { watchModules } from '../../server/watcher.ts';
 import { WardCommand } from '../base.ts';
 
 export default class Serve extends WardCommand {
@@ -28,7 +28,7 @@ export default class Serve extends WardCommand {
     // The backend checks these too; checked here, a bad one is one error, not starts under back-off.
     backendSettings(this.settings);
     const spare = parseSwitch('WARD_SPARE_BACKEND', this.settings.spareBackend, true);
-    const entry = path.join(this.settings.root, 'src', 'backend-main.ts');
+    const entry = path.join(this.settings.root, 'src', 'server', 'backend-main.ts');
     const supervisor = supervise(
       process.execPath,
       [entry],

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Knex } from 'knex';
-import { isWardError } from '../../../../src/controller/errors.ts';
+import { isWardError } from '../../../../src/errors/ward-error.ts';
 import type { Logger } from '../../../../src/logger.ts';
 import { executeRun } from './execute-run.ts';
 import type { JobRow } from './job-row.ts';

@@ -5,7 +5,7 @@
  * (WARD_DOCUMENT_MAX_BYTES) is theirs.
  */
 import { parseSize } from '../../../../src/api/body.ts';
-import { WardError } from '../../../../src/controller/errors.ts';
+import { WardError } from '../../../../src/errors/ward-error.ts';
 
 export interface ImportSettings {
   maxSourceBytes: number;

@@ -1,4 +1,4 @@
-import { WardError } from '../../../controller/errors.ts';
+import { WardError } from '../../../errors/ward-error.ts';
 import { stopEmbedded } from '../../../db/embedded.ts';
 import { WardCommand } from '../../base.ts';
 

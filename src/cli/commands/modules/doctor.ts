@@ -1,4 +1,4 @@
-import { diagnose, findingCount, type DoctorReport } from '../../../controller/doctor.ts';
+import { diagnose, findingCount, type DoctorReport } from '../../../planner/doctor.ts';
 import { missingModuleTables, readModuleRows } from '../../../db/modules.ts';
 import { ModuleCommand } from '../../module-command.ts';
 

@@ -1,5 +1,5 @@
-import { WardError } from '../../../controller/errors.ts';
-import { moduleInfo, type ModuleInfo } from '../../../controller/overview.ts';
+import { WardError } from '../../../errors/ward-error.ts';
+import { moduleInfo, type ModuleInfo } from '../../../planner/overview.ts';
 import { appliedRevision } from '../../../db/migrate.ts';
 import { readModuleRows } from '../../../db/modules.ts';
 import { ModuleCommand, moduleNameArg } from '../../module-command.ts';

@@ -1,5 +1,5 @@
 import { readModuleRows } from '../../../db/modules.ts';
-import { listModules, type ListEntry } from '../../../controller/overview.ts';
+import { listModules, type ListEntry } from '../../../planner/overview.ts';
 import { ModuleCommand } from '../../module-command.ts';
 import { renderList } from '../../render.ts';
 

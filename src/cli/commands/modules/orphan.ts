@@ -1,4 +1,4 @@
-import { orphan } from '../../../controller/schedule.ts';
+import { orphan } from '../../../db/schedule.ts';
 import { dryRunFlag } from '../../schedule-command.ts';
 import { ModuleCommand, moduleNameArg } from '../../module-command.ts';
 

@@ -1,5 +1,5 @@
-import { pendingPlan } from '../../../controller/schedule.ts';
-import type { Plan } from '../../../controller/types.ts';
+import { pendingPlan } from '../../../db/schedule.ts';
+import type { Plan } from '../../../planner/types.ts';
 import { ModuleCommand } from '../../module-command.ts';
 import { NEXT_STEP_RESTART, renderPlan, summarisePlan, type PlanSummary } from '../../render.ts';
 

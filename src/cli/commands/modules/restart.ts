@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import type { Knex } from 'knex';
-import { WardError } from '../../../controller/errors.ts';
-import { pendingPlan } from '../../../controller/schedule.ts';
-import type { Plan } from '../../../controller/types.ts';
+import { WardError } from '../../../errors/ward-error.ts';
+import { pendingPlan } from '../../../db/schedule.ts';
+import type { Plan } from '../../../planner/types.ts';
 import { requestRestart, runningBackends, type RunningBackend } from '../../../db/restart-signal.ts';
 import { ModuleCommand } from '../../module-command.ts';
 import { renderPlan } from '../../render.ts';

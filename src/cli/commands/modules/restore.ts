@@ -1,9 +1,9 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Flags } from '@oclif/core';
-import { WardError } from '../../../controller/errors.ts';
-import { latestBackup, restoreBackup } from '../../../controller/restore.ts';
-import { backupDir } from '../../../controller/steps/backup-format.ts';
+import { WardError } from '../../../errors/ward-error.ts';
+import { latestBackup, restoreBackup } from '../../../backup/restore.ts';
+import { backupDir } from '../../../backup/backup-format.ts';
 import { ModuleCommand, moduleNameArg } from '../../module-command.ts';
 import { plural } from '../../render.ts';
 

@@ -1,4 +1,4 @@
-import { summarise, type StatusSummary } from '../../../controller/overview.ts';
+import { summarise, type StatusSummary } from '../../../planner/overview.ts';
 import { readModuleRows } from '../../../db/modules.ts';
 import { ModuleCommand } from '../../module-command.ts';
 

@@ -1,5 +1,9 @@
 import path from 'node:path';
-import { frontendModules, writeFrontendModules, type FrontendModules } from '../../../controller/frontend.ts';
+import {
+  frontendModules,
+  writeFrontendModules,
+  type FrontendModules,
+} from '../../../manifests/frontend-layers.ts';
 import { readModuleRows } from '../../../db/modules.ts';
 import { ModuleCommand } from '../../module-command.ts';
 

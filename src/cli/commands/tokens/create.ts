@@ -3,7 +3,7 @@ import { createApiToken, DEFAULT_TOKEN_LIFETIME } from '../../../auth/api-tokens
 import { parseDuration } from '../../../auth/duration.ts';
 import { assertRoleName, assertUsername } from '../../../auth/names.ts';
 import { assertEnabled, requireUser, rolesOf } from '../../../auth/users.ts';
-import { WardError } from '../../../controller/errors.ts';
+import { WardError } from '../../../errors/ward-error.ts';
 import { AuthCommand } from '../../auth-command.ts';
 
 interface CreatedToken {

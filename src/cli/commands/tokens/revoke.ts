@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { revokeApiToken } from '../../../auth/api-tokens.ts';
-import { WardError } from '../../../controller/errors.ts';
+import { WardError } from '../../../errors/ward-error.ts';
 import { AuthCommand } from '../../auth-command.ts';
 
 export default class TokensRevoke extends AuthCommand {

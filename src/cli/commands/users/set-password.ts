@@ -1,4 +1,4 @@
-import { WardError } from '../../../controller/errors.ts';
+import { WardError } from '../../../errors/ward-error.ts';
 import { hashPassword } from '../../../auth/password.ts';
 import { assertEnabled, requireUser, setPasswordHash } from '../../../auth/users.ts';
 import { AuthCommand, passwordStdinFlag, usernameArg } from '../../auth-command.ts';

@@ -1,0 +1,71 @@
+/**
+ * The start-up reconcile, in the order the controller contract fixes: take the reconcile lock →
+ * core schema to head → bootstrap orphan check → discover disk → plan from pending rows → apply →
+ * release. A second replica waits on the lock, then plans again, finds nothing pending, and goes
+ * on to serve.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Config } from '../config.ts';
+import { LOCK_KEYS, withAdvisoryLock } from '../db/lock.ts';
+import { coreAtHead, migrateCore } from '../db/migrate.ts';
+import { missingModuleTables, readModuleRows } from '../db/modules.ts';
+import type { Logger } from '../logger.ts';
+import type { ApplyReport } from './apply.ts';
+import { assertNoOrphans, assertTablesPresent } from '../planner/bootstrap.ts';
+import { discover } from '../manifests/discover.ts';
+import { planPending } from '../planner/planner.ts';
+import { freeKnexLock } from './steps/migrate.ts';
+import type { Inventory, Plan } from '../planner/types.ts';
+
+export interface Reconciled extends ApplyReport {
+  plan: Plan;
+  inventory: Inventory;
+  runId: string;
+}
+
+export async function reconcile(
+  knex: Knex,
+  url: string,
+  config: Config,
+  logger: Logger,
+): Promise<Reconciled> {
+  return withAdvisoryLock(url, LOCK_KEYS.reconcile, async () => {
+    // Reading the disk needs nothing from the database: it proceeds while the core schema
+    // queries wait on the server. A migration error still comes first, as it did when in order.
+    const discovering = discover(config);
+    discovering.catch(() => undefined);
+    if (!(await coreAtHead(knex))) {
+      // A crash can leave knex's own lock row set; no other migrator runs while we hold ours.
+      await freeKnexLock(knex);
+      const applied = await migrateCore(knex);
+      if (applied.length > 0) logger.info({ applied }, 'core schema migrated');
+    }
+    // On the one pooled connection, while the disk is still being read.
+    const rows = await readModuleRows(knex);
+    const missingTables = await missingModuleTables(knex);
+    const inventory = await discovering;
+    assertNoOrphans(inventory, rows);
+    assertTablesPresent(missingTables);
+    const pending = planPending(inventory, rows);
+    const runId = randomUUID();
+    const nothingToDo = pending.actions.length === 0 && pending.blocked.length === 0;
+    if (!nothingToDo)
+      logger.info(
+        {
+          runId,
+          actions: pending.actions.map((action) => `${action.kind} ${action.module}`),
+          blocked: pending.blocked.map((blocked) => blocked.module),
+        },
+        'applying the module plan',
+      );
+    // The applier and its steps are a sizeable module graph that a start with nothing pending
+    // never uses (an empty plan makes no query and no log entry).
+    const report: ApplyReport = nothingToDo
+      ? { applied: [], failed: [], skipped: [] }
+      : await (
+          await import('./apply.ts')
+        ).applyPlan({ knex, inventory, storageDir: config.storageDir, logger, runId }, pending);
+    return { ...report, plan: pending, inventory, runId };
+  });
+}

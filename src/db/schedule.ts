@@ -1,0 +1,52 @@
+/**
+ * The shell around the planner for the CLI's scheduling commands: under a transaction-scoped
+ * advisory lock, read the rows, plan, and (unless it is a dry run) write every desired state and
+ * its log rows in the same transaction. Nothing here runs a migration, a seed or a hook.
+ */
+import type { Knex } from 'knex';
+import { LOCK_KEYS } from './lock.ts';
+import { readModuleRows, recordDesiredState, recordOrphaned } from './modules.ts';
+import { decideOrphan } from '../planner/orphan.ts';
+import { plan, planPending } from '../planner/planner.ts';
+import { refusalToError } from '../planner/refusals.ts';
+import type { Inventory, Plan, Request } from '../planner/types.ts';
+
+export interface Scheduled {
+  plan: Plan;
+  /** The operation-log run id of the writes, or null when nothing was written. */
+  runId: string | null;
+}
+
+export async function schedule(
+  knex: Knex,
+  inventory: Inventory,
+  request: Exclude<Request, { kind: 'reconcile' }>,
+  options: { dryRun: boolean },
+): Promise<Scheduled> {
+  return knex.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(?)', [LOCK_KEYS.schedule]);
+    const result = plan(inventory, await readModuleRows(trx), request);
+    if (!result.ok) throw refusalToError(result.refusal);
+    if (options.dryRun || result.plan.actions.length === 0) return { plan: result.plan, runId: null };
+    return { plan: result.plan, runId: await recordDesiredState(trx, result.plan.actions) };
+  });
+}
+
+/** The plan the next restart would apply, read without locking anything. */
+export async function pendingPlan(knex: Knex, inventory: Inventory): Promise<Plan> {
+  return planPending(inventory, await readModuleRows(knex));
+}
+
+export async function orphan(
+  knex: Knex,
+  inventory: Inventory,
+  name: string,
+  options: { dryRun: boolean },
+): Promise<{ changed: boolean; runId: string | null }> {
+  return knex.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(?)', [LOCK_KEYS.schedule]);
+    const decision = decideOrphan(inventory, await readModuleRows(trx), name);
+    if (!decision.change || options.dryRun) return { changed: decision.change, runId: null };
+    return { changed: true, runId: await recordOrphaned(trx, name) };
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * The one place a planner refusal becomes operator-facing text. Messages name the module and what
+ * was found; hints say what to do. Scripts branch on `code`, which is the refusal's own code.
+ */
+import { WardError } from '../errors/ward-error.ts';
+import type { ManifestProblem, ModuleState, Refusal } from './types.ts';
+
+const list = (names: readonly string[]): string => names.join(', ');
+
+const describeProblem = (problem: ManifestProblem): string =>
+  `${problem.file}${problem.path === '/' ? '' : ` at ${problem.path}`}: ${problem.message}`;
+
+/** Installing is the fix unless the install is already pending; then only a restart helps. */
+function notInstalledHint(module: string, state: ModuleState): string {
+  if (state === 'to_install')
+    return `${module} is scheduled for installation; run \`ward modules restart\` to apply it first`;
+  return `run \`ward modules install ${module}\` first`;
+}
+
+function render(refusal: Refusal): { message: string; hint: string } {
+  switch (refusal.code) {
+    case 'unknown_module':
+      return {
+        message: `${refusal.module} is not a known module: its code is not on disk and the database has no row for it`,
+        hint: 'run `ward modules list` to see the modules Ward knows; a community module needs its package installed first',
+      };
+    case 'not_installed':
+      return {
+        message: `${refusal.module} is not installed (state ${refusal.state})`,
+        hint: notInstalledHint(refusal.module, refusal.state),
+      };
+    case 'missing_dependency':
+      return {
+        message: `${refusal.module} depends on ${refusal.dependency}, which is not found on disk`,
+        hint: `install the package that provides ${refusal.dependency}, or remove it from "depends" in the manifest of ${refusal.module}`,
+      };
+    case 'dependency_cycle':
+      return {
+        message: `modules depend on each other in a cycle: ${refusal.path.join(' -> ')}`,
+        hint: 'remove one of these dependencies from its module\'s "depends"; modules in a cycle cannot be installed in any order',
+      };
+    case 'already_at_version':
+      return {
+        message: `${refusal.module} is already at the declared version ${refusal.version}`,
+        hint: `put the new version of ${refusal.module} on disk (update its package) first, then run \`ward modules upgrade ${refusal.module}\``,
+      };
+    case 'not_removable':
+      return {
+        message: `${refusal.module} is not removable (its manifest says "removable": false)`,
+        hint: `pass --force to uninstall ${refusal.module} anyway`,
+      };
+    case 'no_migration_branch':
+      return {
+        message: `${refusal.module} has no migration branch "${refusal.module}" (no migrations/ directory); legacy modules cannot be uninstalled, even with --force`,
+        hint: `keep ${refusal.module} installed, or give it a migrations/ directory so its tables can be downgraded`,
+      };
+    case 'required_by':
+      return {
+        message: `${refusal.module} is required by ${list(refusal.dependents)}`,
+        hint: `uninstall ${list(refusal.dependents)} first, pass --cascade to uninstall them as well, or pass --force to leave them without ${refusal.module}`,
+      };
+    case 'manifest_error':
+      return {
+        message: `the manifest of ${refusal.module} is invalid: ${refusal.problems.map(describeProblem).join('; ')}`,
+        hint: 'fix the manifest, then run `ward modules doctor` to check it',
+      };
+    case 'not_on_disk':
+      return {
+        message: `${refusal.module} is recorded in the database but its code is not found on disk`,
+        hint: `reinstall its package, or run \`ward modules orphan ${refusal.module}\` to mark it uninstalled without the uninstall steps`,
+      };
+    case 'blocked_by':
+      return {
+        message: `${refusal.module} waits for ${refusal.blocker}, which is blocked`,
+        hint: `fix ${refusal.blocker} first (\`ward modules doctor\` shows why); ${refusal.module} follows at the next restart`,
+      };
+  }
+}
+
+export function refusalToError(refusal: Refusal): WardError {
+  const { message, hint } = render(refusal);
+  return new WardError(refusal.code, message, hint, { exitCode: 1 });
+}

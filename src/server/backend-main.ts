@@ -1,0 +1,42 @@
+/**
+ * The backend process's own entry point, without the CLI framework: what `ward serve` spawns and
+ * what a container may run (`node src/server/backend-main.ts`), so that a restart does not pay for
+ * loading oclif. `ward backend` runs the same thing through the CLI. Errors are rendered the way
+ * the CLI renders them: message and hint, exit 1, no stack trace for an expected failure.
+ */
+import { runBackend } from './backend.ts';
+import { loadConfig } from '../config.ts';
+import { reportFailure } from '../cli/failure.ts';
+import { createLogger } from '../logger.ts';
+import { SPARE_ENV, waitAsSpare, type FromBackend } from './spare.ts';
+
+// Started by `ward serve`: if the supervisor dies (even by SIGKILL), its IPC channel closes; stop
+// gracefully rather than live on as an orphan nobody supervises. The channel must not by itself
+// keep this process alive.
+if (process.channel !== undefined) {
+  process.channel.unref();
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+}
+
+// Started as the supervisor's warm spare: everything above is loaded; wait to be needed.
+if (process.env[SPARE_ENV] === '1') await waitAsSpare();
+
+try {
+  await runBackend(
+    loadConfig(),
+    createLogger(),
+    (line) => process.stdout.write(`${line}\n`),
+    // Tells the supervisor this backend is up, so it prepares a spare for the next start.
+    () => {
+      if (process.connected) process.send?.({ ward: 'serving' } satisfies FromBackend);
+    },
+  );
+} catch (caught) {
+  const rendered = reportFailure(caught, false, {
+    json: () => undefined,
+    stderr: (text) => process.stderr.write(`${text}\n`),
+  });
+  if (rendered === null) throw caught;
+  // For the supervisor, any failure to start is exit 1, whatever the error's CLI exit code.
+  process.exitCode = 1;
+}

@@ -1,0 +1,135 @@
+import test from 'ava';
+import fc from 'fast-check';
+import {
+  JsonStreamParser,
+  JsonSyntaxFault,
+  parseJsonText,
+} from '../../../modules/migration_import/lib/json-stream.ts';
+import type { JsonEvent, JsonStreamOptions } from '../../../modules/migration_import/lib/json-stream.ts';
+
+function parseChunks(parts: readonly string[], options?: JsonStreamOptions): JsonEvent[] {
+  const parser = new JsonStreamParser(options);
+  return [...parts.flatMap((part) => parser.push(part)), ...parser.end()];
+}
+
+const split = (text: string, sizes: readonly number[]): string[] => {
+  const parts: string[] = [];
+  for (let at = 0, index = 0; at < text.length; index++) {
+    const size = sizes[index % sizes.length]!;
+    parts.push(text.slice(at, at + size));
+    at += size;
+  }
+  return parts;
+};
+
+/** The warning message a text gets, parsed in chunks of `sizes`. */
+function syntaxError(text: string, sizes: readonly number[] = [text.length || 1]): string {
+  try {
+    parseChunks(split(text, sizes));
+  } catch (error) {
+    if (error instanceof JsonSyntaxFault) return error.warning({ row: 1 }).message;
+    throw error;
+  }
+  return 'no error';
+}
+
+test('property: any JSON text parses to what JSON.parse gives, however it is chunked', (t) => {
+  fc.assert(
+    fc.property(
+      fc.jsonValue(),
+      fc.constantFrom(undefined, 2),
+      fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 10 }),
+      (value, indent, sizes) => {
+        const text = JSON.stringify(value, null, indent);
+        t.deepEqual(parseChunks(split(text, sizes)), [{ kind: 'root', value: JSON.parse(text) }]);
+      },
+    ),
+    { numRuns: 500 },
+  );
+});
+
+test('property: a broken text gets the same error however it is chunked', (t) => {
+  fc.assert(
+    fc.property(
+      fc.jsonValue().map((value) => JSON.stringify(value, null, 1)),
+      fc.nat(),
+      fc.constantFrom('', '}', ',', '"', 'x', '\n'),
+      fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 5 }),
+      (text, cut, insert, sizes) => {
+        const at = cut % (text.length + 1);
+        const broken = text.slice(0, at) + insert + text.slice(at + (insert === '' ? 1 : 0));
+        let valid = true;
+        try {
+          JSON.parse(broken);
+        } catch {
+          valid = false;
+        }
+        fc.pre(!valid);
+        const whole = syntaxError(broken);
+        t.not(whole, 'no error');
+        t.is(syntaxError(broken, sizes), whole);
+      },
+    ),
+    { numRuns: 500 },
+  );
+});
+
+test('the elements of the split array come out one by one, and the root keeps an empty array', (t) => {
+  const text = '{"resourceType":"Bundle","entry":[{"a":1},[2],"three"],"total":3}';
+  t.deepEqual(parseChunks(split(text, [3]), { splitKey: 'entry' }), [
+    { kind: 'item', value: { a: 1 } },
+    { kind: 'item', value: [2] },
+    { kind: 'item', value: 'three' },
+    { kind: 'root', value: { resourceType: 'Bundle', entry: [], total: 3 } },
+  ]);
+});
+
+test('shouldSplit sees the keys before the array and can keep it whole', (t) => {
+  const text = '{"resourceType":"List","entry":[{"item":1}]}';
+  const options = {
+    splitKey: 'entry',
+    shouldSplit: (root: { resourceType?: unknown }) => root.resourceType === 'Bundle',
+  };
+  t.deepEqual(parseChunks([text], options), [{ kind: 'root', value: JSON.parse(text) }]);
+});
+
+test('a __proto__ key is an own property, as with JSON.parse', (t) => {
+  const value = parseJsonText('{"__proto__":{"polluted":true}}') as Record<string, unknown>;
+  t.deepEqual(Object.keys(value), ['__proto__']);
+  t.is(({} as Record<string, unknown>).polluted, undefined);
+});
+
+test('syntax errors name line, column and what was expected', (t) => {
+  const cases: Array<[string, string]> = [
+    ['{"a": 1\n "b": 2}', `line 2, column 2: expected ',' or '}' after a property value, found '"'`],
+    ['[1 2]', `line 1, column 4: expected ',' or ']' after an array element, found '2'`],
+    ['{"a" 1}', `line 1, column 6: expected ':' after a property name, found '1'`],
+    ['{a: 1}', `line 1, column 2: expected a property name in double quotes, found 'a'`],
+    ['{"a": [1,', 'line 1, column 10: unexpected end of input; the JSON is incomplete'],
+    ['{"a": "b', 'line 1, column 7: unterminated string'],
+    ['"tab\there"', 'line 1, column 5: control character U+0009 inside a string; escape it'],
+    ['"\\x"', `line 1, column 2: invalid escape '\\x'`],
+    ['1.', 'line 1, column 2: invalid number'],
+    ['{} {}', `line 1, column 4: unexpected '{' after the end of the JSON value`],
+    ['nul', 'line 1, column 4: unexpected end of input; the JSON is incomplete'],
+    ['[@]', `line 1, column 2: unexpected '@'`],
+    ['', 'line 1, column 1: unexpected end of input; the JSON is incomplete'],
+  ];
+  for (const [text, detail] of cases) t.is(syntaxError(text), `invalid JSON at ${detail}`, text);
+});
+
+test('items before a syntax error are delivered, then the error is thrown', (t) => {
+  const parser = new JsonStreamParser({ splitKey: 'entry' });
+  t.deepEqual(parser.push('{"entry":[{"a":1},{"b":2} {"c":3}]}'), [
+    { kind: 'item', value: { a: 1 } },
+    { kind: 'item', value: { b: 2 } },
+  ]);
+  t.throws(() => parser.end(), { instanceOf: JsonSyntaxFault });
+});
+
+test('a value longer than maxTokenChars stops the parse', (t) => {
+  const parser = new JsonStreamParser({ maxTokenChars: 8 });
+  t.throws(() => parser.push('["0123456789'), {
+    message: 'invalid JSON at line 1, column 2: a single value is longer than 8 characters',
+  });
+});

@@ -1,0 +1,275 @@
+/**
+ * Validation over HTTP: every warning kind the module records surfaces through GET
+ * /jobs/{id}/warnings with its row, field, severity and text; errors make the job `invalid` and
+ * block execute with a 409 that says why, warnings do not; pages and the severity filter.
+ */
+import { createHash } from 'node:crypto';
+import test from 'ava';
+import { WARNING_CODES } from '../../../modules/migration_import/lib/index.ts';
+import {
+  allWarnings,
+  clinicalCounts,
+  createJob,
+  execute,
+  fixtureBytes,
+  importFixture,
+  validate,
+  world,
+  type WarningBody,
+  type World,
+} from './world.ts';
+
+interface Case {
+  source: () => Promise<Buffer | string>;
+  format: string;
+  state: 'validated' | 'invalid';
+  /** `row:code:severity:field` of every warning, in source order. */
+  warnings: string[];
+}
+
+const fixture = (file: string) => () => fixtureBytes(file);
+
+const CASES: Record<string, Case> = {
+  'bad dates': {
+    source: fixture('bad/bad-dates.csv'),
+    format: 'synthea-patients-csv',
+    state: 'invalid',
+    warnings: ['2:bad_date:error:BIRTHDATE', '3:bad_date:error:BIRTHDATE', '4:missing_field:error:BIRTHDATE'],
+  },
+  'bad times': {
+    source: fixture('bad/bad-times-encounters.csv'),
+    format: 'synthea-encounters-csv',
+    state: 'invalid',
+    warnings: [
+      '2:bad_timestamp:error:START',
+      '2:unknown_patient:error:PATIENT',
+      '3:end_before_start:error:STOP',
+      '3:unknown_patient:error:PATIENT',
+    ],
+  },
+  'broken JSON bundle': {
+    source: fixture('bad/broken-bundle.json.txt'),
+    format: 'fhir-json',
+    state: 'invalid',
+    warnings: ['3:json_syntax:error:'],
+  },
+  'broken NDJSON line': {
+    source: fixture('bad/broken.ndjson'),
+    format: 'fhir-ndjson',
+    state: 'invalid',
+    warnings: ['2:json_syntax:error:'],
+  },
+  'duplicate ids': {
+    source: fixture('bad/duplicate-ids.csv'),
+    format: 'synthea-patients-csv',
+    state: 'invalid',
+    warnings: ['4:duplicate_id:error:Id'],
+  },
+  'FHIR problems': {
+    source: fixture('bad/fhir-problems.ndjson'),
+    format: 'fhir-ndjson',
+    state: 'invalid',
+    warnings: [
+      '1:fhir_not_a_resource:error:',
+      '3:unknown_status:error:/status',
+      '4:missing_field:error:/participant',
+      '4:unknown_patient:error:/participant',
+      '5:bad_hash:warning:/content/0/attachment/hash',
+      '5:bad_size:warning:/content/0/attachment/size',
+      '5:binary_missing:warning:/content/0/attachment/url',
+      '6:fhir_unsupported_resource:info:',
+    ],
+  },
+  'Latin-1 bytes': {
+    source: fixture('bad/latin1-patients.csv'),
+    format: 'synthea-patients-csv',
+    state: 'invalid',
+    warnings: ['3:bad_encoding:error:'],
+  },
+  'UTF-16': {
+    source: fixture('bad/utf16-patients.csv'),
+    format: 'synthea-patients-csv',
+    state: 'invalid',
+    warnings: ['1:bad_encoding:error:'],
+  },
+  'malformed CSV': {
+    source: fixture('bad/malformed.csv'),
+    format: 'synthea-patients-csv',
+    state: 'invalid',
+    warnings: ['3:csv_column_count:error:', '4:csv_bad_quote:error:LAST', '6:csv_unclosed_quote:error:FIRST'],
+  },
+  'missing columns': {
+    source: fixture('bad/missing-columns.csv'),
+    format: 'synthea-patients-csv',
+    state: 'invalid',
+    warnings: ['1:missing_columns:error:BIRTHDATE, GENDER'],
+  },
+  'missing fields': {
+    source: fixture('bad/missing-fields.csv'),
+    format: 'synthea-patients-csv',
+    state: 'invalid',
+    warnings: ['2:missing_field:error:LAST', '2:missing_field:error:FIRST'],
+  },
+  'unknown patients': {
+    source: fixture('bad/unknown-patients-encounters.csv'),
+    format: 'synthea-encounters-csv',
+    state: 'invalid',
+    warnings: ['2:unknown_patient:error:PATIENT', '3:unknown_patient:error:PATIENT'],
+  },
+  'unknown sex code': {
+    source: fixture('bad/unknown-sex.csv'),
+    format: 'synthea-patients-csv',
+    state: 'validated',
+    warnings: ['2:unknown_sex_code:warning:GENDER'],
+  },
+  'nothing but a byte order mark': {
+    source: async () => Buffer.from([0xef, 0xbb, 0xbf]),
+    format: 'synthea-patients-csv',
+    state: 'invalid',
+    warnings: ['1:empty_file:error:'],
+  },
+  'a quote left open for a megabyte': {
+    source: async () => `Id,BIRTHDATE,FIRST,LAST,GENDER\n"p1,${'x'.repeat(1_100_000)}\n`,
+    format: 'synthea-patients-csv',
+    state: 'invalid',
+    warnings: ['2:record_too_long:error:'],
+  },
+  'values the database cannot store': {
+    source: async () =>
+      `${JSON.stringify({ resourceType: 'Patient', id: 'p1', name: [{ family: 'S'.repeat(300), given: ['Jo'] }], birthDate: '1990-01-01' })}\n` +
+      `${JSON.stringify({ resourceType: 'Patient', id: 'p2', name: [{ family: 'Ng', given: ['Cy\u0000x'] }], birthDate: '1990-01-01' })}\n`,
+    format: 'fhir-ndjson',
+    state: 'invalid',
+    warnings: ['1:value_too_long:error:/name/0/family', '2:nul_character:error:/name/0/given'],
+  },
+  'a FHIR status Ward does not keep': {
+    source: async () =>
+      `${JSON.stringify({ resourceType: 'Patient', id: 'p1', name: [{ family: 'Doe', given: ['Jo'] }], birthDate: '1990-01-01' })}\n` +
+      `${JSON.stringify({ resourceType: 'Appointment', id: 'a1', status: 'proposed', start: '2024-05-01T09:00:00Z', end: '2024-05-01T09:30:00Z', participant: [{ actor: { reference: 'Patient/p1' } }, { actor: { reference: 'Practitioner/d1', display: 'Dr Who' } }] })}\n`,
+    format: 'fhir-ndjson',
+    state: 'invalid',
+    warnings: ['2:unknown_status:error:/status'],
+  },
+};
+
+const short = (warning: WarningBody) => `${warning.row}:${warning.code}:${warning.severity}:${warning.field}`;
+
+async function validated(w: World, c: Case) {
+  const job = await createJob(w, await c.source(), { format: c.format });
+  return { job: await validate(w, job.id), warnings: await allWarnings(w, job.id) };
+}
+
+for (const [name, c] of Object.entries(CASES)) {
+  test(`${name}: ${c.state}, with ${[...new Set(c.warnings.map((warning) => warning.split(':')[1]))].join(', ')}`, async (t) => {
+    const w = await world(t);
+    const { job, warnings } = await validated(w, c);
+    t.is(job.state, c.state);
+    t.deepEqual(warnings.map(short), c.warnings);
+    t.true(warnings.every((warning) => warning.phase === 'validate' && warning.message.length > 20));
+    t.is(job.counts.warnings?.error, c.warnings.filter((warning) => warning.includes(':error:')).length);
+  });
+}
+
+test('every warning code of the lib, and Ward-only statuses, surface through GET warnings', async (t) => {
+  const codes = new Set(
+    Object.values(CASES).flatMap((c) => c.warnings.map((warning) => warning.split(':')[1])),
+  );
+  t.deepEqual(
+    [...WARNING_CODES].filter((code) => !codes.has(code)),
+    [],
+  );
+});
+
+test('messages are the operator-grade texts of the lib', async (t) => {
+  const w = await world(t);
+  const { warnings } = await validated(w, CASES['bad dates']!);
+  t.is(warnings[0]!.message, 'birth date "1985-02-30" is not a calendar date; expected YYYY-MM-DD');
+  const statuses = await validated(w, CASES['a FHIR status Ward does not keep']!);
+  t.is(
+    statuses.warnings[0]!.message,
+    'status "proposed" is not an appointment status; expected one of booked, arrived, fulfilled, cancelled, noshow',
+  );
+});
+
+test('an invalid job cannot be executed: 409 naming its errors, and no clinical row appears', async (t) => {
+  const w = await world(t);
+  const { job } = await validated(w, CASES['malformed CSV']!);
+  const answer = await w.api('POST', `/jobs/${job.id}/execute`);
+  t.is(answer.status, 409);
+  t.deepEqual(answer.body, {
+    error: {
+      code: 'job_invalid',
+      message: `job ${job.id} cannot be executed: validation found 3 errors in its source`,
+      hint: `read them with GET /jobs/${job.id}/warnings?severity=error, fix the source and create a new job (or upload missing binaries and validate again)`,
+    },
+  });
+  t.deepEqual(await clinicalCounts(w.knex), { patients: 0, appointments: 0, documents: 0 });
+});
+
+test('a job not validated yet cannot be executed', async (t) => {
+  const w = await world(t);
+  const job = await createJob(w, await fixtureBytes('synthea/patients.csv'), {
+    format: 'synthea-patients-csv',
+  });
+  const answer = await w.api('POST', `/jobs/${job.id}/execute`);
+  t.is(answer.status, 409);
+  t.is((answer.body as { error: { code: string } }).error.code, 'job_not_validated');
+});
+
+test('warnings do not block: unknown sex codes import as unknown', async (t) => {
+  const w = await world(t);
+  const job = await execute(w, (await validated(w, CASES['unknown sex code']!)).job.id);
+  t.is(job.state, 'succeeded');
+  t.deepEqual(await w.knex('patients_patient').orderBy('id').pluck('sex'), ['unknown', 'unknown']);
+});
+
+test('warnings page in source order with a cursor, and filter by severity', async (t) => {
+  const w = await world(t);
+  const { job } = await validated(w, CASES['FHIR problems']!);
+  const first = await w.api('GET', `/jobs/${job.id}/warnings?limit=3`);
+  const page = first.body as { items: WarningBody[]; nextCursor: string };
+  t.deepEqual(page.items.map(short), CASES['FHIR problems']!.warnings.slice(0, 3));
+  const second = await w.api('GET', `/jobs/${job.id}/warnings?limit=3&cursor=${page.nextCursor}`);
+  t.deepEqual(
+    (second.body as { items: WarningBody[] }).items.map(short),
+    CASES['FHIR problems']!.warnings.slice(3, 6),
+  );
+  t.deepEqual(
+    (await allWarnings(w, job.id, 'severity=warning')).map((warning) => warning.code),
+    ['bad_hash', 'bad_size', 'binary_missing'],
+  );
+  t.deepEqual(
+    (await allWarnings(w, job.id, 'severity=info')).map((warning) => warning.code),
+    ['fhir_unsupported_resource'],
+  );
+  const bad = await w.api('GET', `/jobs/${job.id}/warnings?severity=fatal`);
+  t.is(bad.status, 400);
+  t.is(
+    (bad.body as { error: { message: string } }).error.message,
+    'the query parameter severity must be one of error, warning, info, not "fatal"',
+  );
+  t.is((await w.api('GET', '/jobs/999/warnings')).status, 404);
+});
+
+test('a second validation replaces the first warnings: an uploaded binary clears binary_missing', async (t) => {
+  const w = await world(t);
+  await importFixture(w, 'synthea/patients.csv', 'synthea-patients-csv');
+  const note = Buffer.from('scan\n');
+  const documentReference = {
+    resourceType: 'DocumentReference',
+    id: 'd1',
+    subject: { reference: 'Patient/fb165133-d04c-455d-9e6c-f09c5e5335e3' },
+    content: [{ attachment: { contentType: 'text/plain', url: 'scan.txt', title: 'Scan' } }],
+  };
+  const job = await createJob(w, `${JSON.stringify(documentReference)}\n`, { format: 'fhir-ndjson' });
+  t.deepEqual(
+    (await allWarnings(w, (await validate(w, job.id)).id)).map((warning) => warning.code),
+    ['binary_missing'],
+  );
+  const upload = await w.api('POST', `/jobs/${job.id}/binaries?ref=scan.txt`, {
+    body: note,
+    headers: { 'x-content-sha256': createHash('sha256').update(note).digest('hex') },
+  });
+  t.is(upload.status, 201, upload.text);
+  t.deepEqual(await allWarnings(w, (await validate(w, job.id)).id), []);
+});
