@@ -3,7 +3,7 @@
  * gets 422 naming the JSON path and what is wrong there, in the words `ward modules doctor` uses.
  */
 import { Ajv, type AnySchema, type ValidateFunction } from 'ajv';
-import { schemaErrorProblem } from '../errors/schema-messages.ts';
+import { schemaErrorProblem } from '../manifests/schema-messages.ts';
 import { AJV_OPTIONS, configureAjv } from './ajv-config.ts';
 import validateDraft07 from './draft-07.validate.cjs';
 import { ApiError } from './errors.ts';

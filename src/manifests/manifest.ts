@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import validate from './manifest.validate.cjs';
 import type { Manifest, ManifestProblem } from '../planner/types.ts';
 import { describeJsonError } from '../errors/json-error.ts';
-import { schemaErrorProblem } from '../errors/schema-messages.ts';
+import { schemaErrorProblem } from './schema-messages.ts';
 import { isModuleName } from '../planner/names.ts';
 
 export type ManifestResult = { ok: true; manifest: Manifest } | { ok: false; problems: ManifestProblem[] };

@@ -10,7 +10,7 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { describeJsonError } from '../../errors/json-error.ts';
-import { schemaErrorProblem } from '../../errors/schema-messages.ts';
+import { schemaErrorProblem } from '../../manifests/schema-messages.ts';
 
 /** A column value: a JSON scalar, or a reference to another seed record, resolved to its primary key. */
 export type SeedValue = string | number | boolean | null | { $ref: string };
