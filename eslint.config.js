@@ -57,4 +57,46 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Modules, official or community, reach Ward only through the SDK: its types by `import type`
+    // from src/sdk/index.ts, everything that runs from the `sdk` object Ward hands them. A community
+    // package cannot import Ward's files, so our own modules may not either.
+    files: [
+      'modules/**',
+      'test/fixtures/modules/**',
+      'test/fixtures/packages/**',
+      'bench/fixtures/modules/**',
+    ],
+    rules: {
+      // `import { type X }` keeps an (empty) import that loads the file when the module runs.
+      '@typescript-eslint/no-import-type-side-effects': 'error',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              // Any path with a `src/` segment: `../../src/x`, `./../../src/x`, `/abs/ward/src/x`.
+              regex: '(^|/)src/(?!sdk/index\\.ts$)',
+              message:
+                'a module imports nothing of Ward but the types of src/sdk/index.ts; use the sdk it is given',
+            },
+            {
+              regex: '(^|/)src/sdk/index\\.ts$',
+              allowTypeImports: true,
+              message:
+                'import only types from the SDK (`import type`); the functions come from the sdk object',
+            },
+          ],
+        },
+      ],
+      // `await import('../../src/x.ts')` is no import declaration: the rule above never sees it.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ImportExpression',
+          message: 'a module loads no code at run time (`import()`); use the sdk it is given',
+        },
+      ],
+    },
+  },
 );

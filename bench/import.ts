@@ -27,6 +27,7 @@ import { sourceRecords } from '../modules/migration_import/lib/jobs/records.ts';
 import { receiveSource } from '../modules/migration_import/lib/jobs/source-file.ts';
 import { validateRun } from '../modules/migration_import/lib/jobs/validate-run.ts';
 import { syntheaPatientsCsv } from '../scripts/generate-import-fixtures.ts';
+import { sdk } from '../src/sdk/runtime.ts';
 import { install } from '../test/helpers/app.ts';
 import { scratchDir } from '../test/helpers/cli.ts';
 import { median, NODE, ratio, scratchDatabase, timeProcess } from './lib.ts';
@@ -104,7 +105,7 @@ async function validatedJob(knex: Knex, storage: string, rows: number): Promise<
   });
   const claimed = (await claimValidate(knex, job.id, CLAIM))!;
   await validateRun(
-    { knex, storageDir: storage },
+    { knex, storageDir: storage, sdk },
     claimed,
     new Lease(knex, job.id, CLAIM.workerId, CLAIM.leaseMs),
   );

@@ -1,13 +1,12 @@
 /**
- * pino, as JSON lines for log collectors, or human-readable when a person watches a terminal.
- * LOG_LEVEL sets the level (default info).
+ * pino, as JSON lines for log collectors, or human-readable when a person watches a terminal. The
+ * level is the LOG_LEVEL setting (`config.logLevel`, default info).
  */
 import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
-export function createLogger(name = 'ward'): Logger {
-  const level = process.env.LOG_LEVEL ?? 'info';
+export function createLogger(level: string, name = 'ward'): Logger {
   if (process.stdout.isTTY)
     return pino({ name, level, transport: { target: 'pino-pretty', options: { ignore: 'pid,hostname' } } });
   return pino({ name, level });

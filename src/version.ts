@@ -1,4 +1,4 @@
 import packageJson from '../package.json' with { type: 'json' };
 
-/** The service version reported by /health (SPEC §2.9) and `ward --version`. */
+/** The service version reported by /health and `ward --version`. */
 export const VERSION: string = packageJson.version;

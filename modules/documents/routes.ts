@@ -4,9 +4,7 @@
  * documents.document.read, uploads documents.document.write.
  */
 import type { Context } from 'koa';
-import type { ModuleRoutes } from '../../src/api/module-routes.ts';
-import { pageRequest } from '../patients/lib/page.ts';
-import { idParam, notFound } from '../patients/lib/request.ts';
+import type { ModuleRoutes } from '../../src/sdk/index.ts';
 import { openBlob, putBlob, tooLarge } from './lib/blob-store.ts';
 import { documentMaxBytes } from './lib/config.ts';
 import { findDocument, insertDocument, listDocuments, patientExists, SORT_KEY } from './lib/queries.ts';
@@ -15,11 +13,12 @@ import { uploadMeta } from './lib/upload.ts';
 const READ = 'documents.document.read';
 const WRITE = 'documents.document.write';
 
-const routes: ModuleRoutes = ({ knex, storageDir, logger }) => {
-  const maxBytes = documentMaxBytes();
+const routes: ModuleRoutes = ({ knex, storageDir, logger, sdk }) => {
+  const { http, errors } = sdk;
+  const maxBytes = documentMaxBytes(sdk);
   const patientId = async (ctx: Context) => {
-    const id = idParam(ctx, 'patientId', 'patient');
-    if (!(await patientExists(knex, id))) throw notFound('patient', id);
+    const id = http.idParam(ctx, 'patientId', 'patient');
+    if (!(await patientExists(knex, id))) throw errors.notFound('patient', id);
     return id;
   };
   return [
@@ -31,11 +30,14 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger }) => {
       summary: 'Upload a file as the raw body; ?title= or X-Document-Title, Content-Type, X-Content-SHA256',
       handler: async (ctx) => {
         const id = await patientId(ctx);
-        const meta = uploadMeta(ctx);
+        const meta = uploadMeta(sdk, ctx);
         // A declared size over the limit is refused before a byte is read or a file opened.
-        if ((ctx.request.length ?? 0) > maxBytes) throw tooLarge(maxBytes);
-        const blob = await putBlob(storageDir, ctx.req, { maxBytes, expectedSha256: meta.expectedSha256 });
-        const document = await insertDocument(knex, {
+        if ((ctx.request.length ?? 0) > maxBytes) throw tooLarge(sdk, maxBytes);
+        const blob = await putBlob(sdk, storageDir, ctx.req, {
+          maxBytes,
+          expectedSha256: meta.expectedSha256,
+        });
+        const document = await insertDocument(sdk, knex, {
           patientId: id,
           title: meta.title,
           contentType: meta.contentType,
@@ -53,7 +55,7 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger }) => {
       permission: READ,
       summary: "List a patient's documents, newest first; ?limit, ?cursor or ?offset",
       handler: async (ctx) => {
-        ctx.body = await listDocuments(knex, await patientId(ctx), pageRequest(ctx, SORT_KEY));
+        ctx.body = await listDocuments(sdk, knex, await patientId(ctx), http.pageRequest(ctx, SORT_KEY));
       },
     },
     {
@@ -62,9 +64,9 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger }) => {
       permission: READ,
       summary: "Read a document's metadata",
       handler: async (ctx) => {
-        const id = idParam(ctx, 'id', 'document');
+        const id = http.idParam(ctx, 'id', 'document');
         const document = await findDocument(knex, id);
-        if (document === null) throw notFound('document', id);
+        if (document === null) throw errors.notFound('document', id);
         ctx.body = document;
       },
     },
@@ -74,13 +76,13 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger }) => {
       permission: READ,
       summary: "Download a document's content, as an attachment with its content type",
       handler: async (ctx) => {
-        const id = idParam(ctx, 'id', 'document');
+        const id = http.idParam(ctx, 'id', 'document');
         const document = await findDocument(knex, id);
-        if (document === null) throw notFound('document', id);
+        if (document === null) throw errors.notFound('document', id);
         const blob = await openBlob(storageDir, document.sha256);
         if (blob === null) {
           logger.error({ document: id, sha256: document.sha256 }, 'document content missing from storage');
-          throw notFound('stored content of document', id);
+          throw errors.notFound('stored content of document', id);
         }
         // attachment() also guesses a type from the title's extension; the stored type replaces it.
         ctx.attachment(document.title);

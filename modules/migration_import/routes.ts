@@ -1,12 +1,11 @@
 /**
- * migration_import at /api/v1/migration_import/: exactly SPEC §4.3's eight routes, each behind its
- * SPEC §5 permission. Validate and execute answer 202 and run in the background (see
+ * migration_import at /api/v1/migration_import/: exactly the eight routes of its contract, each behind its
+ * permission. Validate and execute answer 202 and run in the background (see
  * lib/jobs/runner.ts); GET /jobs/{id} shows their progress. Loading the routes (backend start)
  * also starts the sweeper that resumes jobs a dead backend left running.
  */
-import type { ModuleRoutes } from '../../src/api/module-routes.ts';
+import type { ModuleRoutes } from '../../src/sdk/index.ts';
 import { documentMaxBytes } from '../documents/lib/config.ts';
-import { pageRequest } from '../patients/lib/page.ts';
 import { createJob } from './lib/http/create-job.ts';
 import { cannotExecute, cannotValidate } from './lib/http/errors.ts';
 import { foundJob, jobId, sampleSize, severityFilter, stateFilter } from './lib/http/params.ts';
@@ -23,11 +22,12 @@ const WRITE = 'migration_import.job.write';
 const EXECUTE = 'migration_import.job.execute';
 const BINARY = 'migration_import.binary.write';
 
-const routes: ModuleRoutes = ({ knex, storageDir, logger, module }) => {
-  const settings = importSettings();
-  const maxBinaryBytes = documentMaxBytes();
+const routes: ModuleRoutes = ({ knex, storageDir, logger, module, sdk }) => {
+  const settings = importSettings(sdk);
+  const maxBinaryBytes = documentMaxBytes(sdk);
   const mount = `/api/v1/${module}`;
-  const runner = new JobRunner({ knex, storageDir, logger, settings });
+  const runner = new JobRunner({ knex, storageDir, logger, settings, sdk });
+  const { pageRequest } = sdk.http;
   runner.startSweeper();
   return [
     {
@@ -36,7 +36,7 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module }) => {
       permission: READ,
       summary: 'List import jobs, newest first: ?limit, ?cursor or ?offset, ?state',
       handler: async (ctx) => {
-        ctx.body = await listJobs(knex, pageRequest(ctx, ['integer']), stateFilter(ctx));
+        ctx.body = await listJobs(sdk, knex, pageRequest(ctx, ['integer']), stateFilter(sdk, ctx));
       },
     },
     {
@@ -45,7 +45,7 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module }) => {
       permission: READ,
       summary: 'One job: state, counts, progress, results',
       handler: async (ctx) => {
-        ctx.body = jobView(await foundJob(knex, jobId(ctx)));
+        ctx.body = jobView(await foundJob(sdk, knex, jobId(sdk, ctx)));
       },
     },
     {
@@ -54,9 +54,9 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module }) => {
       permission: READ,
       summary: "A job's warnings in source order: ?severity=error|warning|info, ?limit, ?cursor or ?offset",
       handler: async (ctx) => {
-        const job = await foundJob(knex, jobId(ctx));
-        const severity = severityFilter(ctx);
-        ctx.body = await listWarnings(knex, job.id, pageRequest(ctx, WARNING_SORT_KEY), severity);
+        const job = await foundJob(sdk, knex, jobId(sdk, ctx));
+        const severity = severityFilter(sdk, ctx);
+        ctx.body = await listWarnings(sdk, knex, job.id, pageRequest(ctx, WARNING_SORT_KEY), severity);
       },
     },
     {
@@ -66,11 +66,11 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module }) => {
       summary:
         'What execute would do now (counts to create, update, skip; first rows before and after); changes nothing',
       handler: async (ctx) => {
-        const job = await foundJob(knex, jobId(ctx));
+        const job = await foundJob(sdk, knex, jobId(sdk, ctx));
         const preview = await previewJob(
           { knex, storageDir, batchSize: settings.batchSize },
           job,
-          sampleSize(ctx),
+          sampleSize(sdk, ctx),
         );
         ctx.body = { job: job.id, ...preview };
       },
@@ -81,7 +81,8 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module }) => {
       permission: WRITE,
       rawBody: true,
       summary: 'Create a job: the raw body is the source file; ?format= and ?source_system=',
-      handler: (ctx) => createJob(ctx, { knex, storageDir, maxSourceBytes: settings.maxSourceBytes, mount }),
+      handler: (ctx) =>
+        createJob(ctx, { sdk, knex, storageDir, maxSourceBytes: settings.maxSourceBytes, mount }),
     },
     {
       method: 'POST',
@@ -89,9 +90,9 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module }) => {
       permission: WRITE,
       summary: 'Validate the source in the background (202); errors make the job invalid',
       handler: async (ctx) => {
-        const id = jobId(ctx);
+        const id = jobId(sdk, ctx);
         const claimed = await runner.validate(id);
-        if (claimed === undefined) throw cannotValidate(await foundJob(knex, id));
+        if (claimed === undefined) throw cannotValidate(sdk, await foundJob(sdk, knex, id));
         ctx.status = 202;
         ctx.set('Location', `${mount}/jobs/${id}`);
         ctx.body = jobView(claimed);
@@ -103,9 +104,9 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module }) => {
       permission: EXECUTE,
       summary: 'Execute in the background (202): a re-run updates, a job whose worker died resumes',
       handler: async (ctx) => {
-        const id = jobId(ctx);
+        const id = jobId(sdk, ctx);
         const claimed = await runner.execute(id);
-        if (claimed === undefined) throw cannotExecute(await foundJob(knex, id));
+        if (claimed === undefined) throw cannotExecute(sdk, await foundJob(sdk, knex, id));
         ctx.status = 202;
         ctx.set('Location', `${mount}/jobs/${id}`);
         ctx.body = { ...jobView(claimed.row), resumed: claimed.resumed };
@@ -117,7 +118,7 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module }) => {
       permission: BINARY,
       rawBody: true,
       summary: 'Upload one binary: raw body, ?ref=, X-Content-SHA256; same file again is a duplicate',
-      handler: (ctx) => uploadBinary(ctx, { knex, storageDir, maxBytes: maxBinaryBytes }),
+      handler: (ctx) => uploadBinary(ctx, { sdk, knex, storageDir, maxBytes: maxBinaryBytes }),
     },
   ];
 };

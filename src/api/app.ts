@@ -13,19 +13,21 @@ import type { Grants } from '../auth/permissions.ts';
 import { AUTH_MODULE, installedModules, type InstalledModule } from '../auth/installed.ts';
 import { buildPermissionMap, type PermissionMap } from '../auth/permissions.ts';
 import { PrincipalCache } from '../auth/principal-cache.ts';
+import { admissions, HASHING_ADMISSIONS, type Admissions } from '../auth/hash-limit.ts';
 import { createSignInThrottle, type SignInThrottle } from '../auth/throttle.ts';
 import { ROOT } from '../config.ts';
+import type { Finding } from '../planner/preflight.ts';
 import type { Inventory, ModuleRow } from '../planner/types.ts';
 import type { Logger } from '../logger.ts';
 import { DEFAULT_JSON_LIMIT } from './body.ts';
-import { errorHandler } from './errors.ts';
+import { appErrorListener, errorHandler } from './errors.ts';
 import { loadModuleRoutes, type ModuleFailure } from './mount-modules.ts';
 import { buildRouter } from './router.ts';
 import { authRoutes } from './routes/auth.ts';
 import { healthRoutes, type HealthSources } from './routes/health.ts';
 import { meRoutes } from './routes/me.ts';
 import { moduleRoutes } from './routes/modules.ts';
-import { createAjv } from './validation.ts';
+import { ajvPerModule } from './validation.ts';
 
 export type { HealthSources };
 
@@ -38,6 +40,8 @@ export interface AppDeps {
   storageDir: string;
   /** Called once `POST /api/v1/modules/-/restart` has answered 202: stop gracefully. */
   onRestart: () => void;
+  /** What the next start would refuse; the restart endpoint answers 409 while it finds anything. Default: nothing. */
+  preflight?: () => Promise<Finding[]>;
   /** Extra role grants, as `readGrants` read them from the grants file. Default: none. */
   grants?: Grants;
   /** Largest JSON body accepted, in bytes. Default 1 MiB. */
@@ -49,6 +53,8 @@ export interface AppDeps {
   health?: HealthSources;
   /** Sign-in throttling (src/auth/throttle.ts). Default: a new one per app, so each backend process keeps its own. */
   signInThrottle?: SignInThrottle;
+  /** Places for sign-ins hashing at once (src/auth/hash-limit.ts). Default: HASHING_ADMISSIONS per app. */
+  signInHashing?: Admissions;
 }
 
 export interface WardApp {
@@ -79,11 +85,24 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     const auth = startAuth(deps, listening, map);
     const core = [
       ...healthRoutes({ knex, health: deps.health ?? { drift: () => [] } }),
-      ...authRoutes({ knex, auth, logger, throttle: deps.signInThrottle ?? createSignInThrottle() }),
+      ...authRoutes({
+        knex,
+        auth,
+        logger,
+        throttle: deps.signInThrottle ?? createSignInThrottle(),
+        hashing: deps.signInHashing ?? admissions(HASHING_ADMISSIONS),
+        storageDir: deps.storageDir,
+      }),
       ...meRoutes({ map }),
-      ...moduleRoutes({ installed, root: deps.root ?? ROOT, onRestart: deps.onRestart, logger }),
+      ...moduleRoutes({
+        installed,
+        root: deps.root ?? ROOT,
+        onRestart: deps.onRestart,
+        preflight: deps.preflight ?? (async () => []),
+        logger,
+      }),
     ];
-    const routeDeps = { auth, ajv: createAjv(), jsonLimit: deps.jsonLimit ?? DEFAULT_JSON_LIMIT };
+    const routeDeps = { auth, ajvFor: ajvPerModule(), jsonLimit: deps.jsonLimit ?? DEFAULT_JSON_LIMIT };
     const { router, openapi, failures } = buildRouter(core, loaded, routeDeps, logger);
     const koa = new Koa();
     koa.proxy = deps.trustProxy ?? false;
@@ -91,6 +110,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     // appended. Entries before it are whatever the client sent, and would let it pick its own
     // address for the sign-in throttle.
     koa.maxIpsCount = 1;
+    koa.on('error', appErrorListener(logger));
     koa
       .use(errorHandler(logger))
       .use(async (ctx, next) => {

@@ -1,10 +1,12 @@
 /**
  * The guards every non-public route runs, in this order: who is calling (401), CSRF for
- * cookie-authenticated writes (403), the route's permission (403 `permission denied: <name>`).
+ * cookie-authenticated writes (403), a password change Ward requires first (403
+ * `password_change_required`), the route's permission (403 `permission denied: <name>`).
  * They run before the body is read, so nobody without access can make Ward parse anything.
  */
 import type { Context } from 'koa';
 import type { Authenticator } from '../auth/authenticator.ts';
+import { PASSWORD_MIN_LENGTH } from '../auth/password.ts';
 import { can } from '../auth/permissions.ts';
 import type { Principal } from '../auth/principal.ts';
 import { SESSION_COOKIE, presentedCredential } from './credentials.ts';
@@ -17,9 +19,20 @@ export interface CallerState {
   secret: string;
 }
 
-/** The caller of an authenticated route (ctx.state.caller). */
+/**
+ * Callers by request. Not on `ctx.state`: module handlers get the same ctx, and the state holds the
+ * raw credential (`secret`). Modules see the caller only through `sdk.http.caller`.
+ */
+const callers = new WeakMap<Context, CallerState>();
+
+/** Records who calls `ctx`; authenticate() does, and tests standing in for it. */
+export function rememberCaller(ctx: Context, caller: CallerState): void {
+  callers.set(ctx, caller);
+}
+
+/** The caller of an authenticated route. */
 export function callerOf(ctx: Context): CallerState {
-  const caller = (ctx.state as { caller?: CallerState }).caller;
+  const caller = callers.get(ctx);
   if (caller === undefined) throw new Error(`${ctx.path} is not behind authenticate()`);
   return caller;
 }
@@ -42,8 +55,22 @@ export const authUnavailable = (): ApiError =>
     'run `ward modules install base`, then restart the backend',
   );
 
-/** `auth` is null when the base module is not installed: then nobody can be authenticated. */
-export function authenticate(auth: Authenticator | null): (ctx: Context) => Promise<void> {
+const passwordChangeRequired = (username: string) =>
+  new ApiError(
+    403,
+    'password_change_required',
+    `the password of ${username} was chosen by Ward at first run: choose your own before anything else`,
+    `send POST /api/v1/auth/password {"currentPassword": "…", "newPassword": "…"} (at least ${PASSWORD_MIN_LENGTH} characters); GET /api/v1/me and sign-out work meanwhile`,
+  );
+
+/**
+ * `auth` is null when the base module is not installed: then nobody can be authenticated.
+ * `beforePasswordChange`: the route also answers a user who must change their password first.
+ */
+export function authenticate(
+  auth: Authenticator | null,
+  options: { beforePasswordChange?: boolean } = {},
+): (ctx: Context) => Promise<void> {
   return async (ctx: Context) => {
     if (auth === null) throw authUnavailable();
     const presented = presentedCredential(ctx.get('Authorization'), () => ctx.cookies.get(SESSION_COOKIE));
@@ -74,11 +101,9 @@ export function authenticate(auth: Authenticator | null): (ctx: Context) => Prom
           `send the csrfToken from sign-in (or GET /api/v1/me) in ${CSRF_HEADER}, or use Authorization: Bearer`,
         );
     }
-    (ctx.state as { caller?: CallerState }).caller = {
-      principal,
-      source: presented.source,
-      secret: presented.secret,
-    };
+    if (principal.mustChangePassword && options.beforePasswordChange !== true)
+      throw passwordChangeRequired(principal.username);
+    rememberCaller(ctx, { principal, source: presented.source, secret: presented.secret });
   };
 }
 

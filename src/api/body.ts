@@ -1,10 +1,13 @@
 /**
  * JSON request bodies: UTF-8 JSON only, at most `limit` bytes (refused from Content-Length before a
  * byte is read when the client declares it, otherwise as soon as the stream passes the limit).
+ * Bytes that are not UTF-8 are refused, never replaced; every string and key is then NFC
+ * (json-text.ts).
  */
 import type { Context } from 'koa';
 import { WardError } from '../errors/ward-error.ts';
 import { ApiError } from './errors.ts';
+import { decodeUtf8, normaliseJson } from './json-text.ts';
 
 export const DEFAULT_JSON_LIMIT = 1024 * 1024;
 
@@ -71,8 +74,10 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
     chunks.push(chunk);
   }
   if (size === 0) return undefined;
+  const text = decodeUtf8(Buffer.concat(chunks, size));
+  let body: unknown;
   try {
-    return JSON.parse(Buffer.concat(chunks, size).toString('utf8')) as unknown;
+    body = JSON.parse(text);
   } catch (error) {
     throw new ApiError(
       400,
@@ -81,4 +86,5 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
       'send a well-formed JSON document',
     );
   }
+  return normaliseJson(body);
 }

@@ -160,6 +160,59 @@ export function errorFor(status: number, message: string): ErrorBody {
   return { error: { code: known.code, message, hint: known.hint } };
 }
 
+/**
+ * What a request or its answer meets when the client hangs up: the connection reset or closed
+ * early (a body cut short fails to parse), a response stream ended before it was all sent.
+ */
+const CLIENT_GONE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+/**
+ * Pure: the error is the client's leaving, not a fault of Ward's: one of those errors, and the
+ * client's connection is indeed closed (a database connection reset while the client waits is not).
+ */
+export function isClientGone(error: unknown, connectionClosed: boolean): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (
+    connectionClosed && typeof code === 'string' && (CLIENT_GONE_CODES.has(code) || code.startsWith('HPE_'))
+  );
+}
+
+// The response and its socket, not the request: a request is destroyed once its body has been
+// read, while the response is destroyed only when the connection closed before it was sent (and
+// its socket as soon as the connection failed, a moment earlier).
+const clientGone = (error: unknown, ctx: Context): boolean =>
+  isClientGone(error, ctx.res.destroyed || ctx.res.socket?.destroyed === true);
+
+/** Requests whose client was already reported gone: one abort can surface as several errors. */
+const reportedGone = new WeakSet<Context>();
+
+/** A client that hangs up is routine (a closed tab, a lost network): one line, no stack, not an error. */
+function reportClientGone(logger: Logger, ctx: Context, error: unknown): void {
+  if (reportedGone.has(ctx)) return;
+  reportedGone.add(ctx);
+  logger.info(
+    {
+      method: ctx.method,
+      path: ctx.path,
+      // Whether the request had arrived in full: an upload cut off, or an answer not all received.
+      stage: ctx.req.complete ? 'response' : 'request',
+      code: (error as { code: string }).code,
+    },
+    'client closed the connection before the exchange was complete',
+  );
+}
+
+/**
+ * For Koa's `error` event: errors met after the middleware ran (sending the answer, the client's
+ * socket). Replaces Koa's default, which writes stack traces on stderr, outside the log.
+ */
+export function appErrorListener(logger: Logger): (error: unknown, ctx?: Context) => void {
+  return (error, ctx) => {
+    if (ctx !== undefined && clientGone(error, ctx)) reportClientGone(logger, ctx, error);
+    else logger.error({ err: error, method: ctx?.method, path: ctx?.path }, 'answer failed');
+  };
+}
+
 /** Outermost middleware: renders errors, and gives bodiless 4xx/5xx answers (404, 405) the shape too. */
 export function errorHandler(logger: Logger): Middleware {
   return async (ctx: Context, next: Next) => {
@@ -177,6 +230,11 @@ export function errorHandler(logger: Logger): Middleware {
         ctx.status = status;
       }
     } catch (error) {
+      if (clientGone(error, ctx)) {
+        // Nobody is left to answer.
+        reportClientGone(logger, ctx, error);
+        return;
+      }
       const rendered = renderError(error);
       if (rendered.unexpected)
         logger.error({ err: error, method: ctx.method, path: ctx.path }, 'request failed');

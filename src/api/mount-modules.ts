@@ -1,6 +1,6 @@
 /**
- * Loads the routes of every installed module that ships a routes file (src/api/module-routes.ts is
- * the contract) and checks them before anything is mounted. A module whose routes fail to load or
+ * Loads the routes of every installed module that ships a routes file (src/sdk/index.ts is the
+ * contract) and checks them before anything is mounted. A module whose routes fail to load or
  * break the contract is not mounted; its prefix answers 503 with the reason instead, and every
  * other module is served: one broken module must not take the clinic down.
  */
@@ -9,7 +9,8 @@ import type { Knex } from 'knex';
 import type { InstalledModule } from '../auth/installed.ts';
 import type { Logger } from '../logger.ts';
 import { ApiError } from './errors.ts';
-import type { ModuleRoutes, RouteDefinition, RouteMethod } from './module-routes.ts';
+import type { ModuleRoutes, RouteDefinition, RouteMethod } from '../sdk/index.ts';
+import { moduleSdk } from '../sdk/runtime.ts';
 import type { ApiRoute } from './route.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -37,8 +38,11 @@ export interface LoadDeps {
   storageDir: string;
 }
 
-/** Why a module's route list breaks the contract, or null. Pure. */
-export function contractProblem(module: string, routes: unknown): string | null {
+/**
+ * Why a module's route list breaks the contract, or null. Pure. `declared`: the manifest's
+ * `permissions`; a route guarded by any other could be called only by holders of `*`.
+ */
+export function contractProblem(module: string, routes: unknown, declared: readonly string[]): string | null {
   if (RESERVED_PREFIXES.has(module))
     return `the name ${module} is reserved for Ward's own routes under ${API_PREFIX}/${module}`;
   if (!Array.isArray(routes)) return 'the default export must return an array of route definitions';
@@ -56,6 +60,8 @@ export function contractProblem(module: string, routes: unknown): string | null 
       (typeof route.permission !== 'string' || !PERMISSION.test(route.permission))
     )
       return `${where}: permission must be a permission name such as ${module}.item.read, or null for any signed-in user`;
+    if (route.permission !== null && !declared.includes(route.permission))
+      return `${where}: permission ${route.permission} is not declared in the manifest's permissions (${declared.length === 0 ? 'none' : declared.join(', ')}); declare it there or fix the name`;
     if (typeof route.handler !== 'function') return `${where}: handler must be a function`;
     if (route.body !== undefined && (typeof route.body !== 'object' || route.body === null))
       return `${where}: body must be a JSON Schema object`;
@@ -72,19 +78,28 @@ async function loadOne(installed: InstalledModule, deps: LoadDeps): Promise<ApiR
   const { module } = installed;
   const imported = (await import(pathToFileURL(module.routes as string).href)) as { default?: unknown };
   if (typeof imported.default !== 'function')
-    throw new Error(`${module.routes} must export default a function (see src/api/module-routes.ts)`);
+    throw new Error(`${module.routes} must export default a function (see src/sdk/index.ts)`);
   const definitions = await (imported.default as ModuleRoutes)({
     knex: deps.knex,
     logger: deps.logger.child({ module: module.name }),
     storageDir: deps.storageDir,
     module: module.name,
+    sdk: moduleSdk(),
   });
-  const problem = contractProblem(module.name, definitions);
+  const problem = contractProblem(module.name, definitions, module.manifest.permissions ?? []);
   if (problem !== null) throw new Error(`${module.routes}: ${problem}`);
-  return definitions.map((definition) => ({
-    ...definition,
+  // Only the contract's fields are taken: a plain-JavaScript module could add Ward's own route
+  // options (`access: 'public'`, say) to a definition, and those must never reach a module route.
+  return definitions.map(({ method, path, permission, body, rawBody, summary, handler }) => ({
+    method,
+    path,
+    permission,
+    body,
+    rawBody,
+    summary,
+    handler,
     module: module.name,
-    fullPath: `${API_PREFIX}/${module.name}${definition.path}`,
+    fullPath: `${API_PREFIX}/${module.name}${path}`,
   }));
 }
 

@@ -37,7 +37,7 @@ const ERROR_SCHEMA = {
 
 /** Error responses by name; each route lists the ones it can give under their status. */
 const ERRORS: Record<string, string> = {
-  BadRequest: 'The body is not well-formed JSON (`invalid_json`).',
+  BadRequest: 'The body is not UTF-8 (`invalid_utf8`) or not well-formed JSON (`invalid_json`).',
   Unauthorized: 'No credential, or an invalid, expired or revoked one (`unauthenticated`).',
   Forbidden:
     "The caller lacks the route's permission (`permission_denied`, message `permission denied: <permission>`), or a cookie-authenticated write lacks a valid X-CSRF-Token (`csrf_failed`).",

@@ -9,7 +9,7 @@ import type { Context, Middleware } from 'koa';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { authenticate, requirePermission } from './auth-middleware.ts';
 import { readJsonBody } from './body.ts';
-import type { RouteDefinition } from './module-routes.ts';
+import type { RouteDefinition } from '../sdk/index.ts';
 import { compileBody } from './validation.ts';
 
 export interface ApiRoute extends RouteDefinition {
@@ -19,13 +19,16 @@ export interface ApiRoute extends RouteDefinition {
   module: string | null;
   /** `public`: no credential needed (sign-in, the OpenAPI document). Default: a signed-in caller. */
   access?: 'public' | 'signed_in';
+  /** Ward's own routes only: also open to a user who must change their password first (/me, sign-out, the change). */
+  beforePasswordChange?: boolean;
   /** For the OpenAPI document: the success status and its JSON body schema. */
   response?: { status: number; description: string; schema?: object };
 }
 
 export interface RouteDeps {
   auth: Authenticator | null;
-  ajv: Ajv;
+  /** The ajv that compiles `module`'s body schemas (null: Ward's own), one per module: see ajvPerModule. */
+  ajvFor: (module: string | null) => Ajv;
   jsonLimit: number;
 }
 
@@ -36,11 +39,12 @@ function bodyStep(route: ApiRoute, deps: RouteDeps): Step {
   const schema = route.body;
   // A module's schema compiles now, so that one that does not is reported at start-up; Ward's own
   // are fixed and tested, and compile on first use to keep that work off the start-up path.
-  let validate = schema === undefined || route.module === null ? null : compileBody(deps.ajv, schema);
+  const ajv = () => deps.ajvFor(route.module);
+  let validate = schema === undefined || route.module === null ? null : compileBody(ajv(), schema);
   return async (ctx: Context) => {
     const body = await readJsonBody(ctx, deps.jsonLimit);
     if (schema !== undefined) {
-      validate ??= compileBody(deps.ajv, schema);
+      validate ??= compileBody(ajv(), schema);
       validate(body);
     }
     ctx.request.body = body;
@@ -54,7 +58,12 @@ function bodyStep(route: ApiRoute, deps: RouteDeps): Step {
  */
 export function compileRoute(route: ApiRoute, deps: RouteDeps): Middleware {
   const steps: Step[] = [];
-  if (route.access !== 'public') steps.push(authenticate(deps.auth));
+  if (route.access !== 'public')
+    steps.push(
+      authenticate(deps.auth, {
+        beforePasswordChange: route.module === null && route.beforePasswordChange === true,
+      }),
+    );
   if (route.permission !== null) steps.push(requirePermission(route.permission));
   if (route.rawBody !== true) steps.push(bodyStep(route, deps));
   const handler = route.handler;

@@ -33,6 +33,19 @@ export function createAjv(): Ajv {
 }
 
 /**
+ * An ajv per module, created on first use. ajv keeps every schema with an `$id` by that id: on one
+ * shared instance two modules using the same `$id` would collide, the second to load failing.
+ */
+export function ajvPerModule(): (module: string | null) => Ajv {
+  const ajvs = new Map<string | null, Ajv>();
+  return (module) => {
+    let ajv = ajvs.get(module);
+    if (ajv === undefined) ajvs.set(module, (ajv = createAjv()));
+    return ajv;
+  };
+}
+
+/**
  * The 422 of a body that is wrong at `pointer` (a JSON pointer), whether the schema check found it
  * or a module's own check (one JSON Schema cannot express, or a database constraint).
  */

@@ -1,20 +1,22 @@
 /**
- * The applier: runs a restart-time plan step by step (SPEC §3), in the plan's order. For each
- * step it logs `started`, runs it, and logs `done` inside the step's own transaction, or `failed`
- * with the error. A module whose step fails keeps its pending state and the error in
- * `core_module.error_message`; modules that need it are skipped with an error naming it; every
- * other module proceeds. The caller holds the reconcile lock.
+ * The applier: runs a restart-time plan step by step, in the plan's order, and tells
+ * its listeners of each step as it goes (events.ts): the operation log records `started`, then
+ * `done` inside the step's own transaction, or `failed` with the error. A module whose step fails
+ * keeps its pending state and the error in `core_module.error_message`; modules that need it are
+ * skipped with an error naming it; every other module proceeds. The caller holds the reconcile lock.
  */
 import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
-import { appendLog, readAttemptLog, recordError } from '../db/modules.ts';
+import { readAttemptLog, recordBlocked, recordError } from '../db/modules.ts';
 import type { Logger } from '../logger.ts';
-import { crashSwitch, type Crash } from './crash.ts';
+import { observed, type StepEvent, type StepListener } from './events.ts';
+import { operationLog, stepLogger } from './listeners.ts';
 import { refusalToError } from '../planner/refusals.ts';
 import { doneSteps } from '../planner/resume.ts';
 import { NON_TRANSACTIONAL, runStep, type StepEnv } from './steps/run.ts';
 import {
   STEPS,
+  type DiskModule,
   type Action,
   type Inventory,
   type LogRow,
@@ -28,7 +30,8 @@ export interface ApplyEnv {
   storageDir: string;
   logger: Logger;
   runId: string;
-  crash?: Crash;
+  /** Called after the operation log and the logger, before the process-wide listeners. */
+  listeners?: readonly StepListener[];
 }
 
 export interface ApplyReport {
@@ -37,16 +40,26 @@ export interface ApplyReport {
   skipped: Array<{ module: string; because: string }>;
 }
 
+type Emit = (event: StepEvent) => Promise<void>;
+
 export async function applyPlan(env: ApplyEnv, plan: Plan): Promise<ApplyReport> {
   const report: ApplyReport = { applied: [], failed: [], skipped: [] };
-  const crash = env.crash ?? crashSwitch();
+  const emit = emitter(env);
   const unavailable = new Set<string>();
   for (const { module, refusal } of plan.blocked) {
     const error = refusalToError(refusal);
     unavailable.add(module);
     report.skipped.push({ module, because: error.message });
-    await recordError(env.knex, module, `not applied: ${error.message}`);
-    env.logger.warn({ module, code: error.code }, `not applied: ${error.message}`);
+    const operation = await recordBlocked(env.knex, module, `not applied: ${error.message}`);
+    if (operation !== null)
+      await emit({
+        type: 'blocked',
+        runId: env.runId,
+        module,
+        operation,
+        code: error.code,
+        message: error.message,
+      });
   }
   const log = await readAttemptLog(
     env.knex,
@@ -59,10 +72,19 @@ export async function applyPlan(env: ApplyEnv, plan: Plan): Promise<ApplyReport>
       unavailable.add(action.module);
       const because = `${blocker} failed or was skipped in the same restart`;
       report.skipped.push({ module: action.module, because });
-      await skip(env, action, because);
+      const message = `skipped: ${because}`;
+      await recordError(env.knex, action.module, message);
+      await emit({
+        type: 'skipped',
+        runId: env.runId,
+        module: action.module,
+        operation: action.kind,
+        message,
+      });
       continue;
     }
-    const result = await applyAction(env, action, log, () => ++stepNumber, crash);
+    const later = laterUninstalls(env.inventory, plan, action);
+    const result = await applyAction(env, emit, action, later, log, () => ++stepNumber);
     if (result === null) report.applied.push({ module: action.module, kind: action.kind });
     else {
       unavailable.add(action.module);
@@ -70,6 +92,32 @@ export async function applyPlan(env: ApplyEnv, plan: Plan): Promise<ApplyReport>
     }
   }
   return report;
+}
+
+/**
+ * Tells every listener of an event, in order (events.ts): the operation log's throw, and at
+ * `completed` any listener's, is the caller's; elsewhere the other listeners are best-effort.
+ */
+function emitter(env: ApplyEnv): Emit {
+  const record = operationLog(env.knex);
+  const others = [stepLogger(env.logger), ...(env.listeners ?? []), ...observed()];
+  return async (event) => {
+    await record(event);
+    for (const listener of others) {
+      if (event.type === 'completed') {
+        await listener(event);
+        continue;
+      }
+      try {
+        await listener(event);
+      } catch (error) {
+        env.logger.warn(
+          { err: error, event: event.type, module: event.module },
+          `a step listener failed at ${event.type}; ignored`,
+        );
+      }
+    }
+  };
 }
 
 /**
@@ -95,58 +143,67 @@ function blockerOf(
   return dependent?.module ?? null;
 }
 
-async function skip(env: ApplyEnv, action: Action, because: string): Promise<void> {
-  const message = `skipped: ${because}`;
-  await appendLog(env.knex, env.runId, [
-    { module_name: action.module, operation: action.kind, step: 'skip', status: 'skipped', message },
-  ]);
-  await recordError(env.knex, action.module, message);
-  env.logger.warn({ module: action.module, operation: action.kind }, message);
+/**
+ * The uninstalls that come after `action` in the plan, in order: an uninstall's `check` proves
+ * them too, so that the first module of a cascade is not removed while a later one cannot be.
+ */
+function laterUninstalls(inventory: Inventory, plan: Plan, action: Action): DiskModule[] {
+  if (action.kind !== 'uninstall') return [];
+  return plan.actions
+    .slice(plan.actions.indexOf(action) + 1)
+    .filter((other) => other.kind === 'uninstall')
+    .flatMap((other) => inventory.modules.get(other.module) ?? []);
 }
 
 /** Returns null when every step is done, or the step that failed and why. */
 async function applyAction(
   env: ApplyEnv,
+  emit: Emit,
   action: Action,
+  later: readonly DiskModule[],
   log: readonly LogRow[],
   nextStepNumber: () => number,
-  crash: Crash,
 ): Promise<{ step: StepName; error: string } | null> {
   const module = env.inventory.modules.get(action.module);
   if (module === undefined) throw new Error(`planner scheduled ${action.module}, which is not on disk`);
   const done = doneSteps(log, action.module, action.kind);
-  const stepEnv: StepEnv = { module, action, storageDir: env.storageDir, logger: env.logger };
+  const stepEnv: StepEnv = {
+    module,
+    action,
+    laterUninstalls: later,
+    storageDir: env.storageDir,
+    logger: env.logger,
+  };
   for (const step of STEPS[action.kind]) {
     if (done.has(step)) continue;
-    const entry = { module_name: action.module, operation: action.kind, step };
-    const number = nextStepNumber();
+    const ref = {
+      runId: env.runId,
+      number: nextStepNumber(),
+      module: action.module,
+      operation: action.kind,
+      step,
+    };
     const started = performance.now();
-    await appendLog(env.knex, env.runId, [{ ...entry, status: 'started' }]);
-    crash(number, 'start');
+    const ms = () => Math.round(performance.now() - started);
+    const transactional = !NON_TRANSACTIONAL.has(step);
     try {
-      const finish = async (knex: Knex) => {
-        const detail = await runStep(step, knex, stepEnv);
-        crash(number, 'middle');
-        await appendLog(knex, env.runId, [{ ...entry, status: 'done', detail }]);
+      await emit({ ...ref, type: 'started' });
+      const work = async (knex: Knex, transaction: Knex.Transaction | null) => {
+        const result = await runStep(step, knex, stepEnv);
+        await emit({ ...ref, type: 'completed', detail: result, transaction });
+        return result;
       };
-      if (NON_TRANSACTIONAL.has(step)) await finish(env.knex);
-      else await env.knex.transaction(finish);
+      const detail = transactional
+        ? await env.knex.transaction((trx) => work(trx, trx))
+        : await work(env.knex, null);
+      // A non-transactional step's `done` row is written here: if it cannot be, the step failed.
+      await emit({ ...ref, type: 'committed', detail, transactional, ms: ms() });
     } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
-      await appendLog(env.knex, env.runId, [{ ...entry, status: 'failed', message: text }]);
-      await recordError(env.knex, action.module, `${action.kind} failed at ${step}: ${text}`);
-      env.logger.error({ ...stepFields(action, step, started), err: error }, `${step} failed`);
-      return { step, error: text };
+      const message = error instanceof Error ? error.message : String(error);
+      await recordError(env.knex, action.module, `${action.kind} failed at ${step}: ${message}`);
+      await emit({ ...ref, type: 'failed', error, message, ms: ms() });
+      return { step, error: message };
     }
-    crash(number, 'end');
-    env.logger.info(stepFields(action, step, started), `${action.kind} ${action.module}: ${step} done`);
   }
   return null;
 }
-
-const stepFields = (action: Action, step: StepName, started: number) => ({
-  module: action.module,
-  operation: action.kind,
-  step,
-  ms: Math.round(performance.now() - started),
-});

@@ -10,8 +10,10 @@ import type { Config } from '../config.ts';
 import { LOCK_KEYS, withAdvisoryLock } from '../db/lock.ts';
 import { coreAtHead, migrateCore } from '../db/migrate.ts';
 import { missingModuleTables, readModuleRows } from '../db/modules.ts';
+import { readReferences } from '../db/references.ts';
 import type { Logger } from '../logger.ts';
 import type { ApplyReport } from './apply.ts';
+import type { StepListener } from './events.ts';
 import { assertNoOrphans, assertTablesPresent } from '../planner/bootstrap.ts';
 import { discover } from '../manifests/discover.ts';
 import { planPending } from '../planner/planner.ts';
@@ -24,11 +26,13 @@ export interface Reconciled extends ApplyReport {
   runId: string;
 }
 
+/** `listeners`: told of each step the apply runs, after the operation log and the logger (events.ts). */
 export async function reconcile(
   knex: Knex,
   url: string,
   config: Config,
   logger: Logger,
+  listeners: readonly StepListener[] = [],
 ): Promise<Reconciled> {
   return withAdvisoryLock(url, LOCK_KEYS.reconcile, async () => {
     // Reading the disk needs nothing from the database: it proceeds while the core schema
@@ -44,10 +48,12 @@ export async function reconcile(
     // On the one pooled connection, while the disk is still being read.
     const rows = await readModuleRows(knex);
     const missingTables = await missingModuleTables(knex);
+    // Uninstalls are ordered by foreign keys too; nothing else needs them, so no query without one.
+    const references = rows.some((row) => row.state === 'to_uninstall') ? await readReferences(knex) : [];
     const inventory = await discovering;
     assertNoOrphans(inventory, rows);
     assertTablesPresent(missingTables);
-    const pending = planPending(inventory, rows);
+    const pending = planPending(inventory, rows, references);
     const runId = randomUUID();
     const nothingToDo = pending.actions.length === 0 && pending.blocked.length === 0;
     if (!nothingToDo)
@@ -65,7 +71,7 @@ export async function reconcile(
       ? { applied: [], failed: [], skipped: [] }
       : await (
           await import('./apply.ts')
-        ).applyPlan({ knex, inventory, storageDir: config.storageDir, logger, runId }, pending);
+        ).applyPlan({ knex, inventory, storageDir: config.storageDir, logger, runId, listeners }, pending);
     return { ...report, plan: pending, inventory, runId };
   });
 }

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { StoredCredential } from './principal.ts';
 import type { SecretKind } from './tokens.ts';
-import { disabledSql, ROLES_OF_USER } from './users.ts';
+import { disabledSql, mustChangePasswordSql, ROLES_OF_USER } from './users.ts';
 
 interface SessionRow {
   user_id: number;
@@ -13,6 +13,7 @@ interface SessionRow {
   roles: string[];
   csrf_secret: string;
   expires_at: Date;
+  must_change_password: boolean;
 }
 
 interface TokenRow {
@@ -32,6 +33,8 @@ interface TokenRow {
  */
 const ENABLED = `not ${disabledSql('u.password_hash')}`;
 
+const MUST_CHANGE = `${mustChangePasswordSql('u')} as must_change_password`;
+
 export async function loadCredential(
   knex: Knex,
   kind: SecretKind,
@@ -39,7 +42,7 @@ export async function loadCredential(
 ): Promise<StoredCredential | null> {
   if (kind === 'session') {
     const { rows } = (await knex.raw(
-      `select s.user_id, u.username, ${ROLES_OF_USER} as roles, s.csrf_secret, s.expires_at
+      `select s.user_id, u.username, ${ROLES_OF_USER} as roles, s.csrf_secret, s.expires_at, ${MUST_CHANGE}
          from base_session s join base_user u on u.id = s.user_id
         where s.id_hash = ? and ${ENABLED}`,
       [hash],
@@ -51,6 +54,7 @@ export async function loadCredential(
       username: row.username,
       roles: row.roles,
       revokedAt: null,
+      mustChangePassword: row.must_change_password,
       credential: { kind: 'session', csrfSecret: row.csrf_secret, expiresAt: row.expires_at },
     };
   }
@@ -69,6 +73,10 @@ export async function loadCredential(
     username: row.username,
     roles: row.roles,
     revokedAt: row.revoked_at,
+    // The forced change guards the password Ward chose, which sits in a file on the storage volume.
+    // A token is minted by an operator with shell access (`ward tokens create`), never with that
+    // password, so it is not held back until the password changes.
+    mustChangePassword: false,
     credential: { kind: 'token', id: row.id, name: row.name, scope: row.scope, expiresAt: row.expires_at },
   };
 }

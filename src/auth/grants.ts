@@ -6,6 +6,7 @@
  *   { "roles": { "migration_operator": ["migration_import.job.read", "migration_import.*"] } }
  */
 import { readFile } from 'node:fs/promises';
+import { describeJsonError } from '../errors/json-error.ts';
 import { WardError } from '../errors/ward-error.ts';
 import { ROLE_NAME } from './names.ts';
 import type { Grants } from './permissions.ts';
@@ -36,19 +37,19 @@ export async function readGrants(file: GrantsFile): Promise<Grants> {
   return parseGrants(text, file.path);
 }
 
-/** Pure: the file's text to grants, or a WardError naming the file, the JSON path and the fix. */
+/**
+ * Pure: the file's text to grants, or a WardError naming the file, the JSON path (or, for a JSON
+ * syntax error, the line and column) and the fix.
+ */
 export function parseGrants(text: string, file: string): Grants {
-  const invalid = (where: string, problem: string) =>
-    new WardError(
-      'invalid_grants_file',
-      `${file}: ${where} ${problem}`,
-      `fix the file; its shape is ${EXAMPLE}`,
-    );
+  const refuse = (problem: string) =>
+    new WardError('invalid_grants_file', `${file}: ${problem}`, `fix the file; its shape is ${EXAMPLE}`);
+  const invalid = (where: string, problem: string) => refuse(`${where} ${problem}`);
   let document: unknown;
   try {
     document = JSON.parse(text);
   } catch (error) {
-    throw invalid('is not valid JSON:', (error as Error).message);
+    throw refuse(describeJsonError(text, error as Error));
   }
   if (!isObject(document)) throw invalid('/', 'must be an object with a "roles" field');
   const unknown = Object.keys(document).filter((key) => key !== 'roles' && key !== '$schema');

@@ -2,8 +2,11 @@
  * Password hashing with scrypt from node:crypto: memory-hard, so a stolen table cannot be brute-forced
  * on GPUs cheaply. The stored form is one PHC-style string holding the parameters, the salt and the
  * hash, so the parameters can be raised later: a login with an old hash re-hashes it (needsRehash).
+ * Every hash in the process waits its turn in one queue (hash-limit.ts), so that hashing never
+ * takes the whole thread pool from file I/O.
  */
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { HASHES_AT_ONCE, hashQueue } from './hash-limit.ts';
 
 export interface ScryptParams {
   /** log2 of the CPU/memory cost N. */
@@ -23,6 +26,8 @@ const MAX_LN = 20;
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_BYTES = 1024;
 
+const queue = hashQueue(HASHES_AT_ONCE);
+
 function scrypt(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
   const options: ScryptOptions = {
     N: 2 ** params.ln,
@@ -31,10 +36,13 @@ function scrypt(password: string, salt: Buffer, params: ScryptParams): Promise<B
     // scrypt needs 128·N·r·p bytes; Node's default cap (32 MiB) is just short of that for N=2^15, r=8.
     maxmem: 256 * 2 ** params.ln * params.r * params.p,
   };
-  return new Promise((resolve, reject) =>
-    scryptCallback(password.normalize('NFC'), salt, HASH_BYTES, options, (error, key) =>
-      error === null ? resolve(key) : reject(error),
-    ),
+  return queue.run(
+    () =>
+      new Promise((resolve, reject) =>
+        scryptCallback(password.normalize('NFC'), salt, HASH_BYTES, options, (error, key) =>
+          error === null ? resolve(key) : reject(error),
+        ),
+      ),
   );
 }
 
@@ -66,8 +74,15 @@ export function parsePasswordHash(stored: string): ParsedHash | null {
   };
 }
 
-/** A login for a user without a usable hash checks against this one, so it costs as much as a real check. */
-let dummy: Promise<string> | undefined;
+/**
+ * A login for a user without a usable hash checks against this one, so it costs as much as a real
+ * check. Its hash is random bytes, the hash of no password: it needs no hashing of its own.
+ */
+const DUMMY: ParsedHash = {
+  params: CURRENT_PARAMS,
+  salt: randomBytes(SALT_BYTES),
+  hash: randomBytes(HASH_BYTES),
+};
 
 /**
  * True when `password` matches `stored`. A missing or unreadable hash still costs one scrypt, so
@@ -75,8 +90,7 @@ let dummy: Promise<string> | undefined;
  */
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
   const parsed = parsePasswordHash(stored ?? '');
-  dummy ??= hashPassword(randomBytes(16).toString('hex'));
-  const target = parsed ?? (parsePasswordHash(await dummy) as ParsedHash);
+  const target = parsed ?? DUMMY;
   const candidate = await scrypt(password, target.salt, target.params);
   const equal = candidate.length === target.hash.length && timingSafeEqual(candidate, target.hash);
   return parsed !== null && equal;

@@ -29,6 +29,8 @@ export interface Principal {
   activeRoles: readonly string[];
   permissions: PermissionSet;
   credential: SessionCredential | TokenCredential;
+  /** Ward chose the user's password (first run): every route but /me, sign-out and the change refuses them. */
+  mustChangePassword: boolean;
 }
 
 /** A credential's row joined with its user and the user's roles, as `credential-store.ts` reads it. */
@@ -38,6 +40,7 @@ export interface StoredCredential {
   roles: string[];
   credential: SessionCredential | TokenCredential;
   revokedAt: Date | null;
+  mustChangePassword: boolean;
 }
 
 export function isExpired(credential: Principal['credential'], now: number): boolean {
@@ -59,5 +62,6 @@ export function toPrincipal(
     activeRoles,
     permissions: permissionsOf(map, activeRoles),
     credential: stored.credential,
+    mustChangePassword: stored.mustChangePassword,
   };
 }

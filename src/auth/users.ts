@@ -39,6 +39,24 @@ export const isDisabled = (passwordHash: string | null): boolean =>
 export const disabledSql = (column: string): string =>
   `coalesce(starts_with(${column}, '${DISABLED}'), false)`;
 
+/**
+ * A user must choose a new password before anything else when Ward chose the one they have (the
+ * first admin's, which sits in a file): such a password has no `password_changed_at`, since no
+ * person set it. Every password a person sets records when. Like DISABLED, this needs no column
+ * of its own, so core code works on a base module of any version. One SQL expression over the
+ * user's row (qualified as the query needs: `u.`).
+ */
+export const mustChangePasswordSql = (user: string): string =>
+  `(${user}.password_hash is not null and ${user}.password_changed_at is null)`;
+
+/** Whether the user must change their password before anything else (see mustChangePasswordSql). */
+export async function mustChangePassword(knex: Knex, userId: number): Promise<boolean> {
+  const row = (await knex('base_user as u')
+    .where('u.id', userId)
+    .first(knex.raw(`${mustChangePasswordSql('u')} as must_change`))) as { must_change: boolean } | undefined;
+  return row?.must_change === true;
+}
+
 /** The names of the roles of the user in `base_user as u`, sorted: one SQL expression. */
 export const ROLES_OF_USER = `array(select r.name from base_user_role ur join base_role r on r.id = ur.role_id
                                where ur.user_id = u.id order by r.name)`;
@@ -113,16 +131,23 @@ export async function roleId(knex: Knex, name: string): Promise<number> {
   return row.id;
 }
 
+/** `mustChangePassword`: Ward chose the password, so the user must replace it at first sign-in. */
 export async function createUser(
   knex: Knex,
-  user: { username: string; passwordHash: string | null; roles: readonly string[] },
+  user: {
+    username: string;
+    passwordHash: string | null;
+    roles: readonly string[];
+    mustChangePassword?: boolean;
+  },
 ): Promise<number> {
   return knex.transaction(async (trx) => {
     const [inserted] = (await trx('base_user')
       .insert({
         username: user.username,
         password_hash: user.passwordHash,
-        password_changed_at: user.passwordHash === null ? null : trx.fn.now(),
+        password_changed_at:
+          user.passwordHash === null || user.mustChangePassword === true ? null : trx.fn.now(),
       })
       .onConflict('username')
       .ignore()
@@ -171,16 +196,29 @@ export async function listUsers(knex: Knex): Promise<UserSummary[]> {
 }
 
 /**
- * Sets the hash and ends the user's sessions (a password change signs out every browser); returns
- * how many. Refuses a disabled user: a new hash would silently enable them.
+ * Sets the hash, which clears a pending password change, and ends the user's sessions (a password
+ * change signs out every browser) but `keepSession` (the SHA-256 of the secret of the one the
+ * change was made in); returns how many ended. Refuses a disabled user: a new hash would silently
+ * enable them.
  */
-export async function setPasswordHash(knex: Knex, userId: number, passwordHash: string): Promise<number> {
+export async function setPasswordHash(
+  knex: Knex,
+  userId: number,
+  passwordHash: string,
+  keepSession: Buffer | null = null,
+): Promise<number> {
   return knex.transaction(async (trx) => {
     await lockEnabledUser(trx, userId);
     await trx('base_user')
       .where({ id: userId })
       .update({ password_hash: passwordHash, password_changed_at: trx.fn.now() });
-    return (await trx('base_session').where({ user_id: userId }).del()) ?? 0;
+    const ended = await trx('base_session')
+      .where({ user_id: userId })
+      .modify((query) => {
+        if (keepSession !== null) void query.whereNot({ id_hash: keepSession });
+      })
+      .del();
+    return ended ?? 0;
   });
 }
 

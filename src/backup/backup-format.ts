@@ -55,7 +55,7 @@ const UNCHECKED_FOREIGN_KEYS = [
 /** Where uninstall backups are written and `ward modules restore` looks for them. */
 export const backupDir = (storageDir: string): string => path.join(storageDir, 'backups');
 
-/** `module_<name>_<YYYYMMDDTHHMMSSZ>.sql` (SPEC §2.8): UTC, so names sort in time order. */
+/** `module_<name>_<YYYYMMDDTHHMMSSZ>.sql`: UTC, so names sort in time order. */
 export function backupFileName(module: string, now: Date): string {
   if (Number.isNaN(now.getTime())) throw new Error('backupFileName needs a valid date');
   const stamp = now

@@ -1,6 +1,6 @@
 /**
- * Uninstall step 1 (SPEC §3): a data-only backup of every table a module owns, as a SQL file of
- * INSERT statements that `psql -f` restores (SPEC §4.2). One REPEATABLE READ snapshot covers all
+ * Uninstall step 1: a data-only backup of every table a module owns, as a SQL file of
+ * INSERT statements that `psql -f` restores. One REPEATABLE READ snapshot covers all
  * tables, so the file is one consistent moment even while the service writes. The file appears
  * under its final name only when complete and on disk.
  */
@@ -48,7 +48,7 @@ export interface BackupOptions {
   /**
    * Makes the file a module backup that *replaces*: restoring it first empties the tables and the
    * module's seed tracking rows, then loads the rows and the tracking rows as they were. A module
-   * is reinstalled before its restore (SPEC §4.2), and the reinstall seeds afresh; without this,
+   * is reinstalled before its restore, and the reinstall seeds afresh; without this,
    * the restore would collide with those seed rows.
    */
   module?: string;

@@ -1,5 +1,5 @@
 /**
- * Module restore (SPEC §4.2): feeds a backup file written by steps/backup.ts back into the
+ * Module restore: feeds a backup file written by steps/backup.ts back into the
  * module's tables. The file is streamed and run statement by statement on one connection, inside
  * one transaction that commits only when every table received exactly the rows its header
  * records: a restore either completes or changes nothing.

@@ -1,14 +1,15 @@
 /**
- * What every command shares: configuration, a database opened on first use and closed at the end,
- * and the rendering of WardErrors (message and hint, or a JSON error object with --json) with the
- * error's exit code and no stack trace.
+ * What every command shares: configuration (read once the command line is parsed, so that a
+ * malformed settings file is refused like any bad setting; its warnings go to stderr), a database
+ * opened on first use and closed at the end, and the rendering of WardErrors (message and hint, or
+ * a JSON error object with --json) with the error's exit code and no stack trace.
  */
 import { Command } from '@oclif/core';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from '../config.ts';
 import { isWardError, WardError } from '../errors/ward-error.ts';
 import { openDatabase } from '../db/connection.ts';
-import { reportFailure } from './failure.ts';
+import { reportFailure, reportWarnings } from './failure.ts';
 
 /**
  * A failure to parse the command line as bad usage, in oclif's words without its help pointer. A
@@ -34,8 +35,13 @@ export function usageError(error: unknown, command: string): WardError {
 }
 
 export abstract class WardCommand extends Command {
-  protected readonly settings: Config = loadConfig();
+  private loadedSettings: Config | null = null;
   private database: Knex | null = null;
+
+  protected get settings(): Config {
+    if (this.loadedSettings === null) throw new Error('settings are loaded by init(), before run()');
+    return this.loadedSettings;
+  }
 
   /** Parsing here, not in each run(), means no command can skip flag validation by forgetting it. */
   override async init(): Promise<void> {
@@ -47,6 +53,9 @@ export abstract class WardCommand extends Command {
       // puts its whole configuration in the --json output.
       throw usageError(error, this.id ?? '');
     }
+    this.loadedSettings = loadConfig();
+    // Not logToStderr, which --json silences: stdout stays JSON, and a misread file still shows.
+    reportWarnings(this.loadedSettings.warnings, (text) => process.stderr.write(`${text}\n`));
   }
 
   protected async db(): Promise<Knex> {

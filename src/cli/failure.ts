@@ -22,3 +22,8 @@ export function reportFailure(error: unknown, json: boolean, output: FailureOutp
   else output.stderr(`error: ${wardError.message}\nhint: ${wardError.hint}`);
   return wardError.exitCode;
 }
+
+/** The settings files' ignored lines (src/config.ts), on stderr: never mixed into --json output. */
+export function reportWarnings(warnings: readonly string[], stderr: (text: string) => void): void {
+  for (const warning of warnings) stderr(`warning: ${warning}`);
+}

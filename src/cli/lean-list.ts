@@ -15,7 +15,7 @@ import type { ModuleRow } from '../planner/types.ts';
 import { databaseUrl } from '../db/connection.ts';
 import { MODULE_ROWS_SQL } from '../db/modules.ts';
 import { queryOnce } from '../db/pg-client.ts';
-import { reportFailure } from './failure.ts';
+import { reportFailure, reportWarnings } from './failure.ts';
 import { renderList } from './render.ts';
 
 /** oclif's --json output when no theme colours it. */
@@ -25,8 +25,9 @@ const printJson = (value: unknown): void => console.log(JSON.stringify(value, nu
 export async function leanList({ json }: { json: boolean }): Promise<boolean> {
   // oclif colours JSON with a user's theme.json: rather than copy its theming, leave that to it.
   if (json && existsSync(userThemeFile(process.env))) return false;
-  const config = loadConfig();
   try {
+    const config = loadConfig();
+    reportWarnings(config.warnings, (text) => console.error(text));
     // The same two reads, started together, as the oclif command's, so that failures race alike.
     const [inventory, rows] = await Promise.all([
       discover(config),

@@ -50,6 +50,8 @@ export function describeReason(reason: Reason): string {
       return `new dependency of upgraded ${reason.of}`;
     case 'dependent':
       return `dependent of ${reason.of}`;
+    case 'referencer':
+      return `references ${reason.of}'s tables`;
   }
 }
 

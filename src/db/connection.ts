@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
+import { redactUrl } from '../config/redact-url.ts';
 import { WardError } from '../errors/ward-error.ts';
 import { ensureStorageDir } from '../storage-dir.ts';
 
@@ -96,7 +97,7 @@ const knexWarning =
 /** Translates driver errors an operator can fix into WardErrors; anything else is returned as is. */
 export function databaseError(error: unknown, url?: string): unknown {
   const code = (error as { code?: string } | null)?.code;
-  const where = url === undefined ? 'the database' : `the database at ${redact(url)}`;
+  const where = url === undefined ? 'the database' : `the database at ${redactUrl(url)}`;
   const fixUrl = 'check DATABASE_URL (unset it to use the embedded PostgreSQL) and that the server runs';
   switch (code) {
     case 'ECONNREFUSED':
@@ -154,16 +155,5 @@ export function databaseError(error: unknown, url?: string): unknown {
           cause: error,
         });
       return error;
-  }
-}
-
-/** The URL without its password, for messages and logs. */
-export function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '<unparsable DATABASE_URL>';
   }
 }

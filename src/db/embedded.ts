@@ -40,13 +40,27 @@ export function embeddedPaths(storageDir: string) {
   };
 }
 
-/** Connects to the embedded server, initialising and starting it first when needed. */
-export async function ensureEmbedded(storageDir: string): Promise<EmbeddedServer> {
+/**
+ * Connects to the embedded server, initialising and starting it first when needed. `initialise:
+ * false` only starts an existing cluster: a backend restarting the server it was using must not
+ * create an empty one in its place (a storage folder that was moved, or not mounted).
+ */
+export async function ensureEmbedded(
+  storageDir: string,
+  options: { initialise?: boolean } = {},
+): Promise<EmbeddedServer> {
   const paths = embeddedPaths(storageDir);
   const known = await readCredentials(paths.credentials);
   if (known !== null && (await isListening(known.port))) return describe(paths, known);
   return withStartLock(paths.lock, async () => {
-    const credentials = (await readCredentials(paths.credentials)) ?? (await initialise(paths));
+    const existing = await readCredentials(paths.credentials);
+    if (existing === null && options.initialise === false)
+      throw new WardError(
+        'embedded_missing',
+        `there is no embedded database under ${paths.base} any more (${paths.credentials} is gone)`,
+        `put the storage folder back where WARD_STORAGE_DIR points (a running backend then starts the server again); \`ward db status\` shows what Ward finds`,
+      );
+    const credentials = existing ?? (await initialise(paths));
     if (!(await isListening(credentials.port)))
       await pgCtl(paths, ['start', '-w', '-t', '60', '-l', paths.logFile]);
     return describe(paths, credentials);
@@ -67,12 +81,20 @@ export async function embeddedStatus(
   };
 }
 
-/** Stops the embedded server if it runs. Returns whether it was running. */
+/**
+ * Stops the embedded server if it runs. Returns whether it was running. Under the start lock: a
+ * backend that sees the server go starts it again (src/db/watchdog.ts), and a new server started
+ * while pg_ctl still waits for the old one to exit would make pg_ctl wait on the new one instead.
+ */
 export async function stopEmbedded(storageDir: string): Promise<boolean> {
-  const status = await embeddedStatus(storageDir);
-  if (!status.running) return false;
-  await pgCtl(embeddedPaths(storageDir), ['stop', '-w', '-m', 'fast']);
-  return true;
+  const paths = embeddedPaths(storageDir);
+  const credentials = await readCredentials(paths.credentials);
+  if (credentials === null || !(await isListening(credentials.port))) return false;
+  return withStartLock(paths.lock, async () => {
+    if (!(await isListening(credentials.port))) return false;
+    await pgCtl(paths, ['stop', '-w', '-m', 'fast']);
+    return true;
+  });
 }
 
 function describe(paths: ReturnType<typeof embeddedPaths>, credentials: Credentials): EmbeddedServer {

@@ -3,6 +3,7 @@
  * dedicated connection rather than a pooled one: a pooled connection could be handed back to the
  * pool while still holding the lock, or the lock could be taken twice on one session.
  */
+import type { Knex } from 'knex';
 import { connectClient } from './pg-client.ts';
 
 /** Advisory lock keys Ward uses. One constant per lock so two features never share one by accident. */
@@ -22,4 +23,24 @@ export async function withAdvisoryLock<T>(url: string, key: number, work: () => 
     // Closing the session releases the lock even if the unlock query itself fails.
     await client.end();
   }
+}
+
+/**
+ * Whether some session of this database holds the lock `key` now (for instance a backend applying
+ * its plan, while no backend listens yet). Read from `pg_locks`, without taking it: a bigint key
+ * appears there as its high and low 32 bits, with objsubid 1.
+ */
+export async function lockHeld(knex: Knex, key: number): Promise<boolean> {
+  const row = (await knex
+    .select(
+      knex.raw(
+        `exists (select 1 from pg_locks
+                  where locktype = 'advisory' and granted and objsubid = 1
+                    and database = (select oid from pg_database where datname = current_database())
+                    and classid = ?::oid and objid = ?::oid) as held`,
+        [Math.floor(key / 2 ** 32), key % 2 ** 32],
+      ),
+    )
+    .first()) as { held: boolean };
+  return row.held;
 }

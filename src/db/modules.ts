@@ -83,7 +83,7 @@ export async function recordDesiredState(trx: Knex.Transaction, actions: Action[
   return runId;
 }
 
-/** `ward modules orphan`: straight to `uninstalled`, no steps (SPEC §3). Call inside a transaction. */
+/** `ward modules orphan`: straight to `uninstalled`, no steps. Call inside a transaction. */
 export async function recordOrphaned(trx: Knex.Transaction, name: string): Promise<string> {
   const runId = randomUUID();
   await trx('core_module')
@@ -117,6 +117,23 @@ export async function readAttemptLog(knex: Knex, modules: readonly string[]): Pr
 
 export async function recordError(knex: Knex, name: string, message: string): Promise<void> {
   await knex('core_module').where({ name }).update({ error_message: message });
+}
+
+/**
+ * Records why a module's pending change was not applied. Returns the action it is pending for, or
+ * null when its row is no longer pending (an operator changed it meanwhile): then nothing is written.
+ */
+export async function recordBlocked(
+  knex: Knex,
+  name: string,
+  message: string,
+): Promise<Action['kind'] | null> {
+  const [row] = (await knex('core_module')
+    .where({ name })
+    .whereIn('state', Object.values(PENDING_STATE))
+    .update({ error_message: message }, ['state'])) as Array<{ state: ModuleState }>;
+  const kinds = Object.keys(PENDING_STATE) as Array<Action['kind']>;
+  return kinds.find((kind) => PENDING_STATE[kind] === row?.state) ?? null;
 }
 
 /**

@@ -3,43 +3,161 @@
  * LISTENs to on a dedicated connection. The same connection announces the backend: its
  * application_name is `ward-backend:<pid>`, so `pg_stat_activity` tells the CLI which backends
  * are up, with no registry to keep in sync. A backend opens it only after it serves traffic.
+ *
+ * `ward serve` listens too, as `ward-supervisor:<pid>`: while no backend runs (one is restarting,
+ * or its start keeps failing) the CLI still sees that one is on its way, and a request makes a
+ * supervisor that is backing off start one at once. A backend that refuses a request because its
+ * next start would fail (src/planner/preflight.ts) says so on a second channel, which
+ * `ward modules restart --wait` LISTENs to.
  */
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
-import { listen } from './listener.ts';
+import type { Finding } from '../planner/preflight.ts';
+import { listen, type Listener } from './listener.ts';
 import { connectClient } from './pg-client.ts';
 
 const CHANNEL = 'ward_restart';
-const APPLICATION_PREFIX = 'ward-backend:';
+const REFUSED_CHANNEL = 'ward_restart_refused';
+const BACKEND_PREFIX = 'ward-backend:';
+const SUPERVISOR_PREFIX = 'ward-supervisor:';
+/** A NOTIFY payload must stay under 8000 bytes; a refusal's messages are cut to fit (the log has them whole). */
+const PAYLOAD_LIMIT = 7_000;
 
 export interface RunningBackend {
   pid: number;
   since: Date;
 }
 
+export interface RestartRequest {
+  /** Restart even if the next start would refuse (`--force`): no preflight. */
+  force: boolean;
+}
+
+export interface RestartRefusal {
+  /** The backend that refused, and keeps serving. */
+  pid: number;
+  findings: Finding[];
+}
+
 export interface RestartListener {
   close(): Promise<void>;
 }
 
-/**
- * Calls `onRestart` when a restart is requested. Rejects if the first connection fails; after that,
- * a lost connection is opened again for as long as the listener is open.
- */
-export async function listenForRestart(
-  url: string,
+function restartListener(
+  url: () => Promise<string>,
+  applicationName: string,
   logger: Logger,
-  onRestart: () => void,
-): Promise<RestartListener> {
+  onRestart: (request: RestartRequest) => void,
+): Listener {
   let wasUp = false;
-  const listener = listen({
+  return listen({
     channel: CHANNEL,
-    open: () => connectClient(url, `${APPLICATION_PREFIX}${process.pid}`),
+    open: async () => connectClient(await url(), applicationName),
     release: (client) => client.end(),
-    onNotification: onRestart,
+    onNotification: (payload) => onRestart(parseRequest(payload)),
     onUp: () => (wasUp = true),
     onDown: (error, retryInMs) => {
       if (wasUp)
         logger.warn({ err: error, retryInMs }, 'restart listener lost its database connection; trying again');
+    },
+  });
+}
+
+/**
+ * In a backend: calls `onRestart` when a restart is requested. Rejects if the first connection
+ * fails; after that, a lost connection is opened again for as long as the listener is open.
+ */
+export async function listenForRestart(
+  url: string,
+  logger: Logger,
+  onRestart: (request: RestartRequest) => void,
+): Promise<RestartListener> {
+  const listener = restartListener(async () => url, `${BACKEND_PREFIX}${process.pid}`, logger, onRestart);
+  try {
+    await listener.ready;
+  } catch (error) {
+    await listener.close();
+    throw error;
+  }
+  return listener;
+}
+
+/**
+ * In `ward serve`: announces the supervisor and calls `onRestart` on each request. `url` is asked
+ * at each connection attempt (the embedded server may not run yet); attempts go on, with back-off,
+ * until it is closed.
+ */
+export function listenAsSupervisor(
+  url: () => Promise<string>,
+  logger: Logger,
+  onRestart: (request: RestartRequest) => void,
+): RestartListener {
+  return restartListener(url, `${SUPERVISOR_PREFIX}${process.pid}`, logger, onRestart);
+}
+
+async function announced(knex: Knex, prefix: string): Promise<RunningBackend[]> {
+  const rows = (await knex('pg_stat_activity')
+    .whereRaw('datname = current_database()')
+    .andWhere('application_name', 'like', `${prefix}%`)
+    .select('application_name', 'backend_start')) as Array<{ application_name: string; backend_start: Date }>;
+  return rows
+    .map((row) => ({
+      pid: Number(row.application_name.slice(prefix.length)),
+      since: row.backend_start,
+    }))
+    .sort((a, b) => a.pid - b.pid);
+}
+
+export const runningBackends = (knex: Knex): Promise<RunningBackend[]> => announced(knex, BACKEND_PREFIX);
+
+/** The `ward serve` processes connected to this database (each starts a backend whenever it has none). */
+export const runningSupervisors = (knex: Knex): Promise<RunningBackend[]> =>
+  announced(knex, SUPERVISOR_PREFIX);
+
+/** Asks every listening backend to restart; NOTIFY is delivered when this transaction commits. */
+export async function requestRestart(knex: Knex, request: RestartRequest = { force: false }): Promise<void> {
+  await knex.raw('select pg_notify(?, ?)', [
+    CHANNEL,
+    JSON.stringify({ requestedAt: new Date().toISOString(), force: request.force }),
+  ]);
+}
+
+/** A payload from an older CLI, or none, is a plain request. */
+function parseRequest(payload: string): RestartRequest {
+  try {
+    return { force: (JSON.parse(payload) as { force?: unknown }).force === true };
+  } catch {
+    return { force: false };
+  }
+}
+
+/** In a backend that refused a request: tells whoever waits on it (`ward modules restart --wait`). */
+export async function announceRefusal(knex: Knex, findings: readonly Finding[]): Promise<void> {
+  let limit = 2_000;
+  let payload: string;
+  do {
+    const cut = (text: string) => (text.length > limit ? `${text.slice(0, limit)}…` : text);
+    payload = JSON.stringify({
+      pid: process.pid,
+      findings: findings.map(({ code, message, hint }) => ({ code, message: cut(message), hint: cut(hint) })),
+    } satisfies RestartRefusal);
+    limit = Math.floor(limit / 2);
+  } while (Buffer.byteLength(payload) > PAYLOAD_LIMIT);
+  await knex.raw('select pg_notify(?, ?)', [REFUSED_CHANNEL, payload]);
+}
+
+/** Calls `onRefusal` for each backend that refuses a restart from now on. Rejects if the first connection fails. */
+export async function listenForRefusals(
+  url: string,
+  onRefusal: (refusal: RestartRefusal) => void,
+): Promise<RestartListener> {
+  const listener = listen({
+    channel: REFUSED_CHANNEL,
+    open: () => connectClient(url),
+    release: (client) => client.end(),
+    onNotification: (payload) => {
+      const refusal = parseRefusal(payload);
+      if (refusal !== null) onRefusal(refusal);
     },
   });
   try {
@@ -51,23 +169,12 @@ export async function listenForRestart(
   return listener;
 }
 
-export async function runningBackends(knex: Knex): Promise<RunningBackend[]> {
-  const rows = (await knex('pg_stat_activity')
-    .whereRaw('datname = current_database()')
-    .andWhere('application_name', 'like', `${APPLICATION_PREFIX}%`)
-    .select('application_name', 'backend_start')) as Array<{ application_name: string; backend_start: Date }>;
-  return rows
-    .map((row) => ({
-      pid: Number(row.application_name.slice(APPLICATION_PREFIX.length)),
-      since: row.backend_start,
-    }))
-    .sort((a, b) => a.pid - b.pid);
-}
-
-/** Asks every listening backend to restart; NOTIFY is delivered when this transaction commits. */
-export async function requestRestart(knex: Knex): Promise<void> {
-  await knex.raw('select pg_notify(?, ?)', [
-    CHANNEL,
-    JSON.stringify({ requestedAt: new Date().toISOString() }),
-  ]);
+function parseRefusal(payload: string): RestartRefusal | null {
+  try {
+    const value = JSON.parse(payload) as Partial<RestartRefusal>;
+    if (typeof value.pid !== 'number' || !Array.isArray(value.findings)) return null;
+    return { pid: value.pid, findings: value.findings };
+  } catch {
+    return null;
+  }
 }

@@ -1,11 +1,13 @@
 /**
  * The shell around the planner for the CLI's scheduling commands: under a transaction-scoped
- * advisory lock, read the rows, plan, and (unless it is a dry run) write every desired state and
- * its log rows in the same transaction. Nothing here runs a migration, a seed or a hook.
+ * advisory lock, read the rows and the foreign keys between module tables, plan, and (unless it
+ * is a dry run) write every desired state and its log rows in the same transaction. Nothing here
+ * runs a migration, a seed or a hook.
  */
 import type { Knex } from 'knex';
 import { LOCK_KEYS } from './lock.ts';
 import { readModuleRows, recordDesiredState, recordOrphaned } from './modules.ts';
+import { readReferences } from './references.ts';
 import { decideOrphan } from '../planner/orphan.ts';
 import { plan, planPending } from '../planner/planner.ts';
 import { refusalToError } from '../planner/refusals.ts';
@@ -25,7 +27,9 @@ export async function schedule(
 ): Promise<Scheduled> {
   return knex.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(?)', [LOCK_KEYS.schedule]);
-    const result = plan(inventory, await readModuleRows(trx), request);
+    // Only an uninstall asks about foreign keys; installs and upgrades skip the catalog query.
+    const references = request.kind === 'uninstall' ? await readReferences(trx) : [];
+    const result = plan(inventory, await readModuleRows(trx), request, references);
     if (!result.ok) throw refusalToError(result.refusal);
     if (options.dryRun || result.plan.actions.length === 0) return { plan: result.plan, runId: null };
     return { plan: result.plan, runId: await recordDesiredState(trx, result.plan.actions) };
@@ -34,7 +38,7 @@ export async function schedule(
 
 /** The plan the next restart would apply, read without locking anything. */
 export async function pendingPlan(knex: Knex, inventory: Inventory): Promise<Plan> {
-  return planPending(inventory, await readModuleRows(knex));
+  return planPending(inventory, await readModuleRows(knex), await readReferences(knex));
 }
 
 export async function orphan(

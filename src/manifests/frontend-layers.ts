@@ -1,5 +1,5 @@
 /**
- * `frontend/modules.json` (SPEC §2.7): the layer path of every module that is installed right now
+ * `frontend/modules.json`: the layer path of every module that is installed right now
  * and ships a frontend layer. Modules scheduled for install are not listed until the restart that
  * installs them; modules scheduled for upgrade or uninstall still are, as they still run.
  */

@@ -1,5 +1,5 @@
 /**
- * SPEC §3 bootstrap rule: a module the database still counts on (any state but `uninstalled`)
+ * The bootstrap rule: a module the database still counts on (any state but `uninstalled`)
  * whose code is gone from disk stops start-up, because running without it, or applying its
  * pending steps, could lose or corrupt its data. The operator restores the code or orphans it.
  * Likewise a table an installed module's migrations created that is gone from the database: the
@@ -26,12 +26,15 @@ function unusable(inventory: Inventory, rows: readonly ModuleRow[]): string[] {
 const brokenOnDisk = (inventory: Inventory, name: string): boolean =>
   inventory.problems.some((problem) => problem.module === name);
 
-/** Throws the start-up failure when orphans exist; returns quietly otherwise. */
-export function assertNoOrphans(inventory: Inventory, rows: readonly ModuleRow[]): void {
+/**
+ * The start-up failure for modules the database counts on that discovery could not use, or null.
+ * Also what a restart's preflight (preflight.ts) reports, so the two never disagree.
+ */
+export function unusableModulesRefusal(inventory: Inventory, rows: readonly ModuleRow[]): WardError | null {
   const broken = unusable(inventory, rows).filter((name) => brokenOnDisk(inventory, name));
   // Checked first: its fix is to repair the code on disk, never to orphan the module.
   if (broken.length > 0)
-    throw new WardError(
+    return new WardError(
       'modules_broken_on_disk',
       [
         'modules the database counts on whose code on disk Ward cannot use:',
@@ -45,19 +48,25 @@ export function assertNoOrphans(inventory: Inventory, rows: readonly ModuleRow[]
       'fix those manifests (`ward modules doctor` lists every problem), then restart; do not orphan these modules: their code is there',
     );
   const orphans = findOrphans(inventory, rows);
-  if (orphans.length === 0) return;
-  throw new WardError(
+  if (orphans.length === 0) return null;
+  return new WardError(
     'orphan_modules',
     [ORPHAN_HEADING, ...orphans].join('\n'),
     'restore their code (reinstall the package, or fix WARD_MODULE_PATHS), or run `ward modules orphan <name>` for each to mark it uninstalled without running its uninstall steps',
   );
 }
 
-/** Throws the start-up failure when installed modules lost tables; returns quietly otherwise. */
-export function assertTablesPresent(missing: readonly MissingTable[]): void {
-  if (missing.length === 0) return;
+/** Throws the start-up failure when orphans exist; returns quietly otherwise. */
+export function assertNoOrphans(inventory: Inventory, rows: readonly ModuleRow[]): void {
+  const refusal = unusableModulesRefusal(inventory, rows);
+  if (refusal !== null) throw refusal;
+}
+
+/** The start-up failure when installed modules lost tables, or null. */
+export function missingTablesRefusal(missing: readonly MissingTable[]): WardError | null {
+  if (missing.length === 0) return null;
   const byModule = Map.groupBy(missing, (table) => table.module_name);
-  throw new WardError(
+  return new WardError(
     'tables_missing',
     [
       'installed modules whose tables are gone from the database:',
@@ -65,4 +74,10 @@ export function assertTablesPresent(missing: readonly MissingTable[]): void {
     ].join('\n'),
     'the database no longer matches what Ward recorded (restored in part, or changed by hand): restore it from a backup; Ward will not start on it',
   );
+}
+
+/** Throws the start-up failure when installed modules lost tables; returns quietly otherwise. */
+export function assertTablesPresent(missing: readonly MissingTable[]): void {
+  const refusal = missingTablesRefusal(missing);
+  if (refusal !== null) throw refusal;
 }

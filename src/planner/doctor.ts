@@ -1,25 +1,59 @@
 /**
- * `ward modules doctor`: the four kinds of finding SPEC §4.2 names, computed from plain data, and
- * a fifth: tables of installed modules gone from the database, which stop start-up (bootstrap.ts)
- * and so must show where the runbook sends an operator whose backend will not start. Any finding
- * makes the command exit non-zero, so it can gate a deploy.
+ * `ward modules doctor`: the four kinds of finding the operator runbook relies on, computed from plain data, and
+ * two more: tables of installed modules gone from the database, which stop start-up (bootstrap.ts)
+ * and so must show where the runbook sends an operator whose backend will not start; and installed
+ * modules whose dependency is on disk but not installed (uninstalled behind their back, or about
+ * to be), whose code fails at its first use of the missing module. The settings and the grants
+ * file are checked as a start checks them (preflight.ts), so doctor shows every reason a start or a
+ * restart would be refused. Any finding makes the command exit non-zero, so it can gate a deploy.
  */
 import { findOrphans } from './bootstrap.ts';
-import { cyclicComponents, findCycle } from './graph.ts';
-import type { Inventory, MissingTable, ModuleRow } from './types.ts';
+import { byName, cyclicComponents, findCycle } from './graph.ts';
+import { fileFindings, type FileChecks, type Finding } from './preflight.ts';
+import type { Inventory, MissingTable, ModuleRow, ModuleState } from './types.ts';
+
+/**
+ * Installed modules that stay: their routes are live and need their dependencies. A `to_uninstall`
+ * module is leaving, usually with its dependencies (`--cascade`), so it is not reported.
+ */
+const RUNNING: ReadonlySet<ModuleState> = new Set(['installed', 'to_upgrade']);
+/** Installed now or about to be: what satisfies a dependency (the planner's "present"). */
+const PRESENT: ReadonlySet<ModuleState> = new Set(['installed', 'to_install', 'to_upgrade']);
+
+/** A setting that decides where module code is looked for, as `ward config` shows it. */
+export interface SearchSetting {
+  name: string;
+  /** null: unset, with no default. */
+  value: string | null;
+  /** `environment`, `<file>:<line>` or `default`. */
+  source: string;
+}
 
 export interface DoctorReport {
-  orphans: Array<{ module: string; state: string }>;
+  /** `hint`: a module may look orphaned only because this process searched elsewhere than its backend. */
+  orphans: Array<{ module: string; state: string; hint: string }>;
   missingDependencies: Array<{ module: string; dependency: string }>;
+  /** Installed modules whose dependency is on disk but not installed, each with its fix. */
+  unsatisfiedDependencies: Array<{
+    module: string;
+    state: ModuleState;
+    dependency: string;
+    dependencyState: ModuleState;
+    hint: string;
+  }>;
   manifestErrors: Array<{ module: string | null; file: string; path: string; message: string }>;
   errored: Array<{ module: string; state: string; errorMessage: string }>;
   missingTables: Array<{ module: string; table: string }>;
+  /** The settings and the grants file, as a start reads them: a start refuses while any is wrong. */
+  configuration: Finding[];
 }
 
 export function diagnose(
   inventory: Inventory,
   rows: readonly ModuleRow[],
   missingTables: readonly MissingTable[] = [],
+  searched: readonly SearchSetting[] = [],
+  files: FileChecks = { settings: null, grants: null },
 ): DoctorReport {
   const states = new Map(rows.map((row) => [row.name, row.state]));
   const problemModules = new Set(inventory.problems.map((problem) => problem.module));
@@ -29,6 +63,22 @@ export function diagnose(
       .filter((dependency) => !inventory.modules.has(dependency) && !problemModules.has(dependency))
       .map((dependency) => ({ module: module.name, dependency })),
   );
+  const unsatisfiedDependencies = rows
+    .filter((row) => RUNNING.has(row.state))
+    .flatMap((row) =>
+      [...new Set(inventory.modules.get(row.name)?.depends ?? [])]
+        .filter((dependency) => dependency !== row.name && inventory.modules.has(dependency))
+        .map((dependency) => ({ dependency, dependencyState: states.get(dependency) ?? 'uninstalled' }))
+        .filter(({ dependencyState }) => !PRESENT.has(dependencyState))
+        .map(({ dependency, dependencyState }) => ({
+          module: row.name,
+          state: row.state,
+          dependency,
+          dependencyState,
+          hint: `run \`ward modules install ${dependency}\` and restart${dependencyState === 'to_uninstall' ? ' (this cancels its pending uninstall)' : ''}, or uninstall ${row.name}`,
+        })),
+    )
+    .sort((a, b) => byName(a.module, b.module) || byName(a.dependency, b.dependency));
   const dependsOn = (name: string) => inventory.modules.get(name)?.depends ?? [];
   const cycles = cyclicComponents(new Set(inventory.modules.keys()), dependsOn).map((component) => {
     const path = findCycle(new Set(component), dependsOn) ?? component;
@@ -41,8 +91,13 @@ export function diagnose(
     };
   });
   return {
-    orphans: findOrphans(inventory, rows).map((module) => ({ module, state: states.get(module) as string })),
+    orphans: findOrphans(inventory, rows).map((module) => ({
+      module,
+      state: states.get(module) as string,
+      hint: orphanHint(module, searched),
+    })),
     missingDependencies,
+    unsatisfiedDependencies,
     manifestErrors: [
       ...inventory.problems.map(({ module, file, path, message }) => ({ module, file, path, message })),
       ...cycles,
@@ -54,15 +109,36 @@ export function diagnose(
       module: module_name,
       table: table_name,
     })),
+    configuration: fileFindings(files),
   };
+}
+
+/**
+ * Orphaning skips a module's uninstall steps for good, so the hint first sends the operator to the
+ * settings this process searched with: a backend given other settings (another shell's
+ * environment) may be running the module's code right now.
+ */
+export function orphanHint(module: string, searched: readonly SearchSetting[]): string {
+  const settings = searched.map(
+    ({ name, value, source }) =>
+      `${name}=${value ?? '(unset)'} (${source === 'default' ? 'default' : `from ${source}`})`,
+  );
+  const where = settings.length === 0 ? '' : ` with ${settings.join(' and ')}`;
+  return (
+    `its code was not found${where}; if the backend runs it, this command was given other settings: ` +
+    'check `ward config` and put them in <storage>/ward.env, which every ward process reads. ' +
+    `Only if the code is truly gone, run \`ward modules orphan ${module}\``
+  );
 }
 
 export function findingCount(report: DoctorReport): number {
   return (
     report.orphans.length +
     report.missingDependencies.length +
+    report.unsatisfiedDependencies.length +
     report.manifestErrors.length +
     report.errored.length +
-    report.missingTables.length
+    report.missingTables.length +
+    report.configuration.length
   );
 }

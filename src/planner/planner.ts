@@ -7,7 +7,7 @@
  * This file answers the operator's requests; the restart-time plan is reconcile-plan.ts, and what
  * both look things up in is world.ts.
  */
-import { byName, reach, topologicalOrder } from './graph.ts';
+import { byName, reach, topologicalOrder, type Edges } from './graph.ts';
 import { planReconcile } from './reconcile-plan.ts';
 import type {
   Action,
@@ -20,9 +20,11 @@ import type {
   Reason,
   Refusal,
   Request,
+  TableReference,
 } from './types.ts';
 import {
   action,
+  byReference,
   createWorld,
   isPresent,
   manifestRefusal,
@@ -32,8 +34,14 @@ import {
   type World,
 } from './world.ts';
 
-export function plan(inventory: Inventory, rows: readonly ModuleRow[], request: Request): PlanResult {
-  const world = createWorld(inventory, rows);
+/** `references`: the foreign keys between module tables (see `TableReference`); uninstalls heed them. */
+export function plan(
+  inventory: Inventory,
+  rows: readonly ModuleRow[],
+  request: Request,
+  references: readonly TableReference[] = [],
+): PlanResult {
+  const world = createWorld(inventory, rows, references);
   switch (request.kind) {
     case 'install':
       return planInstall(world, request.name);
@@ -47,8 +55,12 @@ export function plan(inventory: Inventory, rows: readonly ModuleRow[], request: 
 }
 
 /** The restart-time plan: the `reconcile` request, which is never refused, as a plain Plan. */
-export function planPending(inventory: Inventory, rows: readonly ModuleRow[]): Plan {
-  return planReconcile(createWorld(inventory, rows));
+export function planPending(
+  inventory: Inventory,
+  rows: readonly ModuleRow[],
+  references: readonly TableReference[] = [],
+): Plan {
+  return planReconcile(createWorld(inventory, rows, references));
 }
 
 const refuse = (refusal: Refusal): PlanResult => ({ ok: false, refusal });
@@ -79,7 +91,7 @@ function planInstall(world: World, name: string): PlanResult {
 
 /**
  * Any difference between disk and database versions is an upgrade, a lower disk version included:
- * SPEC says an upgrade is possible "when they differ", and the disk is what will run, so the
+ * An upgrade is possible whenever they differ, and the disk is what will run, so the
  * database must follow it. Versions compare as strings: any change to the declared version counts.
  */
 function planUpgrade(world: World, name: string): PlanResult {
@@ -140,6 +152,11 @@ function collectChain(
 /**
  * A `to_install` module is uninstalled like an installed one: its install may have run partly,
  * and the uninstall steps are idempotent, so they clean up whatever it left behind.
+ *
+ * An uninstall never leaves a present module without a dependency, nor a foreign key pointing
+ * into a table it drops: the downgrade would fail halfway through the steps, after the backup, the
+ * hook and the purge. `--force` only overrides `"removable": false`; `--cascade` takes the modules
+ * that depend on or point into the module along.
  */
 function planUninstall(
   world: World,
@@ -155,34 +172,77 @@ function planUninstall(
   if (!disk.ok) return refuse(disk.refusal);
   const removal = removalRefusal(disk.value, options.force);
   if (removal !== null) return refuse(removal);
+  if (options.cascade) return planCascade(world, name, options.force);
+  const stranded = strandedReferences(world, new Set([name]));
+  if (stranded.length > 0)
+    return refuse({ code: 'referenced_by_unowned', module: name, references: stranded });
   const dependents = world.presentDependents(name);
-  if (dependents.length > 0 && !options.force && !options.cascade)
-    return refuse({ code: 'required_by', module: name, dependents: [...dependents] });
-  if (!options.cascade) return planOf([action(world, 'uninstall', name, { kind: 'requested' })]);
-  return planCascade(world, name, options.force);
+  const referencers = world.presentReferencers(name);
+  if (dependents.length === 0 && referencers.length === 0)
+    return planOf([action(world, 'uninstall', name, { kind: 'requested' })]);
+  const references = world
+    .referencesInto(name)
+    .filter((reference) => reference.fromModule !== null && referencers.includes(reference.fromModule));
+  if (dependents.length === 0)
+    return refuse({ code: 'referenced_by', module: name, referencers: [...referencers], references });
+  const required = [...new Set([...dependents, ...referencers])].sort(byName);
+  return refuse({ code: 'required_by', module: name, dependents: required, references });
 }
 
-/** SPEC §3 rules 1 and 2, in the order that makes `--force` matter least: a legacy module never goes. */
+/** rules 1 and 2, in the order that makes `--force` matter least: a legacy module never goes. */
 function removalRefusal(disk: DiskModule, force: boolean): Refusal | null {
   if (!disk.hasMigrationBranch) return { code: 'no_migration_branch', module: disk.name };
   if (!disk.removable && !force) return { code: 'not_removable', module: disk.name };
   return null;
 }
 
-/** `root` and every present module that needs it, transitively; each must be removable itself. */
+/**
+ * Foreign keys into the tables of `leaving` from tables that stay whatever is uninstalled: owned by
+ * no module, or by one that is neither present nor already scheduled to leave. Present owners are
+ * not counted: `--cascade` takes them along, and without it they are the refusal's dependents.
+ */
+function strandedReferences(world: World, leaving: ReadonlySet<string>): TableReference[] {
+  const stays = (module: string | null): boolean => {
+    if (module === null) return true;
+    if (leaving.has(module)) return false;
+    const row = world.rows.get(module);
+    return !isPresent(row) && row?.state !== 'to_uninstall';
+  };
+  return [...leaving]
+    .flatMap((module) => world.referencesInto(module).filter((reference) => stays(reference.fromModule)))
+    .sort(byReference);
+}
+
+/**
+ * `root` and every present module that needs it or points into its tables, transitively; each
+ * must be removable itself. Modules go before the modules they need or point into.
+ */
 function planCascade(world: World, root: string, force: boolean): PlanResult {
-  const reachedBy = reach(root, world.presentDependents);
+  const leavingBefore: Edges = (module) => [
+    ...world.presentDependents(module),
+    ...world.presentReferencers(module),
+  ];
+  const reachedBy = reach(root, leavingBefore);
   for (const dependent of [...reachedBy.keys()].sort(byName)) {
-    const refusal = removalRefusal(world.modules.get(dependent)!, force);
+    // A module whose tables point into root's may have lost its code: it cannot be uninstalled.
+    const disk = onDisk(world, dependent);
+    if (!disk.ok) return refuse(disk.refusal);
+    const refusal = removalRefusal(disk.value, force);
     if (refusal !== null) return refuse(refusal);
   }
   const doomed = new Set([root, ...reachedBy.keys()]);
-  const ordered = topologicalOrder(doomed, world.presentDependents);
+  const stranded = strandedReferences(world, doomed);
+  if (stranded.length > 0)
+    return refuse({ code: 'referenced_by_unowned', module: root, references: stranded });
+  const ordered = topologicalOrder(doomed, leavingBefore);
   if (!ordered.ok) return refuse({ code: 'dependency_cycle', path: [...ordered.cycle].reverse() });
   return planOf(
     ordered.order.map((module) => {
+      const of = reachedBy.get(module);
       const reason: Reason =
-        module === root ? { kind: 'requested' } : { kind: 'dependent', of: reachedBy.get(module)! };
+        of === undefined
+          ? { kind: 'requested' }
+          : { kind: world.presentDependents(of).includes(module) ? 'dependent' : 'referencer', of };
       return action(world, 'uninstall', module, reason);
     }),
   );

@@ -17,7 +17,9 @@ import { action, onDisk, unusableDependency, withoutSelf, type World } from './w
 export function planReconcile(world: World): Plan {
   const pending = (states: ModuleState[]): string[] =>
     [...world.rows.values()].filter((row) => states.includes(row.state)).map((row) => row.name);
-  const removal = settle(pending(['to_uninstall']), withoutSelf(world.depends), 'dependents_first', (name) =>
+  // A module whose tables point into another's must go first, like a dependent.
+  const removalNeeds: Edges = (name) => [...withoutSelf(world.depends)(name), ...world.referenced(name)];
+  const removal = settle(pending(['to_uninstall']), removalNeeds, 'dependents_first', (name) =>
     removalBlocker(world, name),
   );
   const forwardNames = pending(['to_install', 'to_upgrade']);
@@ -39,11 +41,20 @@ export function planReconcile(world: World): Plan {
   return { actions, unchanged: [], blocked };
 }
 
-/** Why a pending uninstall cannot run on its own account. `removable` was settled by `--force` when it was scheduled. */
+/**
+ * Why a pending uninstall cannot run on its own account. `removable` was settled by `--force` when
+ * it was scheduled. A present module that needs it (a row written by hand, or scheduled before
+ * `--force` stopped overriding dependents) keeps it: removing it would strand that module.
+ * Foreign keys are the applier's `check` step's business: it sees the database as it is then.
+ */
 function removalBlocker(world: World, name: string): Refusal | null {
   const disk = onDisk(world, name);
   if (!disk.ok) return disk.refusal;
-  return disk.value.hasMigrationBranch ? null : { code: 'no_migration_branch', module: name };
+  if (!disk.value.hasMigrationBranch) return { code: 'no_migration_branch', module: name };
+  const dependents = world.presentDependents(name);
+  if (dependents.length > 0)
+    return { code: 'required_by', module: name, dependents: [...dependents], references: [] };
+  return null;
 }
 
 /** Why a pending install or upgrade cannot run on its own account; pending dependencies are `settle`'s job. */

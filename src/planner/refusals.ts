@@ -3,9 +3,25 @@
  * was found; hints say what to do. Scripts branch on `code`, which is the refusal's own code.
  */
 import { WardError } from '../errors/ward-error.ts';
-import type { ManifestProblem, ModuleState, Refusal } from './types.ts';
+import type { ManifestProblem, ModuleState, Refusal, TableReference } from './types.ts';
 
 const list = (names: readonly string[]): string => names.join(', ');
+
+/** `from_table.constraint → to_table`: a constraint belongs to the table it is declared on. */
+const foreignKeys = (references: readonly TableReference[]): string =>
+  references
+    .map((reference) => `${reference.fromTable}.${reference.constraint} → ${reference.toTable}`)
+    .join(', ');
+
+/** `fromTable` is already as PostgreSQL prints a table name; a constraint name needs quotes unless plain. */
+const dropStatement = (reference: TableReference): string => {
+  const plain = /^[a-z_][a-z0-9_$]*$/.test(reference.constraint);
+  const constraint = plain ? reference.constraint : `"${reference.constraint.replaceAll('"', '""')}"`;
+  return `ALTER TABLE ${reference.fromTable} DROP CONSTRAINT ${constraint}`;
+};
+
+const cascadeHint = (others: readonly string[]): string =>
+  `uninstall ${list(others)} first, or pass --cascade to uninstall them as well; --force does not override this`;
 
 const describeProblem = (problem: ManifestProblem): string =>
   `${problem.file}${problem.path === '/' ? '' : ` at ${problem.path}`}: ${problem.message}`;
@@ -56,8 +72,21 @@ function render(refusal: Refusal): { message: string; hint: string } {
       };
     case 'required_by':
       return {
-        message: `${refusal.module} is required by ${list(refusal.dependents)}`,
-        hint: `uninstall ${list(refusal.dependents)} first, pass --cascade to uninstall them as well, or pass --force to leave them without ${refusal.module}`,
+        message:
+          refusal.references.length === 0
+            ? `${refusal.module} is required by ${list(refusal.dependents)}`
+            : `${refusal.module} is required by ${list(refusal.dependents)} (foreign keys into its tables: ${foreignKeys(refusal.references)})`,
+        hint: cascadeHint(refusal.dependents),
+      };
+    case 'referenced_by':
+      return {
+        message: `${refusal.module} is referenced by ${list(refusal.referencers)}: foreign keys ${foreignKeys(refusal.references)} point into its tables`,
+        hint: cascadeHint(refusal.referencers),
+      };
+    case 'referenced_by_unowned':
+      return {
+        message: `${refusal.module} cannot be uninstalled: tables no installed module owns hold foreign keys into the tables it would drop: ${foreignKeys(refusal.references)}`,
+        hint: `drop the foreign ${refusal.references.length === 1 ? 'key' : 'keys'} (${refusal.references.map((reference) => `\`${dropStatement(reference)}\``).join(', ')}) or the ${refusal.references.length === 1 ? 'table holding it' : 'tables holding them'}, then try again; neither --cascade nor --force removes a table no module owns`,
       };
     case 'manifest_error':
       return {

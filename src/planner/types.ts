@@ -34,7 +34,7 @@ export interface DiskModule {
   frontend: string | null;
 }
 
-/** A "manifest error" (SPEC §4.2 doctor): a file that could not become a DiskModule. */
+/** A "manifest error": a file that could not become a DiskModule. */
 export interface ManifestProblem {
   /** The manifest (or package.json) that is wrong. */
   file: string;
@@ -49,6 +49,20 @@ export interface ManifestProblem {
 export interface Inventory {
   modules: ReadonlyMap<string, DiskModule>;
   problems: readonly ManifestProblem[];
+}
+
+/**
+ * A foreign key from one table into a table a module owns (`core_module_table`), read from
+ * `pg_constraint`. `fromModule` is the module owning the referencing table, or null when no module
+ * does (a table made by hand, or outside the search path): then no uninstall can remove it.
+ * References within one module are left out: its own downgrade drops both ends.
+ */
+export interface TableReference {
+  fromModule: string | null;
+  fromTable: string;
+  constraint: string;
+  toModule: string;
+  toTable: string;
 }
 
 /** One row of `core_module`. */
@@ -77,6 +91,8 @@ export type Reason =
   | { kind: 'dependency'; of: string }
   | { kind: 'new_dependency'; of: string }
   | { kind: 'dependent'; of: string }
+  /** `--cascade`: its tables hold foreign keys into the tables of `of`. */
+  | { kind: 'referencer'; of: string }
   /** Restart-time plan: the row was already in a `to_*` state. */
   | { kind: 'pending' };
 
@@ -117,7 +133,15 @@ export type Refusal =
   | { code: 'already_at_version'; module: string; version: string }
   | { code: 'not_removable'; module: string }
   | { code: 'no_migration_branch'; module: string }
-  | { code: 'required_by'; module: string; dependents: string[] }
+  /**
+   * Present modules depend on it; `dependents` also names present modules whose tables hold
+   * foreign keys into its tables, and `references` lists those keys.
+   */
+  | { code: 'required_by'; module: string; dependents: string[]; references: TableReference[] }
+  /** No present module depends on it, but the tables of `referencers` hold foreign keys into its tables. */
+  | { code: 'referenced_by'; module: string; referencers: string[]; references: TableReference[] }
+  /** Tables no present module owns hold foreign keys into the tables being removed: no uninstall removes them. */
+  | { code: 'referenced_by_unowned'; module: string; references: TableReference[] }
   | { code: 'manifest_error'; module: string; problems: ManifestProblem[] }
   /** The database has a row for the module but its code is gone: only `ward modules orphan` applies. */
   | { code: 'not_on_disk'; module: string }
@@ -127,11 +151,12 @@ export type Refusal =
 export type PlanResult = { ok: true; plan: Plan } | { ok: false; refusal: Refusal };
 
 /**
- * The steps of each action, in the order they run (SPEC §3). Every step is idempotent, and the
+ * The steps of each action, in the order they run. Every step is idempotent, and the
  * operation log records `started` then `done` or `failed` for each, so a restart after a crash
  * resumes a module at its first step that is not `done`.
  */
 export type StepName =
+  | 'check'
   | 'migrate'
   | 'seed'
   | 'post_install'
@@ -145,7 +170,8 @@ export type StepName =
 export const STEPS: Readonly<Record<ActionKind, readonly StepName[]>> = {
   install: ['migrate', 'seed', 'post_install', 'finalize'],
   upgrade: ['migrate', 'seed', 'post_upgrade', 'finalize'],
-  uninstall: ['backup', 'uninstall_hook', 'purge', 'downgrade', 'finalize'],
+  // `check` proves the downgrade can finish (a rolled-back dry run) before anything is destroyed.
+  uninstall: ['check', 'backup', 'uninstall_hook', 'purge', 'downgrade', 'finalize'],
 };
 
 /** One row of `core_module_operation_log`, as the applier reads it back to find where to resume. */

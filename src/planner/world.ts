@@ -5,8 +5,12 @@
  *
  * A module "is present" when its row says installed, to_install or to_upgrade: installed now or
  * about to be. Present modules satisfy dependencies and are never rescheduled by another request.
+ *
+ * Foreign keys between module tables (`TableReference`, read from the database) hold modules
+ * together like `depends` does: a table cannot be dropped while another module's table points
+ * into it, so an uninstall treats the referencing module as one more dependent.
  */
-import { byName, invert } from './graph.ts';
+import { byName } from './graph.ts';
 import type { Edges } from './graph.ts';
 import type {
   Action,
@@ -18,6 +22,7 @@ import type {
   ModuleState,
   Reason,
   Refusal,
+  TableReference,
 } from './types.ts';
 
 const PRESENT_STATES: ReadonlySet<ModuleState> = new Set(['installed', 'to_install', 'to_upgrade']);
@@ -33,9 +38,19 @@ export interface World {
   depends: Edges;
   /** Present modules on disk whose `depends` name the module, sorted. */
   presentDependents: Edges;
+  /** Foreign keys into the module's tables from tables of other modules or of none, sorted. */
+  referencesInto: (name: string) => readonly TableReference[];
+  /** Present modules, other than the module, whose tables hold foreign keys into its tables, sorted. */
+  presentReferencers: Edges;
+  /** Modules, other than the module, whose tables its tables hold foreign keys into, sorted. */
+  referenced: Edges;
 }
 
-export function createWorld(inventory: Inventory, rows: readonly ModuleRow[]): World {
+export function createWorld(
+  inventory: Inventory,
+  rows: readonly ModuleRow[],
+  references: readonly TableReference[] = [],
+): World {
   const problems = Map.groupBy(
     inventory.problems.filter((problem) => problem.module !== null),
     (problem) => problem.module as string,
@@ -51,15 +66,55 @@ export function createWorld(inventory: Inventory, rows: readonly ModuleRow[]): W
     return cached;
   };
   let dependents: Map<string, string[]> | undefined;
+  // From present modules to any module, present or not: the restart plan asks about modules leaving.
   const presentDependents = (name: string): string[] => {
-    dependents ??= invert(
-      [...inventory.modules.keys()].filter((module) => isPresent(rowsByName.get(module))),
-      withoutSelf(depends),
-    );
+    if (dependents === undefined) {
+      dependents = new Map();
+      for (const module of [...inventory.modules.keys()].sort(byName)) {
+        if (!isPresent(rowsByName.get(module))) continue;
+        for (const dependency of withoutSelf(depends)(module)) {
+          const list = dependents.get(dependency);
+          if (list === undefined) dependents.set(dependency, [module]);
+          else list.push(module);
+        }
+      }
+    }
     return dependents.get(name) ?? [];
   };
-  return { modules: inventory.modules, rows: rowsByName, problems, depends, presentDependents };
+  const into = Map.groupBy(
+    references.filter((reference) => reference.fromModule !== reference.toModule).sort(byReference),
+    (reference) => reference.toModule,
+  );
+  const referencesInto = (name: string): readonly TableReference[] => into.get(name) ?? [];
+  const presentReferencers = (name: string): string[] =>
+    [
+      ...new Set(
+        referencesInto(name)
+          .map((reference) => reference.fromModule)
+          .filter((module): module is string => module !== null && isPresent(rowsByName.get(module))),
+      ),
+    ].sort(byName);
+  const from = Map.groupBy(
+    [...into.values()].flat().filter((reference) => reference.fromModule !== null),
+    (reference) => reference.fromModule as string,
+  );
+  const referenced = (name: string): string[] =>
+    [...new Set((from.get(name) ?? []).map((reference) => reference.toModule))].sort(byName);
+  return {
+    modules: inventory.modules,
+    rows: rowsByName,
+    problems,
+    depends,
+    presentDependents,
+    referencesInto,
+    presentReferencers,
+    referenced,
+  };
 }
+
+/** Referencing table, then constraint: the order refusals list foreign keys in. */
+export const byReference = (a: TableReference, b: TableReference): number =>
+  byName(a.fromTable, b.fromTable) || byName(a.constraint, b.constraint) || byName(a.toTable, b.toTable);
 
 /**
  * A module that lists itself in `depends` cannot be what keeps itself installed, nor order its own

@@ -5,10 +5,12 @@
  * the CLI renders them: message and hint, exit 1, no stack trace for an expected failure.
  */
 import { runBackend } from './backend.ts';
-import { loadConfig } from '../config.ts';
+import { applyModuleSettings, loadConfig } from '../config.ts';
 import { reportFailure } from '../cli/failure.ts';
 import { createLogger } from '../logger.ts';
-import { SPARE_ENV, waitAsSpare, type FromBackend } from './spare.ts';
+import { parseLogLevel } from './backend-settings.ts';
+import { isWardError } from '../errors/ward-error.ts';
+import { EXIT_ADDRESS_TAKEN, SPARE_ENV, waitAsSpare, type FromBackend } from './spare.ts';
 
 // Started by `ward serve`: if the supervisor dies (even by SIGKILL), its IPC channel closes; stop
 // gracefully rather than live on as an orphan nobody supervises. The channel must not by itself
@@ -22,9 +24,14 @@ if (process.channel !== undefined) {
 if (process.env[SPARE_ENV] === '1') await waitAsSpare();
 
 try {
+  // Read now, not when a spare was spawned: a restart picks up an edited settings file.
+  const config = loadConfig();
+  const logger = createLogger(parseLogLevel(config));
+  for (const warning of config.warnings) logger.warn(warning);
+  applyModuleSettings(config);
   await runBackend(
-    loadConfig(),
-    createLogger(),
+    config,
+    logger,
     (line) => process.stdout.write(`${line}\n`),
     // Tells the supervisor this backend is up, so it prepares a spare for the next start.
     () => {
@@ -37,6 +44,7 @@ try {
     stderr: (text) => process.stderr.write(`${text}\n`),
   });
   if (rendered === null) throw caught;
-  // For the supervisor, any failure to start is exit 1, whatever the error's CLI exit code.
-  process.exitCode = 1;
+  // For the supervisor, any failure to start is exit 1, whatever the error's CLI exit code, except
+  // an address another process holds: starting again cannot help, so the supervisor gives up.
+  process.exitCode = isWardError(caught) && caught.code === 'port_in_use' ? EXIT_ADDRESS_TAKEN : 1;
 }

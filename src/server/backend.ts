@@ -7,12 +7,15 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.ts';
-import { listenForRestart } from '../db/restart-signal.ts';
+import { announceRefusal, listenForRestart, type RestartRequest } from '../db/restart-signal.ts';
+import { watchDatabase } from '../db/watchdog.ts';
 import type { Logger } from '../logger.ts';
 import { startBackend, type Backend } from './server.ts';
 import { watchModules } from './watcher.ts';
 import { discover } from '../manifests/discover.ts';
 import { diffInventories } from '../planner/drift.ts';
+import type { Finding } from '../planner/preflight.ts';
+import { isWardMessage } from './spare.ts';
 
 /** The longest the restart listener and the drift watcher wait for the first request to be answered. */
 const SETUP_AFTER_MS = 100;
@@ -40,7 +43,34 @@ export async function runBackend(
     print,
   });
   const running = backend;
-  const { port } = running.server.address() as AddressInfo;
+  const bound = boundAddress(running.server.address() as AddressInfo);
+  /**
+   * A restart asked over NOTIFY (`ward modules restart`, which may run on another host with other
+   * files) or by the supervisor (`ward serve --watch`): unless forced, the next start's checks run
+   * here first, and while they find anything this backend says why and keeps serving.
+   */
+  const requested = async (by: string, request: RestartRequest) => {
+    if (!request.force) {
+      const findings = await running.preflight().catch((error: unknown) => {
+        logger.error({ err: error }, 'could not check what the next start would find');
+        return [checkFailed(error)];
+      });
+      if (findings.length > 0) {
+        logger.warn(
+          { findings },
+          `restart requested ${by} refused: the next start would fail; still serving`,
+        );
+        await announceRefusal(running.knex, findings).catch((error: unknown) =>
+          logger.warn({ err: error }, 'could not announce the refused restart'),
+        );
+        return;
+      }
+    }
+    void stop(`restart requested ${by}`);
+  };
+  process.on('message', (message) => {
+    if (isWardMessage(message, 'restart')) void requested('by the supervisor', { force: false });
+  });
   const stopped = new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => void stop(signal).then(resolve);
     process.once('SIGTERM', onSignal);
@@ -55,19 +85,36 @@ export async function runBackend(
   // Serving comes first: a restart is done when health checks pass, and setting these up (a
   // connection handshake, a directory scan) would delay the first answer.
   await firstAnswer(running.server, SETUP_AFTER_MS);
+  // Starts the embedded server again if it stops under this backend; logs an external one's outage.
+  const storageDir = config.databaseUrl === null ? config.storageDir : null;
+  await keep(watchDatabase({ knex: running.knex, url: running.url, storageDir, logger }));
   // Independent, so set up together: the restart listener waits on the database, the watcher on
   // the disk (from the inventory the reconcile found, not a second discovery). If both fail, the
   // restart listener's error is the one reported, as when they came up one after the other.
   const started = await Promise.allSettled([
-    listenForRestart(running.url, logger, () => void stop('restart requested')).then(keep),
+    listenForRestart(running.url, logger, (request) => void requested('over NOTIFY', request)).then(keep),
     watchModules(config, () => void reportDrift(config, running, logger), running.reconciled.inventory).then(
       keep,
     ),
   ]);
   for (const result of started) if (result.status === 'rejected') throw result.reason;
-  print(`Ward is listening on http://127.0.0.1:${port} (GET /health, pid ${process.pid})`);
+  logger.info(bound, 'listening');
+  const where = bound.everyInterface ? 'every interface; ' : '';
+  print(`Ward is listening on ${bound.url} (${where}GET /health, pid ${process.pid})`);
   onServing();
   await stopped;
+}
+
+/**
+ * Pure: where the server really listens, as a URL (an IPv6 address in brackets), and whether that
+ * is every interface (0.0.0.0 or ::), which the operator should know they asked for.
+ */
+export function boundAddress(address: AddressInfo): { url: string; everyInterface: boolean } {
+  const host = address.address.includes(':') ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    everyInterface: address.address === '0.0.0.0' || address.address === '::',
+  };
 }
 
 /** Resolves once the server has answered its first request, or after `ms` without one. */
@@ -95,4 +142,13 @@ async function reportDrift(config: Config, backend: Backend, logger: Logger): Pr
       { drift },
       'module code on disk differs from the running backend; a restart or `ward modules upgrade` will deal with it',
     );
+}
+
+/** The preflight itself failed (the database went away, say): the restart is refused, not risked. */
+function checkFailed(error: unknown): Finding {
+  return {
+    code: 'preflight_failed',
+    message: `could not check what the next start would find: ${error instanceof Error ? error.message : String(error)}`,
+    hint: 'see the backend log; `ward modules restart --force` restarts without the check',
+  };
 }

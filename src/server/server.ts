@@ -4,6 +4,7 @@
  * the modules that are now installed, so a client never sees a half-started Ward.
  */
 import type { Server } from 'node:http';
+import { createServer } from 'node:net';
 import type { Knex } from 'knex';
 import { createApp, type WardApp } from '../api/app.ts';
 import { ensureFirstAdmin } from '../auth/first-admin.ts';
@@ -11,9 +12,12 @@ import { readGrants } from '../auth/grants.ts';
 import { backendSettings } from './backend-settings.ts';
 import type { Config } from '../config.ts';
 import type { DriftEntry } from '../planner/drift.ts';
+import type { Finding } from '../planner/preflight.ts';
+import { announceSteps } from '../applier/listeners.ts';
 import { reconcile, type Reconciled } from '../applier/reconcile.ts';
 import { databaseUrl, openDatabase } from '../db/connection.ts';
 import { drainer } from './drain.ts';
+import { recheck } from './preflight.ts';
 import { WardError } from '../errors/ward-error.ts';
 import { readModuleRows } from '../db/modules.ts';
 import { ensureStorageDir } from '../storage-dir.ts';
@@ -28,6 +32,8 @@ export interface Backend {
   reconciled: Reconciled;
   /** What the drift watcher last found: /health reports it. */
   drift: { current: DriftEntry[] };
+  /** What the next start would refuse, read afresh: a restart asks before it stops this backend. */
+  preflight(): Promise<Finding[]>;
   /**
    * Graceful stop: accept nothing new, let requests in flight finish (at most `graceMs`, then
    * their connections are cut), then close the app's listeners and the pool.
@@ -36,9 +42,9 @@ export interface Backend {
 }
 
 export interface BackendHooks {
-  /** `POST /api/v1/modules/-/restart` has answered 202. */
+  /** `POST /api/v1/modules/-/restart` passed the preflight (or was forced) and has answered 202. */
   onRestart: () => void;
-  /** Where the first-run admin's sign-in instructions go. */
+  /** Where the first-run admin's sign-in instructions go (the password itself goes to a file). */
   print: (text: string) => void;
 }
 
@@ -46,7 +52,7 @@ const DEFAULT_GRACE_MS = 10_000;
 
 export async function startBackend(config: Config, logger: Logger, hooks: BackendHooks): Promise<Backend> {
   // Settings first: one that is wrong must stop the start before it touches the database.
-  const { port, jsonLimit, trustProxy } = backendSettings(config);
+  const { port, host, jsonLimit, trustProxy } = backendSettings(config);
   await ensureStorageDir(config.storageDir);
   const grants = await readGrants(config.grantsFile);
   const url = await databaseUrl(config);
@@ -55,17 +61,20 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
     { pool: 10, warn: (message) => logger.warn(message) },
   );
   const drift = { current: [] as DriftEntry[] };
+  const preflight = () => recheck(knex, config);
   let reconciled: Reconciled;
   let app: WardApp;
   try {
-    reconciled = await reconcile(knex, url, config, logger);
-    await ensureFirstAdmin(knex, logger, hooks.print);
+    // Each step is announced over NOTIFY for `ward modules restart --wait` to follow.
+    reconciled = await reconcile(knex, url, config, logger, [announceSteps(knex)]);
+    await ensureFirstAdmin(knex, logger, config.storageDir, hooks.print);
     app = await createApp({
       knex,
       inventory: reconciled.inventory,
       rows: await readModuleRows(knex),
       logger,
       onRestart: hooks.onRestart,
+      preflight,
       health: { drift: () => drift.current },
       storageDir: config.storageDir,
       root: config.root,
@@ -77,7 +86,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
     await knex.destroy();
     throw error;
   }
-  const server = app.koa.listen(port);
+  const server = app.koa.listen(port, host);
   const drain = drainer(server);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -87,7 +96,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
   } catch (error) {
     await app.close();
     await knex.destroy();
-    throw listenError(error, port);
+    throw listenError(error, port, host);
   }
   return {
     server,
@@ -96,6 +105,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
     app,
     reconciled,
     drift,
+    preflight,
     async close(graceMs = DEFAULT_GRACE_MS) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       drain();
@@ -108,16 +118,58 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
   };
 }
 
-/** The port cannot be had: say which, and what to do, rather than Node's error. */
-function listenError(error: unknown, port: number): unknown {
+/**
+ * Throws listenError's WardError when `port` on `host` cannot be listened on now (port 0 always
+ * can): for `ward serve`, before it starts a backend that would fail on it.
+ */
+export async function assertAddressFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen(port, host, () => probe.close(() => resolve()));
+    });
+  } catch (error) {
+    throw listenError(error, port, host);
+  }
+}
+
+/** The address cannot be had: say which, and what to do, rather than Node's error. */
+export function listenError(error: unknown, port: number, host: string): unknown {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code !== 'EADDRINUSE' && code !== 'EACCES') return error;
-  return new WardError(
-    code === 'EADDRINUSE' ? 'port_in_use' : 'port_not_allowed',
-    code === 'EADDRINUSE' ? `port ${port} is already in use` : `this process may not listen on port ${port}`,
-    code === 'EADDRINUSE'
-      ? 'stop what listens there (another Ward backend?), or set PORT to a free port (0 picks one)'
-      : 'set PORT to 1024 or above, or run with the right to bind low ports',
-    { cause: error },
-  );
+  const options = { cause: error };
+  switch (code) {
+    case 'EADDRINUSE':
+      return new WardError(
+        'port_in_use',
+        `port ${port} is already in use on ${host}`,
+        'stop what listens there (another Ward backend?), or set PORT to a free port (0 picks one)',
+        options,
+      );
+    case 'EACCES':
+      return new WardError(
+        'port_not_allowed',
+        `this process may not listen on port ${port}`,
+        'set PORT to 1024 or above, or run with the right to bind low ports',
+        options,
+      );
+    case 'EADDRNOTAVAIL':
+      return new WardError(
+        'host_not_local',
+        `HOST=${host} is not an address of this machine`,
+        'set HOST to one of its addresses, 127.0.0.1 (the default) or 0.0.0.0 for every interface',
+        options,
+      );
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new WardError(
+        'host_not_found',
+        `HOST=${host} does not resolve to an address`,
+        'set HOST to an IP address of this machine, 127.0.0.1 (the default) or 0.0.0.0 for every interface',
+        options,
+      );
+    default:
+      return error;
+  }
 }

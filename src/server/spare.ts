@@ -18,6 +18,14 @@ export const SPARE_ENV = 'WARD_SPARE';
 export type FromBackend = { ward: 'spare-ready' } | { ward: 'serving' };
 /** What the supervisor tells a spare. */
 export type ToSpare = { ward: 'start' };
+/** What the supervisor tells a backend: restart, if the next start would not refuse (`ward serve --watch`). */
+export type ToBackend = { ward: 'restart' };
+
+/**
+ * A backend's exit status that no restart can help: its address is taken (another `ward serve`, or
+ * anything else, listens there). The supervisor stops instead of starting it again and again.
+ */
+export const EXIT_ADDRESS_TAKEN = 78;
 
 export const isWardMessage = (message: unknown, kind: string): boolean =>
   typeof message === 'object' && message !== null && (message as { ward?: unknown }).ward === kind;

@@ -2,8 +2,10 @@
  * `ward serve` outside a container: it does what the container runtime does for a backend
  * process. It starts one, and starts it again whenever it exits — at once after a requested
  * restart (exit 0), with exponential back-off when it keeps failing (a start refused because of
- * orphan modules must not spin). Stopping it passes the signal on; it is done once the backend
- * has exited.
+ * orphan modules must not spin). While it backs off, `wake` (something that could fix the start
+ * changed) starts one at once. A first backend whose address is taken (EXIT_ADDRESS_TAKEN) is not
+ * started again: the supervisor stops. Stopping it passes the signal on; it is done once the backend has
+ * exited.
  *
  * With a spare (src/server/spare.ts), once a backend serves the supervisor starts the next one ahead of
  * time, loaded and waiting, and a restart hands over to it. A spare is used only when it is ready
@@ -12,7 +14,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../logger.ts';
-import { codeChangedSince, isWardMessage, SPARE_ENV, type ToSpare } from './spare.ts';
+import {
+  codeChangedSince,
+  EXIT_ADDRESS_TAKEN,
+  isWardMessage,
+  SPARE_ENV,
+  type ToBackend,
+  type ToSpare,
+} from './spare.ts';
 
 /** A backend that ran at least this long before failing counts as a fresh start, not a failure in a row. */
 const STABLE_MS = 10_000;
@@ -56,11 +65,18 @@ export interface SuperviseOptions {
 }
 
 export interface Supervised {
-  /** Restart the backend now (used by --watch). */
+  /** Ask the backend to restart (used by --watch); like every requested restart, it runs the preflight first. */
   restart(): void;
+  /**
+   * Something that could fix a failing start changed (`reason` says what): if the supervisor is
+   * backing off, it starts the backend now; if a start is under way and fails, the next one follows
+   * at once.
+   */
+  wake(reason: string): void;
   /** Pass `signal` to the backend (and end the spare); `done` resolves once both have exited. */
   stop(signal: NodeJS.Signals): void;
-  done: Promise<void>;
+  /** The status for the process: 0 once stopped, 1 when the backend's address was taken. */
+  done: Promise<number>;
 }
 
 interface Spare {
@@ -88,9 +104,15 @@ export function supervise(
   };
   let stopping = false;
   let failures = 0;
+  /** Set while a start waits out its back-off. */
   let timer: NodeJS.Timeout | undefined;
-  let finish: () => void = () => undefined;
-  const done = new Promise<void>((resolve) => (finish = resolve));
+  /** `wake` was called since the current start began. */
+  let wokenSinceStart = false;
+  /** A backend of this supervisor has served at least once. */
+  let served = false;
+  let status = 0;
+  let finish: (status: number) => void = () => undefined;
+  const done = new Promise<number>((resolve) => (finish = resolve));
 
   // The IPC channel is a lifeline (the backend stops when it closes, see backend-main.ts) and
   // carries the spare's messages.
@@ -175,10 +197,27 @@ export function supervise(
     if (spare !== null) discard(spare);
     spare = null;
     await Promise.all(discarded);
-    finish();
+    finish(status);
+  };
+
+  /**
+   * Starts the next backend once `delay` has passed by the wall clock, which the supervisor's log
+   * timestamps use: a timer alone may fire a little early by that clock.
+   */
+  const startIn = (delay: number) => {
+    const due = Date.now() + delay;
+    const fire = () => {
+      const left = due - Date.now();
+      if (left > 0) return void (timer = setTimeout(fire, left));
+      timer = undefined;
+      void start();
+    };
+    timer = setTimeout(fire, delay);
   };
 
   const start = async () => {
+    wokenSinceStart = false;
+    logger.info({ failuresInARow: failures }, 'starting the backend');
     const promoted = options.spare === undefined ? null : await takeSpare(options.spare.codeRoot);
     if (stopping) {
       // Told to start just as the stop came: it is a backend now, and stops like one.
@@ -189,28 +228,52 @@ export function supervise(
     const startedAt = Date.now();
     const current = promoted?.child ?? spawnBackend(false);
     child = current;
-    if (options.spare !== undefined)
-      current.on('message', (message) => {
-        if (isWardMessage(message, 'serving')) prepareSpare();
-      });
+    current.on('message', (message) => {
+      if (!isWardMessage(message, 'serving')) return;
+      served = true;
+      if (options.spare !== undefined) prepareSpare();
+    });
     exitedOrNeverStarted(current, (code, signal) => {
       child = null;
       if (stopping) return void ended();
+      // Taken at the first start, the address is someone else's (a second `ward serve`): give up.
+      // Taken later, something grabbed it while this backend restarted: back off and try again.
+      if (code === EXIT_ADDRESS_TAKEN && !served) {
+        logger.error(
+          { code },
+          'the backend cannot listen: its address is in use (see its error above); not starting it again',
+        );
+        stopping = true;
+        status = 1;
+        return void ended();
+      }
       const failed = code !== 0 && Date.now() - startedAt < STABLE_MS;
       failures = failed ? failures + 1 : 0;
-      const delay = restartDelay(failures);
+      // A fix that landed while this backend was starting was not seen by it: try it now.
+      const delay = wokenSinceStart ? 0 : restartDelay(failures);
       logger[failed ? 'warn' : 'info'](
         { code, signal, delayMs: delay, failuresInARow: failures },
         `backend exited (${signal ?? code}); starting it again${delay > 0 ? ` in ${delay} ms` : ''}`,
       );
-      timer = setTimeout(() => void start(), delay);
+      startIn(delay);
     });
   };
 
   void start();
   return {
     restart: () => {
-      if (child !== null && !stopping) child.kill('SIGTERM');
+      if (child === null || stopping) return;
+      // Over IPC, the backend checks its next start first; a process without the channel cannot.
+      if (child.connected) child.send({ ward: 'restart' } satisfies ToBackend, () => undefined);
+      else child.kill('SIGTERM');
+    },
+    wake: (reason) => {
+      if (stopping) return;
+      if (timer === undefined) return void (wokenSinceStart = true);
+      clearTimeout(timer);
+      timer = undefined;
+      logger.info({ reason }, `${reason}; starting the backend now instead of waiting out the back-off`);
+      void start();
     },
     stop: (signal) => {
       if (stopping) return;

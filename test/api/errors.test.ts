@@ -1,5 +1,5 @@
 /**
- * One error shape everywhere, and the statuses of SPEC §7 and issue 4: 404, 405, 400, 413, 415,
+ * One error shape everywhere, and the statuses: 404, 405, 400, 413, 415,
  * 422, 500 (revealing nothing), 503 for a module whose routes broke the contract or when the base
  * module is missing; and the OpenAPI document that describes them.
  */

@@ -1,6 +1,6 @@
 /**
  * `/api/v1/me` and `/api/v1/modules/-/active`: what the frontend loads, computed on the server from
- * current grants, with navigation filtered per caller (SPEC §5 rule 4).
+ * current grants, with navigation filtered per caller.
  */
 import test from 'ava';
 import { createApiToken } from '../../src/auth/api-tokens.ts';

@@ -121,8 +121,10 @@ test('koa paths become OpenAPI paths with their parameters', (t) => {
 
 const ok = { method: 'GET', path: '/jobs', permission: 'x.job.read', handler: async () => undefined };
 
+const DECLARED = ['x.job.read', 'x.job.write'];
+
 test('the routes contract: what a module must get right', (t) => {
-  t.is(contractProblem('x', [ok, { ...ok, path: '/jobs/:id', permission: null }]), null);
+  t.is(contractProblem('x', [ok, { ...ok, path: '/jobs/:id', permission: null }], DECLARED), null);
   const problems: Array<[string, unknown, RegExp]> = [
     ['me', [ok], /the name me is reserved/],
     ['x', {}, /must return an array/],
@@ -140,5 +142,17 @@ test('the routes contract: what a module must get right', (t) => {
     ],
     ['x', [ok, ok], /GET \/jobs is defined twice/],
   ];
-  for (const [module, routes, expected] of problems) t.regex(contractProblem(module, routes) ?? '', expected);
+  for (const [module, routes, expected] of problems)
+    t.regex(contractProblem(module, routes, DECLARED) ?? '', expected);
+});
+
+test('a route whose permission the manifest does not declare is refused, naming the declared ones', (t) => {
+  t.is(
+    contractProblem('x', [{ ...ok, permission: 'x.jobs.read' }], DECLARED),
+    "route 0 (GET /jobs): permission x.jobs.read is not declared in the manifest's permissions (x.job.read, x.job.write); declare it there or fix the name",
+  );
+  t.is(
+    contractProblem('x', [ok], []),
+    "route 0 (GET /jobs): permission x.job.read is not declared in the manifest's permissions (none); declare it there or fix the name",
+  );
 });

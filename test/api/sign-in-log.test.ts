@@ -41,7 +41,7 @@ test('sign-in, failure, throttling and sign-out are logged; the passwords sent a
       userId: undefined,
       limit: undefined,
     })),
-    { msg: 'sign-in throttled', username: 'ada', userId: undefined, limit: 'user' },
+    { msg: 'sign-in throttled', username: 'ada', userId: undefined, limit: 'pair' },
   ]);
   t.true(events.every((event) => typeof event.ip === 'string' || !/sign/.test(String(event.msg))));
   const log = lines.join('');

@@ -1,9 +1,11 @@
 /**
  * Sign-in throttling over HTTP, against the real app and database, on a fake clock: 429s with
- * Retry-After before any password is checked, per username and per client address.
+ * Retry-After before any password is checked, per username and address, per username and per
+ * client address; and 503 with Retry-After when too many sign-ins are being checked at once.
  */
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
+import { admissions } from '../../src/auth/hash-limit.ts';
 import { hashPassword } from '../../src/auth/password.ts';
 import { createSignInThrottle } from '../../src/auth/throttle.ts';
 import { createUser } from '../../src/auth/users.ts';
@@ -11,6 +13,7 @@ import type { AppDeps } from '../../src/api/app.ts';
 import { PASSWORD, addUser, call, installedDatabase, startApp } from '../helpers/app.ts';
 
 const WRONG = 'not the password';
+const from = (address: string) => ({ 'x-forwarded-for': address });
 const USER_HINT =
   'wait, then try again; an administrator can set a new password with `ward users set-password`';
 
@@ -24,38 +27,91 @@ async function throttledApp(t: ExecutionContext, overrides: Partial<AppDeps> = {
   return { knex, clock, throttle, login };
 }
 
-test('after five wrong passwords the sixth sign-in gets 429 with Retry-After, even with the right password, which is not checked', async (t) => {
-  const { knex, clock, login } = await throttledApp(t);
+test('after five wrong passwords from one address its sixth sign-in gets 429 with Retry-After, even with the right password, which is not checked; the owner elsewhere signs in', async (t) => {
+  const { knex, clock, login } = await throttledApp(t, { trustProxy: true });
   // An outdated hash is rewritten whenever the right password is checked: that shows whether it was.
   const outdated = await hashPassword(PASSWORD, { ln: 10, r: 8, p: 1 });
   await createUser(knex, { username: 'ada', roles: ['admin'], passwordHash: outdated });
   await addUser(knex, 'grace', ['admin']);
   const storedHash = async () => (await knex('base_user').where({ username: 'ada' }).first()).password_hash;
 
+  const guesser = from('203.0.113.66');
   for (let i = 1; i <= 5; i++) {
-    const answer = await login(i % 2 === 0 ? 'ADA' : 'ada', WRONG);
+    const answer = await login(i % 2 === 0 ? 'ADA' : 'ada', WRONG, guesser);
     t.is(answer.status, 401, `attempt ${i}`);
     t.like(answer.body, { error: { code: 'invalid_credentials' } });
   }
-  const refused = await login('ada', PASSWORD);
+  const refused = await login('ada', PASSWORD, guesser);
   t.is(refused.status, 429, refused.text);
   t.deepEqual(refused.body, {
     error: {
       code: 'too_many_sign_ins',
-      message: 'too many failed sign-ins for this username; try again in 1 s',
+      message: 'too many failed sign-ins for this username from this address; try again in 1 s',
       hint: USER_HINT,
     },
   });
   t.is(refused.headers.get('retry-after'), '1');
   t.is(refused.headers.get('set-cookie'), null);
   t.is(await storedHash(), outdated, 'the password was not checked');
-  t.is((await login('grace', PASSWORD)).status, 200, 'another username is unaffected');
+  t.is((await login('grace', PASSWORD, guesser)).status, 200, 'another username is unaffected');
 
+  const owner = await login('ada', PASSWORD, from('192.0.2.10'));
+  t.is(owner.status, 200, `the owner, at another address, is not locked out: ${owner.text}`);
+  t.not(await storedHash(), outdated, 'there the password was checked (and re-hashed)');
+  t.is((await login('ada', PASSWORD, guesser)).status, 429, "the owner's sign-in does not free the guesser");
   clock.now += 999;
-  t.is((await login('ada', PASSWORD)).status, 429);
+  t.is((await login('ada', PASSWORD, guesser)).status, 429);
   clock.now += 1;
-  t.is((await login('ada', PASSWORD)).status, 200, 'once the wait has passed');
-  t.not(await storedHash(), outdated, 'this time the password was checked (and re-hashed)');
+  t.is((await login('ada', PASSWORD, guesser)).status, 200, 'once the wait has passed');
+});
+
+test('a username guessed at from 100 addresses within the hour: each address may try once a minute, and the owner still signs in', async (t) => {
+  const { knex, clock, throttle, login } = await throttledApp(t, { trustProxy: true });
+  await addUser(knex, 'ada', ['admin']);
+  for (let i = 0; i < 99; i++) t.true(throttle.attempt('ada', `198.51.100.${i}`).allowed);
+  t.is((await login('ada', WRONG, from('203.0.113.66'))).status, 401, 'the 100th failure');
+
+  const refused = await login('ada', PASSWORD, from('203.0.113.66'));
+  t.is(refused.status, 429, refused.text);
+  t.deepEqual(refused.body, {
+    error: {
+      code: 'too_many_sign_ins',
+      message:
+        'too many failed sign-ins for this username from all addresses together; each address may try once a minute; try again in 60 s',
+      hint: 'wait, then try again; someone may be guessing this password: the log has their addresses',
+    },
+  });
+  t.is(refused.headers.get('retry-after'), '60');
+  t.is((await login('ada', PASSWORD, from('192.0.2.10'))).status, 200, 'the owner, from their address');
+  clock.now += 60_000;
+  t.is((await login('ada', PASSWORD, from('203.0.113.66'))).status, 200, 'a minute later');
+});
+
+test('with no place left to check a password, sign-in answers 503 with Retry-After at once, checking and counting nothing', async (t) => {
+  const places = admissions(1);
+  const { knex, throttle, login } = await throttledApp(t, { signInHashing: places });
+  const outdated = await hashPassword(PASSWORD, { ln: 10, r: 8, p: 1 });
+  await createUser(knex, { username: 'ada', roles: ['admin'], passwordHash: outdated });
+  const held = places.enter();
+  for (let i = 0; i < 10; i++) {
+    const busy = await login('ada', i === 0 ? PASSWORD : WRONG);
+    t.is(busy.status, 503, busy.text);
+    t.deepEqual(busy.body, {
+      error: {
+        code: 'sign_in_busy',
+        message: 'too many sign-ins are being checked at once; try again in 1 s',
+        hint: 'wait a second, then try again; if it keeps happening, someone may be flooding sign-in',
+      },
+    });
+    t.is(busy.headers.get('retry-after'), '1');
+    t.is(busy.headers.get('set-cookie'), null);
+  }
+  const stored = await knex('base_user').where({ username: 'ada' }).first();
+  t.is(stored.password_hash, outdated, 'the password was not checked');
+  held?.();
+  t.is((await login('ada', PASSWORD)).status, 200, 'the place given back, sign-in works');
+  for (let i = 0; i < 5; i++)
+    t.true(throttle.attempt('ada', '127.0.0.1').allowed, 'the 503s counted as no failure');
 });
 
 test('a successful sign-in resets the count; the waits then double again from one second', async (t) => {

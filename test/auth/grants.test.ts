@@ -42,6 +42,12 @@ for (const [text, message] of refusals)
     t.regex((error as { hint?: string }).hint ?? '', /"roles"/);
   });
 
+test('a JSON syntax error is refused with its line and column', (t) => {
+  const error = t.throws(() => parseGrants('{\n  "roles": {\n    "ops": ["x.y.read",]\n  }\n}\n', FILE));
+  t.is(error?.message, `${FILE}: is not valid JSON: Unexpected token ']' at line 3, column 24`);
+  t.like(error, { code: 'invalid_grants_file' });
+});
+
 test('a missing default file means no extra grants; a missing explicit file is an error', async (t) => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ward-grants-'));
   const missing = path.join(dir, 'grants.json');

@@ -10,6 +10,7 @@ const principal = (userId: number): Principal => ({
   activeRoles: [],
   permissions: NO_PERMISSIONS,
   credential: { kind: 'session', csrfSecret: 'c', expiresAt: new Date(8.64e15) },
+  mustChangePassword: false,
 });
 
 function enabled(options = {}) {

@@ -14,6 +14,7 @@ const token = (
   username: 'sync',
   roles: ['admin', 'sync_agent'],
   revokedAt: null,
+  mustChangePassword: false,
   ...overrides,
   credential: {
     kind: 'token',
@@ -39,4 +40,9 @@ test('revoked, expired and unknown credentials are nobody', (t) => {
   t.is(toPrincipal(token({ revokedAt: new Date(NOW - 1) }), map, NOW), null);
   t.is(toPrincipal(token({ expiresAt: new Date(NOW) }), map, NOW), null);
   t.truthy(toPrincipal(token({ expiresAt: new Date(NOW + 1) }), map, NOW));
+});
+
+test('a user who must change their password carries that into the principal', (t) => {
+  t.true(toPrincipal(token({ mustChangePassword: true }), map, NOW)?.mustChangePassword);
+  t.false(toPrincipal(token(), map, NOW)?.mustChangePassword);
 });

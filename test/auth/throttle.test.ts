@@ -1,35 +1,56 @@
 /** The sign-in throttle's policy, on a fake clock. */
 import test from 'ava';
 import fc from 'fast-check';
-import { createSignInThrottle, type SignInThrottleOptions } from '../../src/auth/throttle.ts';
+import {
+  createSignInThrottle,
+  type SignInLimit,
+  type SignInThrottleOptions,
+} from '../../src/auth/throttle.ts';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
 
 function throttle(options: Omit<SignInThrottleOptions, 'now'> = {}) {
   const clock = { now: 0 };
   return { clock, ...createSignInThrottle({ ...options, now: () => clock.now }) };
 }
 
-/** `count` attempts for `username`, each from its own address, all allowed and (as nothing succeeds) failed. */
-function fail(subject: ReturnType<typeof throttle>, username: string, count: number) {
+type Subject = ReturnType<typeof throttle>;
+
+/** `count` attempts for `username` from `address`, all allowed and (as nothing succeeds) failed. */
+function fail(subject: Subject, username: string, count: number, address = '10.1.0.1') {
   for (let i = 0; i < count; i++)
-    if (!subject.attempt(username, `10.0.${i >> 8}.${i & 255}`).allowed)
-      throw new Error(`attempt ${i + 1} for ${username} was refused`);
+    if (!subject.attempt(username, address).allowed)
+      throw new Error(`attempt ${i + 1} for ${username} from ${address} was refused`);
 }
 
-const refusedFor = (reason: 'user' | 'address', retryAfterSeconds: number) => ({
+/** `count` failed attempts for `username`, each from its own address in 10.0.0.0/16. */
+function spread(subject: Subject, username: string, count: number) {
+  for (let i = 0; i < count; i++) fail(subject, username, 1, `10.0.${i >> 8}.${i & 255}`);
+}
+
+/** `count` failed attempts for `username` from `address`, each as soon as the throttle allows it. */
+function patiently(subject: Subject, username: string, count: number, address = '10.1.0.1') {
+  for (let failures = 0; failures < count;) {
+    const decision = subject.attempt(username, address);
+    if (decision.allowed) failures++;
+    else subject.clock.now += decision.retryAfterSeconds * SECOND;
+  }
+}
+
+const refusedFor = (reason: SignInLimit, retryAfterSeconds: number) => ({
   allowed: false,
   reason,
   retryAfterSeconds,
 });
 
-test('the first five failures of a username cost nothing; the sixth attempt waits a second', (t) => {
+test('the first five failures of a username from one address cost nothing; the sixth attempt waits a second', (t) => {
   const subject = throttle();
   fail(subject, 'ada', 5);
-  t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('user', 1));
+  t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('pair', 1));
   subject.clock.now = 999;
-  t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('user', 1), 'a partial second rounds up');
+  t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('pair', 1), 'a partial second rounds up');
   subject.clock.now = SECOND;
   t.deepEqual(subject.attempt('ada', '10.1.0.1'), { allowed: true });
 });
@@ -47,7 +68,7 @@ test('each further failure doubles the wait, counted from the last failure, up t
   }
   t.deepEqual(waits, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900]);
   for (let guess = 0; guess < 4; guess++) {
-    t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('user', 900), 'the cap holds: no reset');
+    t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('pair', 900), 'the cap holds: no reset');
     subject.clock.now += 900 * SECOND;
     t.true(subject.attempt('ada', '10.1.0.1').allowed);
   }
@@ -55,12 +76,8 @@ test('each further failure doubles the wait, counted from the last failure, up t
 
 test('at the cap, failures are forgotten only 15 quiet minutes after the wait has passed', (t) => {
   const subject = throttle();
-  for (let failures = 0; failures < 15;) {
-    const decision = subject.attempt('ada', '10.1.0.1');
-    if (decision.allowed) failures++;
-    else subject.clock.now += decision.retryAfterSeconds * SECOND;
-  }
-  t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('user', 900));
+  patiently(subject, 'ada', 15);
+  t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('pair', 900));
   subject.clock.now += 30 * MINUTE - 1;
   t.deepEqual(subject.attempt('ada', '10.1.0.1'), { allowed: true });
   t.false(
@@ -69,7 +86,7 @@ test('at the cap, failures are forgotten only 15 quiet minutes after the wait ha
   );
   subject.clock.now += 30 * MINUTE;
   fail(subject, 'ada', 5);
-  t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('user', 1), 'counting starts again');
+  t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('pair', 1), 'counting starts again');
 });
 
 test('refused attempts count as nothing: hammering during the wait does not extend it', (t) => {
@@ -85,14 +102,14 @@ test('refused attempts count as nothing: hammering during the wait does not exte
   t.true(subject.attempt('ada', '10.1.0.1').allowed);
 });
 
-test('a success resets the username: five free failures again', (t) => {
+test('a success resets its username and address: five free failures again', (t) => {
   const subject = throttle();
   fail(subject, 'ada', 5);
   subject.clock.now = SECOND;
   t.true(subject.attempt('ada', '10.1.0.1').allowed);
   subject.succeeded('ada', '10.1.0.1');
   fail(subject, 'ada', 5);
-  t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('user', 1));
+  t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('pair', 1));
 });
 
 test('failures are forgotten 15 minutes after the last one, counted from the end of its wait', (t) => {
@@ -106,7 +123,7 @@ test('failures are forgotten 15 minutes after the last one, counted from the end
   t.false(subject.attempt('ada', '10.1.0.1').allowed);
   subject.clock.now += 15 * MINUTE + 2 * SECOND;
   fail(subject, 'ada', 5);
-  t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('user', 1), 'counting starts again');
+  t.deepEqual(subject.attempt('ada', '10.1.0.1'), refusedFor('pair', 1), 'counting starts again');
 });
 
 test('usernames are counted case-insensitively and separately from each other', (t) => {
@@ -117,6 +134,75 @@ test('usernames are counted case-insensitively and separately from each other', 
   t.true(subject.attempt('grace', '10.1.0.1').allowed);
   subject.succeeded('aDa', '10.1.0.1');
   t.true(subject.attempt('ada', '10.1.0.1').allowed);
+});
+
+test("failures at one address do not lock the username out at another: the owner's right password is still checked there", (t) => {
+  const subject = throttle();
+  fail(subject, 'admin', 5, '203.0.113.66');
+  t.deepEqual(subject.attempt('admin', '203.0.113.66'), refusedFor('pair', 1));
+  for (let i = 0; i < 10; i++) {
+    subject.clock.now += 10 * MINUTE;
+    fail(subject, 'admin', 1, '203.0.113.66');
+    t.deepEqual(subject.attempt('ADMIN', '192.0.2.10'), { allowed: true }, `the owner, round ${i + 1}`);
+    subject.succeeded('admin', '192.0.2.10');
+  }
+  t.false(subject.attempt('admin', '203.0.113.66').allowed, "the owner's success does not free the guesser");
+});
+
+test("a success forgets only its own address's failures for the username", (t) => {
+  const subject = throttle();
+  fail(subject, 'ada', 4, '192.0.2.10');
+  fail(subject, 'ada', 5, '203.0.113.66');
+  t.true(subject.attempt('ada', '192.0.2.10').allowed);
+  subject.succeeded('ada', '192.0.2.10');
+  fail(subject, 'ada', 5, '192.0.2.10');
+  t.deepEqual(subject.attempt('ada', '192.0.2.10'), refusedFor('pair', 1), 'five free again, no more');
+  t.deepEqual(subject.attempt('ada', '203.0.113.66'), refusedFor('pair', 1));
+});
+
+test('after 100 failures of a username within an hour, from any addresses, each address gets one attempt a minute at it', (t) => {
+  const subject = throttle();
+  spread(subject, 'admin', 99);
+  t.true(subject.attempt('admin', '10.0.0.0').allowed, 'below the ceiling: a second try is free');
+  t.deepEqual(subject.attempt('admin', '10.0.0.0'), refusedFor('user', 60), 'the 100th failure');
+  t.deepEqual(subject.attempt('admin', '10.0.0.1'), refusedFor('user', 60));
+  t.true(subject.attempt('admin', '192.0.2.10').allowed, 'an address new to the username tries at once');
+  t.deepEqual(subject.attempt('admin', '192.0.2.10'), refusedFor('user', 60), '… then once a minute');
+  t.true(subject.attempt('grace', '10.0.0.1').allowed, 'other usernames are not slowed');
+  t.true(subject.attempt('grace', '10.0.0.1').allowed);
+
+  subject.clock.now = MINUTE - 1;
+  t.deepEqual(subject.attempt('admin', '10.0.0.1'), refusedFor('user', 1));
+  subject.clock.now = MINUTE;
+  t.true(subject.attempt('admin', '10.0.0.1').allowed);
+  t.deepEqual(subject.attempt('admin', '10.0.0.1'), refusedFor('user', 60));
+});
+
+test("under the username's ceiling an address waits the longer of its own wait and the minute", (t) => {
+  const subject = throttle();
+  patiently(subject, 'admin', 10, '203.0.113.66');
+  spread(subject, 'admin', 90);
+  t.deepEqual(subject.attempt('admin', '203.0.113.66'), refusedFor('user', 60), 'not its own 32 s');
+  subject.clock.now += MINUTE;
+  t.true(subject.attempt('admin', '203.0.113.66').allowed);
+  t.deepEqual(subject.attempt('admin', '203.0.113.66'), refusedFor('pair', 64), 'not the minute');
+});
+
+test("the username's ceiling counts failures in a sliding hour; a success does not lift it", (t) => {
+  const subject = throttle();
+  for (let i = 0; i < 100; i++) {
+    subject.clock.now = i * SECOND;
+    fail(subject, 'admin', 1, `10.0.0.${i}`);
+  }
+  t.true(subject.attempt('admin', '192.0.2.10').allowed);
+  subject.succeeded('admin', '192.0.2.10');
+  t.deepEqual(subject.attempt('admin', '10.0.0.99'), refusedFor('user', 60), 'the guessing goes on');
+  subject.clock.now = HOUR - 1;
+  t.true(subject.attempt('admin', '10.0.1.1').allowed, 'the first failure is 1 ms short of an hour old');
+  t.deepEqual(subject.attempt('admin', '10.0.1.1'), refusedFor('user', 60));
+  subject.clock.now = HOUR + SECOND;
+  t.true(subject.attempt('admin', '10.0.1.1').allowed, 'two failures left the hour: 99, and no minute');
+  t.deepEqual(subject.attempt('admin', '10.0.1.1'), refusedFor('user', 60), 'the failure just made: 100');
 });
 
 test('an address gets 100 failures in any 15 minutes, across usernames', (t) => {
@@ -145,6 +231,17 @@ test("a success withdraws its attempt from the address's count", (t) => {
   t.like(subject.attempt('grace', '192.0.2.7'), { allowed: false, reason: 'address' });
 });
 
+test("a success withdraws its attempt from the username's count", (t) => {
+  const subject = throttle();
+  spread(subject, 'admin', 99);
+  for (let i = 0; i < 10; i++) {
+    t.true(subject.attempt('admin', '192.0.2.10').allowed);
+    subject.succeeded('admin', '192.0.2.10');
+  }
+  t.true(subject.attempt('admin', '10.0.0.0').allowed, 'still 99 failures');
+  t.like(subject.attempt('admin', '10.0.0.0'), { allowed: false, reason: 'user' });
+});
+
 test('IPv6 clients count per /64; IPv4-mapped addresses as their IPv4 address', (t) => {
   const subject = throttle();
   for (let i = 0; i < 100; i++)
@@ -155,27 +252,33 @@ test('IPv6 clients count per /64; IPv4-mapped addresses as their IPv4 address', 
 
   for (let i = 0; i < 100; i++) t.true(subject.attempt(`user${i}`, '::ffff:198.51.100.1').allowed);
   t.like(subject.attempt('x', '198.51.100.1'), { allowed: false, reason: 'address' });
+
+  fail(subject, 'ada', 5, '2001:db8:5:6::1');
+  t.deepEqual(subject.attempt('ada', '2001:db8:5:6::2'), refusedFor('pair', 1), 'pairs count per /64 too');
 });
 
-test('when both limits refuse, the longer wait is given', (t) => {
+test('when several limits refuse, the longest wait is given', (t) => {
   const subject = throttle();
-  fail(subject, 'ada', 5);
-  for (let i = 0; i < 100; i++) subject.attempt(`user${i}`, '192.0.2.7');
-  t.deepEqual(subject.attempt('ada', '192.0.2.7'), refusedFor('address', 900));
-  subject.clock.now = 15 * MINUTE - 2 * SECOND;
-  fail(subject, 'grace', 5);
-  subject.clock.now += SECOND;
-  fail(subject, 'grace', 1);
-  t.deepEqual(subject.attempt('grace', '192.0.2.7'), refusedFor('user', 2), 'the address waits 1 s only');
+  fail(subject, 'ada', 5, '192.0.2.7');
+  for (let i = 0; i < 95; i++) subject.attempt(`user${i}`, '192.0.2.7');
+  t.deepEqual(subject.attempt('ada', '192.0.2.7'), refusedFor('address', 900), 'not the 1 s of the pair');
+
+  const capped = throttle();
+  patiently(capped, 'grace', 15, '192.0.2.8');
+  // Four of grace's failures are within the last 15 minutes, the oldest 896 s ago.
+  for (let i = 0; i < 96; i++) capped.attempt(`user${i}`, '192.0.2.8');
+  t.deepEqual(capped.attempt('grace', '192.0.2.8'), refusedFor('pair', 900), 'not the 4 s of the address');
+  capped.clock.now += 4 * SECOND;
+  t.deepEqual(capped.attempt('someone', '192.0.2.8'), { allowed: true });
 });
 
 test('memory is bounded: past maxKeys the key written longest ago is forgotten', (t) => {
   const subject = throttle({ maxKeys: 3 });
-  fail(subject, 'ada', 5);
+  fail(subject, 'ada', 5, '192.0.2.1');
   for (const name of ['b', 'c']) subject.attempt(name, '192.0.2.1');
-  t.false(subject.attempt('ada', '192.0.2.1').allowed, 'three keys: ada is still tracked');
+  t.false(subject.attempt('ada', '192.0.2.1').allowed, 'three pairs: ada is still tracked');
   subject.attempt('d', '192.0.2.1');
-  t.true(subject.attempt('ada', '192.0.2.1').allowed, 'a fourth key pushed ada out');
+  t.true(subject.attempt('ada', '192.0.2.1').allowed, 'a fourth pair pushed ada out');
 
   const addresses = throttle({ maxKeys: 2 });
   for (let i = 0; i < 100; i++) addresses.attempt(`user${i}`, '192.0.2.7');
@@ -187,14 +290,14 @@ test('memory is bounded: past maxKeys the key written longest ago is forgotten',
 
 test('the default bound is 10,000 keys of each kind', (t) => {
   const subject = throttle();
-  fail(subject, 'ada', 5);
+  fail(subject, 'ada', 5, '192.0.2.1');
   for (let i = 0; i < 9_999; i++) subject.attempt(`user${i}`, `172.16.${i >> 8}.${i & 255}`);
   t.false(subject.attempt('ada', '192.0.2.1').allowed);
   subject.attempt('one more', '192.0.2.1');
   t.true(subject.attempt('ada', '192.0.2.1').allowed);
 });
 
-/** The policy restated: the wait after `count` failures, the last at `last`, or 0 if forgotten. */
+/** The pair policy restated: the wait after `count` failures, the last at `last`, or 0 if forgotten. */
 const delay = (count: number): number => (count < 5 ? 0 : Math.min(SECOND * 2 ** (count - 5), 15 * MINUTE));
 
 function expectedWait(count: number, last: number, now: number): number {
@@ -209,14 +312,14 @@ const gap = fc.oneof(
   fc.integer({ min: 0, max: 20 * MINUTE }),
 );
 
-test('property: for one username, never allowed within the computed wait and always allowed once it has passed', (t) => {
+test('property: for one username from one address, never allowed within the computed wait and always allowed once it has passed', (t) => {
   const step = fc.record({ gap, succeeds: fc.integer({ min: 0, max: 9 }).map((n) => n === 0) });
   fc.assert(
     fc.property(fc.array(step, { maxLength: 80 }), (steps) => {
       const subject = throttle();
       let count = 0;
       let last = 0;
-      return steps.every((next, i) => {
+      return steps.every((next) => {
         const wait = expectedWait(count, last, subject.clock.now);
         const forgotten = Math.max(0, last + delay(count) + 15 * MINUTE - subject.clock.now);
         subject.clock.now +=
@@ -230,17 +333,16 @@ test('property: for one username, never allowed within the computed wait and alw
                   ? Math.max(0, forgotten - 1)
                   : next.gap;
         const now = subject.clock.now;
-        // Each attempt from its own address: only the username's limit is in play.
-        const address = `10.0.${i >> 8}.${i & 255}`;
-        const decision = subject.attempt('ada', address);
+        // Fewer than 100 attempts: only the pair's limit is in play.
+        const decision = subject.attempt('ada', '10.1.0.1');
         const remaining = expectedWait(count, last, now);
         if (remaining > 0)
           return (
-            JSON.stringify(decision) === JSON.stringify(refusedFor('user', Math.ceil(remaining / SECOND)))
+            JSON.stringify(decision) === JSON.stringify(refusedFor('pair', Math.ceil(remaining / SECOND)))
           );
         if (!decision.allowed) return false;
         if (next.succeeds) {
-          subject.succeeded('ada', address);
+          subject.succeeded('ada', '10.1.0.1');
           count = 0;
         } else {
           count = now - last >= delay(count) + 15 * MINUTE ? 1 : count + 1;
@@ -250,6 +352,86 @@ test('property: for one username, never allowed within the computed wait and alw
       });
     }),
     { numRuns: 300 },
+  );
+  t.pass();
+});
+
+/** Guessing traffic: who tries which username when, from a few hundred addresses. */
+const guess = fc.record({
+  address: fc.integer({ min: 0, max: 299 }),
+  username: fc.constantFrom('admin', 'admin', 'admin', 'ada', 'Admin'),
+  gap: fc.oneof(
+    { arbitrary: fc.integer({ min: 0, max: 2 * SECOND }), weight: 20 },
+    fc.integer({ min: 0, max: 20 * MINUTE }),
+  ),
+  /** The owner tries between guesses: from their usual address, or from one never used before. */
+  owner: fc.constantFrom(null, null, null, null, 'home' as const, 'new' as const),
+});
+
+const guesser = (index: number) => `10.0.${index >> 8}.${index & 255}`;
+
+test('property: whatever others guess, an address whose every attempt at a username succeeded is never refused for it', (t) => {
+  fc.assert(
+    fc.property(
+      fc.array(guess, { minLength: 50, maxLength: 400 }),
+      fc.constantFrom(5, 50, 10_000),
+      (steps, maxKeys) => {
+        const subject = throttle({ maxKeys });
+        let fresh = 0;
+        return steps.every((step) => {
+          subject.clock.now += step.gap;
+          subject.attempt(step.username, guesser(step.address));
+          if (step.owner === null) return true;
+          const address = step.owner === 'home' ? '192.0.2.10' : `198.51.${fresh >> 8}.${fresh++ & 255}`;
+          const decision = subject.attempt('admin', address);
+          subject.succeeded('admin', address);
+          return decision.allowed;
+        });
+      },
+    ),
+    { numRuns: 200 },
+  );
+  t.pass();
+});
+
+test('property: once a username has had 100 failures within the hour, no address gets at it twice within a minute, and none waits more than a minute for that reason', (t) => {
+  fc.assert(
+    fc.property(fc.array(guess, { minLength: 100, maxLength: 600 }), (steps) => {
+      const subject = throttle();
+      const failures: number[] = [];
+      const lastAllowed = new Map<number, number>();
+      return steps.every((step) => {
+        subject.clock.now += step.gap;
+        const now = subject.clock.now;
+        const decision = subject.attempt('admin', guesser(step.address));
+        const ceiling = failures.filter((time) => now - time < HOUR).length >= 100;
+        if (!decision.allowed)
+          return decision.reason !== 'user' || (ceiling && decision.retryAfterSeconds <= 60);
+        const previous = lastAllowed.get(step.address);
+        failures.push(now);
+        lastAllowed.set(step.address, now);
+        return !ceiling || previous === undefined || now - previous >= MINUTE;
+      });
+    }),
+    { numRuns: 100 },
+  );
+  t.pass();
+});
+
+test('property: after any history, waiting as long as Retry-After says is enough', (t) => {
+  fc.assert(
+    fc.property(fc.array(guess, { maxLength: 400 }), guess, (steps, last) => {
+      const subject = throttle();
+      for (const step of steps) {
+        subject.clock.now += step.gap;
+        subject.attempt(step.username, guesser(step.address));
+      }
+      const decision = subject.attempt(last.username, guesser(last.address));
+      if (decision.allowed) return true;
+      subject.clock.now += decision.retryAfterSeconds * SECOND;
+      return subject.attempt(last.username, guesser(last.address)).allowed;
+    }),
+    { numRuns: 200 },
   );
   t.pass();
 });

@@ -261,6 +261,31 @@ for (const [variable, value, message, hint] of [
   test(`a backend with ${variable}=${value} refuses to start before it applies the plan`, (t) =>
     refusedSetting(t, 'backend', { [variable]: value }, { message, hint }));
 
+test('a backend with LOG_LEVEL=verbose names the setting, where it was set and the levels, without a stack trace', (t) =>
+  refusedSetting(
+    t,
+    'backend',
+    { LOG_LEVEL: 'verbose' },
+    {
+      message: /LOG_LEVEL="verbose" \(set in the environment\) is not a log level/,
+      hint: /give one of fatal, error, warn, info, debug, trace, silent; unset, it is info/,
+    },
+  ));
+
+test('ward serve with LOG_LEVEL=verbose in the storage settings file names the file and line', async (t) => {
+  const storage = await scratchDir();
+  await writeFile(path.join(storage, 'ward.env'), '# settings\nLOG_LEVEL=verbose\n');
+  await refusedSetting(
+    t,
+    'serve',
+    { WARD_STORAGE_DIR: storage },
+    {
+      message: new RegExp(`LOG_LEVEL="verbose" \\(set in ${storage}/ward\\.env:2\\) is not a log level`),
+      hint: /give one of fatal, error, warn, info, debug, trace, silent/,
+    },
+  );
+});
+
 test('a backend with a malformed grants file refuses to start before it applies the plan', async (t) => {
   const file = path.join(await scratchDir(), 'grants.json');
   await writeFile(file, '{"roles": {"Bad Role": []}}');
@@ -359,3 +384,41 @@ test('restore --file of something that is not a file names it, before the databa
     message: /^error: \/nonexistent\/module_base_20260101T000000Z\.sql is not a file$/m,
     hint: /pass --file with the path of a backup/,
   }));
+
+for (const value of ['not a host', '127.0.0.300', '[localhost]', '-bad-.example'])
+  test(`a backend with HOST=${value} refuses to start before it applies the plan`, (t) =>
+    refusedSetting(
+      t,
+      'backend',
+      { HOST: value },
+      {
+        message: new RegExp(
+          `HOST=${JSON.stringify(value).replace(/[[\].]/g, '\\$&')} is not an address to listen on`,
+        ),
+        hint: /0\.0\.0\.0 or :: for every interface/,
+      },
+    ));
+
+test('ward serve with HOST=not a host refuses before it starts a backend', (t) =>
+  refusedSetting(
+    t,
+    'serve',
+    { HOST: 'not a host' },
+    { message: /HOST="not a host" is not an address to listen on/, hint: /127\.0\.0\.1 \(the default\)/ },
+  ));
+
+test('a backend with HOST set to an address this machine does not have says so, and the fix', async (t) => {
+  const { url } = await installedDatabase(t);
+  // 198.51.100.0/24 is reserved for documentation (RFC 5737): no ordinary machine has it.
+  const run = await ward(['backend'], {
+    DATABASE_URL: url,
+    PORT: '0',
+    HOST: '198.51.100.77',
+    WARD_STORAGE_DIR: await scratchDir(),
+    WARD_MODULE_PATHS: AUTH_MODULES,
+  });
+  t.is(run.code, 1, run.stdout);
+  t.regex(run.stderr, /^error: HOST=198\.51\.100\.77 is not an address of this machine$/m);
+  t.regex(run.stderr, /^hint: set HOST to one of its addresses/m);
+  t.notRegex(run.stderr, /^\s+at /m, 'no stack trace');
+});

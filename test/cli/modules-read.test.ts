@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { AUTH_MODULES, installedDatabase } from '../helpers/app.ts';
@@ -127,13 +127,20 @@ test('doctor reports orphans, missing dependencies, manifest errors and errored 
   t.is(run.code, 1);
   const report = parseJson<{
     ok: boolean;
-    orphans: unknown[];
+    orphans: Array<{ module: string; state: string; hint: string }>;
     missingDependencies: unknown[];
     manifestErrors: Array<{ module: string | null; message: string }>;
     errored: unknown[];
   }>(run);
   t.false(report.ok);
-  t.deepEqual(report.orphans, [{ module: 'vanished', state: 'installed' }]);
+  t.deepEqual(
+    report.orphans.map(({ module, state }) => ({ module, state })),
+    [{ module: 'vanished', state: 'installed' }],
+  );
+  t.regex(
+    report.orphans[0]?.hint ?? '',
+    /^its code was not found with WARD_MODULE_PATHS=.* \(from environment\)/,
+  );
   t.deepEqual(report.errored, [
     { module: 'patients', state: 'to_install', errorMessage: 'migration failed: boom' },
   ]);
@@ -173,6 +180,38 @@ test('doctor reports the tables of installed modules that are gone from the data
   t.regex(
     (await ward(['modules', 'doctor'], env)).stdout,
     /^Missing tables \(installed modules, tables gone from the database; restore it from a backup\):\n {2}base: base_session$/m,
+  );
+});
+
+test('doctor reports a malformed grants file with its line and column, and a bad setting, exiting 1', async (t) => {
+  const { url } = await testDatabase(t, { migrated: true });
+  const storage = await scratchDir();
+  const grants = path.join(storage, 'grants.json');
+  await writeFile(grants, '{\n  "roles": {\n    "ops": ["x.y.read",]\n  }\n}\n');
+  const env = { DATABASE_URL: url, WARD_STORAGE_DIR: storage, PORT: 'eighty' };
+  const run = await ward(['modules', 'doctor', '--json'], env);
+  t.is(run.code, 1);
+  t.deepEqual(
+    parseJson<{ configuration: Array<{ code: string; message: string }> }>(run).configuration.map(
+      ({ code, message }) => ({ code, message }),
+    ),
+    [
+      { code: 'invalid_setting', message: 'PORT="eighty" is not a TCP port' },
+      {
+        code: 'invalid_grants_file',
+        message: `${grants}: is not valid JSON: Unexpected token ']' at line 3, column 24`,
+      },
+    ],
+  );
+  const text = await ward(['modules', 'doctor'], env);
+  t.is(text.code, 1);
+  t.regex(
+    text.stdout,
+    /^Settings and grants file \(a backend refuses to start\):\n {2}PORT="eighty" is not a TCP port\n {4}hint: give a number/m,
+  );
+  t.regex(
+    text.stdout,
+    /^ {2}.*grants\.json: is not valid JSON: .* at line 3, column 24\n {4}hint: fix the file/m,
   );
 });
 

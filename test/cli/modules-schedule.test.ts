@@ -158,7 +158,7 @@ test('uninstall of a legacy module names the missing branch and --force does not
   t.deepEqual(await snapshot(knex), before);
 });
 
-test('uninstall with an installed dependent is blocked with "required by", --force overrides', async (t) => {
+test('uninstall with an installed dependent is blocked with "required by", --force included; --cascade takes it along', async (t) => {
   const { knex, env } = await setup(t);
   await setRows(
     knex,
@@ -169,17 +169,22 @@ test('uninstall with an installed dependent is blocked with "required by", --for
     })),
   );
   const before = await snapshot(knex);
-  const refused = await ward(['modules', 'uninstall', 'clinic_portal'], env);
-  t.is(refused.code, 1);
-  t.regex(refused.stderr, /required by portal_reminders/);
+  for (const flags of [[], ['--force']]) {
+    const refused = await ward(['modules', 'uninstall', 'clinic_portal', ...flags, '--json'], env);
+    t.is(refused.code, 1);
+    t.deepEqual(parseJson<{ error: unknown }>(refused).error, {
+      code: 'required_by',
+      message: 'clinic_portal is required by portal_reminders',
+      hint: 'uninstall portal_reminders first, or pass --cascade to uninstall them as well; --force does not override this',
+    });
+  }
   t.deepEqual(await snapshot(knex), before);
-  const forced = await ward(['modules', 'uninstall', 'clinic_portal', '--force', '--json'], env);
-  t.is(forced.code, 0, forced.stderr);
-  const result = parseJson<{ plan: { actions: Array<{ module: string }> } }>(forced);
+  const cascaded = await ward(['modules', 'uninstall', 'clinic_portal', '--cascade', '--json'], env);
+  t.is(cascaded.code, 0, cascaded.stderr);
+  const result = parseJson<{ plan: { actions: Array<{ module: string }> } }>(cascaded);
   t.deepEqual(
     result.plan.actions.map((a) => a.module),
-    ['clinic_portal'],
-    '--force uninstalls only the named module',
+    ['portal_reminders', 'clinic_portal'],
   );
 });
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import { FIXTURES, scratchDir, ward } from '../helpers/cli.ts';
+import { crashAtStep } from '../helpers/crash.ts';
 import { templateDatabase, testDatabase } from '../helpers/database.ts';
 import { restart, serveUntilExit } from '../helpers/serve.ts';
 import { moduleState } from '../helpers/state.ts';
@@ -65,7 +66,7 @@ const scenarios: Scenario[] = [
   {
     name: 'uninstall',
     modulePaths: V1,
-    steps: ['lab backup', 'lab uninstall_hook', 'lab purge', 'lab downgrade', 'lab finalize'],
+    steps: ['lab check', 'lab backup', 'lab uninstall_hook', 'lab purge', 'lab downgrade', 'lab finalize'],
     async prepare(env) {
       await must(ward(['modules', 'install', 'lab'], env));
       await restart(env);
@@ -93,7 +94,7 @@ async function run(t: ExecutionContext, scenario: Scenario, crash?: string) {
   const storage = await scratchDir('ward-crash-');
   const env = { DATABASE_URL: url, WARD_STORAGE_DIR: storage, WARD_MODULE_PATHS: scenario.modulePaths };
   if (crash !== undefined) {
-    const died = await serveUntilExit({ ...env, WARD_TEST_CRASH: crash });
+    const died = await serveUntilExit({ ...env, ...crashAtStep(crash) });
     t.is(died.signal, 'SIGKILL', died.output);
   }
   await restart(env);

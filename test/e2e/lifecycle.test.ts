@@ -1,5 +1,5 @@
 /**
- * SPEC §3's transition table, row by row, end to end: `bin/ward` schedules, a real `ward serve`
+ * The module lifecycle's transition table, row by row, end to end: `bin/ward` schedules, a real `ward serve`
  * restart applies, and the database and storage are checked afterwards.
  */
 import { spawnSync } from 'node:child_process';
@@ -104,7 +104,7 @@ test('upgrade then restart: new dependency first, new migrations, seeds re-appli
   ]);
 });
 
-test('uninstall then restart: backup, hook, purge, branch downgraded to base, uninstalled', async (t) => {
+test('uninstall then restart: check, backup, hook, purge, branch downgraded to base, uninstalled', async (t) => {
   const { knex, env, storage } = await setup(t);
   await installLab(env);
   const patient = await knex('patients_patient')
@@ -119,7 +119,11 @@ test('uninstall then restart: backup, hook, purge, branch downgraded to base, un
   t.deepEqual(await branch(knex, 'lab'), []);
   t.deepEqual(
     await branch(knex, 'patients'),
-    ['patients/20260101000100_create_patients_patient', 'patients/20260301000000_add_patients_details'],
+    [
+      'patients/20260101000100_create_patients_patient',
+      'patients/20260301000000_add_patients_details',
+      'patients/20261124000000_normalise_patients_text',
+    ],
     'another module’s branch is untouched',
   );
   t.is(
@@ -150,7 +154,7 @@ test('uninstall then restart: backup, hook, purge, branch downgraded to base, un
       .where({ module_name: 'lab', operation: 'uninstall', status: 'done' })
       .orderBy('id')
       .pluck('step'),
-    ['schedule', 'backup', 'uninstall_hook', 'purge', 'downgrade', 'finalize'],
+    ['schedule', 'check', 'backup', 'uninstall_hook', 'purge', 'downgrade', 'finalize'],
   );
 });
 
@@ -237,7 +241,7 @@ test("restore refuses a backup of another module, or one that would reset anothe
   }
 });
 
-test('reinstall, then feed the backup to psql (SPEC §4.2): rows and seed tracking are as they were', async (t) => {
+test('reinstall, then feed the backup to psql: rows and seed tracking are as they were', async (t) => {
   const { env, file, before, after } = await uninstallAndReinstall(t);
   const psql = spawnSync('psql', [env.DATABASE_URL, '-v', 'ON_ERROR_STOP=1', '-q', '-f', file], {
     encoding: 'utf8',

@@ -15,6 +15,7 @@ import { reconcile } from '../../src/applier/reconcile.ts';
 import { schedule } from '../../src/db/schedule.ts';
 import { silentLogger } from '../../src/logger.ts';
 import { blobPath, putBlob } from '../../modules/documents/lib/blob-store.ts';
+import { sdk } from '../../src/sdk/runtime.ts';
 import { scratchDir, ward } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { restart, serve } from '../helpers/serve.ts';
@@ -49,7 +50,7 @@ test('uninstall documents --force, restart: backup holds the rows, table gone; r
   const [patient] = await knex('patients_patient')
     .insert({ mrn: 'U-1', family_name: 'Ng', given_name: 'Al' })
     .returning('id');
-  const blob = await putBlob(storage, Readable.from([Buffer.from('referral')]), { maxBytes: 100 });
+  const blob = await putBlob(sdk, storage, Readable.from([Buffer.from('referral')]), { maxBytes: 100 });
   await knex('documents_document').insert([
     {
       patient_id: patient.id,

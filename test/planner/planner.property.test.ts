@@ -8,6 +8,7 @@ import type {
   ModuleRow,
   ModuleState,
   Request,
+  TableReference,
 } from '../../src/planner/types.ts';
 import { diskModule, manifestProblem, row } from '../helpers/inventory.ts';
 
@@ -19,6 +20,8 @@ interface World {
   names: string[];
   inventory: Inventory;
   rows: ModuleRow[];
+  /** Foreign keys between the modules' tables, some from tables no module owns. */
+  references: TableReference[];
 }
 
 const nodeArbitrary = fc.record({
@@ -42,6 +45,59 @@ const nodeArbitrary = fc.record({
 
 type NodeSpec = typeof nodeArbitrary extends fc.Arbitrary<infer Spec> ? Spec : never;
 
+/** A foreign key: `from` null (one in five) is a table no module owns. */
+const referenceArbitrary = fc.record({
+  from: fc.option(fc.nat(), { freq: 5 }),
+  to: fc.nat(),
+  fromTable: fc.nat({ max: 2 }),
+  toTable: fc.nat({ max: 2 }),
+});
+
+type ReferenceSpec = typeof referenceArbitrary extends fc.Arbitrary<infer Spec> ? Spec : never;
+
+/**
+ * Nodes for uninstall properties: on disk, sound manifests, mostly installed, so that uninstalls
+ * get past the early refusals and meet dependents and foreign keys often.
+ */
+const uninstallNodeArbitrary: fc.Arbitrary<NodeSpec> = fc.record({
+  onDisk: fc.constant(true),
+  brokenManifest: fc.constant(false),
+  version: fc.constant('1.0.0'),
+  dependencyPicks: fc.array(fc.nat(), { maxLength: 2 }),
+  missingDependency: fc.constant(false),
+  removable: fc.integer({ min: 0, max: 3 }).map((roll) => roll > 0),
+  migrations: fc.integer({ min: 0, max: 19 }).map((roll) => roll > 0),
+  state: fc.constantFrom<ModuleState | null>(
+    'installed',
+    'installed',
+    'installed',
+    'to_install',
+    'to_uninstall',
+    'uninstalled',
+  ),
+  rowVersion: fc.constant('1.0.0'),
+});
+
+/** A consistent world of up to 8 modules with up to 8 foreign keys, and an uninstall of one of them. */
+const uninstallCase = fc
+  .uniqueArray(fc.stringMatching(/^[a-z][a-z0-9]{0,2}$/), { minLength: 1, maxLength: 8 })
+  .chain((names) =>
+    fc.tuple(
+      fc
+        .tuple(
+          fc.array(uninstallNodeArbitrary, { minLength: names.length, maxLength: names.length }),
+          fc.array(referenceArbitrary, { maxLength: 8 }),
+          fc.boolean(),
+        )
+        .map(([nodes, references, acyclic]) =>
+          buildWorld(names, nodes, references, { acyclic, consistent: true }),
+        ),
+      fc
+        .tuple(fc.constantFrom(...names), fc.boolean(), fc.boolean())
+        .map(([name, force, cascade]) => ({ kind: 'uninstall' as const, name, force, cascade })),
+    ),
+  );
+
 /**
  * Random modules and rows. `acyclic` only lets a module depend on modules listed before it; names
  * are random, so list order and name order are unrelated. `consistent` repairs the rows so that
@@ -52,14 +108,33 @@ function worldArbitrary(options: { acyclic: boolean; consistent: boolean }): fc.
     .uniqueArray(fc.stringMatching(/^[a-z][a-z0-9]{0,2}$/), { minLength: 1, maxLength: 12 })
     .chain((names) =>
       fc
-        .array(nodeArbitrary, { minLength: names.length, maxLength: names.length })
-        .map((nodes) => buildWorld(names, nodes, options)),
+        .tuple(
+          fc.array(nodeArbitrary, { minLength: names.length, maxLength: names.length }),
+          fc.array(referenceArbitrary, { maxLength: 4 }),
+        )
+        .map(([nodes, references]) => buildWorld(names, nodes, references, options)),
     );
+}
+
+/** Table `t` of module `m` is `m_t`; a table no module owns is `free_t`. */
+function buildReferences(names: string[], specs: ReferenceSpec[]): TableReference[] {
+  return specs.map((spec, at) => {
+    const fromModule = spec.from === null ? null : names[spec.from % names.length]!;
+    const toModule = names[spec.to % names.length]!;
+    return {
+      fromModule,
+      fromTable: `${fromModule ?? 'free'}_${spec.fromTable}`,
+      constraint: `fk${at}`,
+      toModule,
+      toTable: `${toModule}_${spec.toTable}`,
+    };
+  });
 }
 
 function buildWorld(
   names: string[],
   nodes: NodeSpec[],
+  references: ReferenceSpec[],
   options: { acyclic: boolean; consistent: boolean },
 ): World {
   const modules = new Map<string, ReturnType<typeof diskModule>>();
@@ -84,7 +159,12 @@ function buildWorld(
     if (node.state !== null) rows.set(name, row(name, node.state, node.rowVersion));
   });
   if (options.consistent) repair(modules, rows);
-  return { names, inventory: { modules, problems }, rows: [...rows.values()] };
+  return {
+    names,
+    inventory: { modules, problems },
+    rows: [...rows.values()],
+    references: buildReferences(names, references),
+  };
 }
 
 /** Demotes present modules with a dependency that is not present until none is left. */
@@ -129,11 +209,19 @@ function respects(actions: Action[], mustComeFirst: (action: Action) => string[]
 const uninstallActions = (actions: Action[]): Action[] =>
   actions.filter((action) => action.kind === 'uninstall');
 
-/** Other modules in the list that depend on `name`. */
-const dependentsAmong = (world: World, actions: Action[], name: string): string[] =>
-  actions
+/** Other modules in the list that depend on `name` or whose tables point into its tables. */
+const leavingBeforeAmong = (world: World, actions: Action[], name: string): string[] => {
+  const referencing = new Set(
+    world.references
+      .filter((reference) => reference.toModule === name)
+      .map((reference) => reference.fromModule),
+  );
+  return actions
     .map((action) => action.module)
-    .filter((module) => module !== name && dependsOf(world, module).includes(name));
+    .filter(
+      (module) => module !== name && (dependsOf(world, module).includes(name) || referencing.has(module)),
+    );
+};
 
 /** Naive reference: a set has a cycle when peeling off nodes without in-set dependencies leaves some. */
 function hasCycle(world: World, members: Set<string>): boolean {
@@ -187,25 +275,24 @@ for (const acyclic of [true, false]) {
     );
   });
 
-  test(`uninstall plans run dependents first (${graphs})`, (t) => {
+  test(`uninstall plans run dependents and referencing modules first (${graphs})`, (t) => {
     fc.assert(
       fc.property(worldAndRequest({ acyclic, consistent: false }), ([world, request]) => {
         if (request.kind !== 'uninstall') return;
-        const result = plan(world.inventory, world.rows, request);
+        const result = plan(world.inventory, world.rows, request, world.references);
         if (!result.ok) return;
         const { actions } = result.plan;
         t.true(actions.every((action) => action.kind === 'uninstall' && action.toVersion === null));
-        t.true(respects(actions, (action) => dependentsAmong(world, actions, action.module)));
+        t.true(respects(actions, (action) => leavingBeforeAmong(world, actions, action.module)));
       }),
       runs,
     );
   });
 
-  test(`after any ok plan no present module lacks a dependency unless --force (${graphs})`, (t) => {
+  test(`after any ok plan no present module lacks a dependency, --force included (${graphs})`, (t) => {
     fc.assert(
       fc.property(worldAndRequest({ acyclic, consistent: true }), ([world, request]) => {
-        if (request.kind === 'uninstall' && request.force) return;
-        const result = plan(world.inventory, world.rows, request);
+        const result = plan(world.inventory, world.rows, request, world.references);
         if (!result.ok) return;
         const states = applied(world, result.plan.actions);
         const present = (name: string): boolean => PRESENT.has(states.get(name) ?? 'uninstalled');
@@ -225,7 +312,7 @@ for (const acyclic of [true, false]) {
   test(`reconcile applies or blocks each pending row once, in a safe order (${graphs})`, (t) => {
     fc.assert(
       fc.property(worldArbitrary({ acyclic, consistent: false }), (world) => {
-        const result = plan(world.inventory, world.rows, { kind: 'reconcile' });
+        const result = plan(world.inventory, world.rows, { kind: 'reconcile' }, world.references);
         if (!result.ok) return t.fail('reconcile never refuses');
         const { actions, blocked } = result.plan;
         const pending = world.rows
@@ -235,7 +322,7 @@ for (const acyclic of [true, false]) {
         t.deepEqual([...handled].sort(), [...pending].sort());
         const uninstalls = uninstallActions(actions);
         t.deepEqual(actions.slice(0, uninstalls.length), uninstalls);
-        t.true(respects(uninstalls, (action) => dependentsAmong(world, uninstalls, action.module)));
+        t.true(respects(uninstalls, (action) => leavingBeforeAmong(world, uninstalls, action.module)));
         const states = new Map(world.rows.map((current) => [current.name, current.state]));
         for (const action of actions) {
           if (action.kind !== 'uninstall')
@@ -268,7 +355,10 @@ for (const acyclic of [true, false]) {
           ),
           problems: [...world.inventory.problems].reverse(),
         };
-        t.deepEqual(plan(reordered, rows, request), plan(world.inventory, world.rows, request));
+        t.deepEqual(
+          plan(reordered, rows, request, [...world.references].reverse()),
+          plan(world.inventory, world.rows, request, world.references),
+        );
       }),
       runs,
     );
@@ -313,4 +403,75 @@ test('a cycle among uninstalled modules is always refused with its path', (t) =>
     }),
     runs,
   );
+});
+
+test('a planned uninstall leaves no foreign key pointing into a module it removes', (t) => {
+  let checked = 0;
+  fc.assert(
+    fc.property(uninstallCase, ([world, request]) => {
+      const result = plan(world.inventory, world.rows, request, world.references);
+      if (!result.ok) return;
+      const removed = new Set(result.plan.actions.map((action) => action.module));
+      const leaving = new Set(
+        world.rows.filter((current) => current.state === 'to_uninstall').map((current) => current.name),
+      );
+      for (const reference of world.references) {
+        if (!removed.has(reference.toModule) || reference.fromModule === reference.toModule) continue;
+        const from = reference.fromModule;
+        checked++;
+        t.true(
+          from !== null && (removed.has(from) || leaving.has(from)),
+          `${reference.fromTable}.${reference.constraint} still points into ${reference.toTable}`,
+        );
+      }
+    }),
+    runs,
+  );
+  t.true(checked > 0, 'some plans removed a module that foreign keys point into');
+});
+
+test('a planned uninstall never leaves a present module depending on a removed one, --force included', (t) => {
+  let checked = 0;
+  fc.assert(
+    fc.property(uninstallCase, ([world, request]) => {
+      const result = plan(world.inventory, world.rows, request, world.references);
+      if (!result.ok) return;
+      const states = applied(world, result.plan.actions);
+      const present = (name: string): boolean => PRESENT.has(states.get(name) ?? 'uninstalled');
+      for (const name of world.inventory.modules.keys()) {
+        if (!present(name) || dependsOf(world, name).length === 0) continue;
+        checked++;
+        t.deepEqual(
+          dependsOf(world, name).filter((dependency) => !present(dependency)),
+          [],
+          `${name} lost a dependency`,
+        );
+      }
+    }),
+    runs,
+  );
+  t.true(checked > 0);
+});
+
+test('a dependents or foreign-key refusal is lifted by --cascade --force unless something no flag lifts stands in the way', (t) => {
+  const liftable = new Set(['required_by', 'referenced_by']);
+  const unliftable = new Set(['no_migration_branch', 'referenced_by_unowned', 'dependency_cycle']);
+  let lifted = 0;
+  fc.assert(
+    fc.property(uninstallCase, ([world, request]) => {
+      const result = plan(world.inventory, world.rows, { ...request, cascade: false }, world.references);
+      if (result.ok || !liftable.has(result.refusal.code)) return;
+      const cascaded = plan(
+        world.inventory,
+        world.rows,
+        { ...request, cascade: true, force: true },
+        world.references,
+      );
+      if (!cascaded.ok) return t.true(unliftable.has(cascaded.refusal.code), cascaded.refusal.code);
+      lifted++;
+      t.is(cascaded.plan.actions.at(-1)?.module, request.name, 'the requested module goes last');
+    }),
+    runs,
+  );
+  t.true(lifted > 0);
 });

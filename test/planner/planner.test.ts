@@ -10,6 +10,7 @@ import type {
   Reason,
   Refusal,
   Request,
+  TableReference,
 } from '../../src/planner/types.ts';
 import { inventoryOf, manifestProblem, rowsOf } from '../helpers/inventory.ts';
 
@@ -414,13 +415,14 @@ test('uninstall refuses a module that present modules depend on, naming them sor
     code: 'required_by',
     module: 'a',
     dependents: ['b', 'm', 'z'],
+    references: [],
   });
 });
 
-test('uninstall --force removes only the module and leaves its dependents', (t) => {
-  const inventory = inventoryOf({ a: {}, b: { depends: ['a'] } });
+test('uninstall --force does not override dependents: it only overrides "removable": false', (t) => {
+  const inventory = inventoryOf({ a: { removable: false }, b: { depends: ['a'] } });
   const result = plan(inventory, rowsOf({ a: 'installed', b: 'installed' }), uninstall('a', { force: true }));
-  t.deepEqual(steps(planned(t, result).actions), ['uninstall a (requested)']);
+  t.deepEqual(refused(t, result), { code: 'required_by', module: 'a', dependents: ['b'], references: [] });
 });
 
 test('uninstall --cascade removes dependents first, transitively', (t) => {
@@ -482,6 +484,118 @@ test('uninstall of a module that lists itself in depends is not held back by its
     const result = plan(inventory, rowsOf({ a: 'installed' }), uninstall('a', flags));
     t.deepEqual(steps(planned(t, result).actions), ['uninstall a (requested)']);
   }
+});
+
+// uninstall: foreign keys between module tables
+
+/** A foreign key from `fromTable` (owned by `fromModule`, or no module) into `toTable` of `toModule`. */
+const fk = (
+  fromModule: string | null,
+  fromTable: string,
+  toModule: string,
+  toTable: string,
+): TableReference => ({
+  fromModule,
+  fromTable,
+  constraint: `${fromTable}_${toTable}_foreign`,
+  toModule,
+  toTable,
+});
+
+test('uninstall refuses a module whose tables present modules point into, naming each foreign key, even with --force', (t) => {
+  const inventory = inventoryOf({ a: {}, b: {}, c: {} });
+  const rows = rowsOf({ a: 'installed', b: 'installed', c: 'to_install' });
+  const references = [fk('c', 'c_y', 'a', 'a_t'), fk('b', 'b_x', 'a', 'a_t'), fk('b', 'b_z', 'a', 'a_u')];
+  for (const force of [false, true])
+    t.deepEqual(refused(t, plan(inventory, rows, uninstall('a', { force }), references)), {
+      code: 'referenced_by',
+      module: 'a',
+      referencers: ['b', 'c'],
+      references: [references[1], references[2], references[0]],
+    });
+});
+
+test('uninstall names modules that depend on it and modules that point into it together as required by', (t) => {
+  const inventory = inventoryOf({ a: {}, b: { depends: ['a'] }, c: {} });
+  const rows = rowsOf({ a: 'installed', b: 'installed', c: 'installed' });
+  const references = [fk('c', 'c_x', 'a', 'a_t')];
+  t.deepEqual(refused(t, plan(inventory, rows, uninstall('a', { force: true }), references)), {
+    code: 'required_by',
+    module: 'a',
+    dependents: ['b', 'c'],
+    references,
+  });
+});
+
+test('uninstall ignores foreign keys within the module and from modules already leaving', (t) => {
+  const inventory = inventoryOf({ a: {}, b: {} });
+  const rows = rowsOf({ a: 'installed', b: 'to_uninstall' });
+  const references = [fk('a', 'a_child', 'a', 'a_t'), fk('b', 'b_x', 'a', 'a_t')];
+  const result = plan(inventory, rows, uninstall('a'), references);
+  t.deepEqual(steps(planned(t, result).actions), ['uninstall a (requested)']);
+});
+
+test('uninstall refuses a module a table no present module owns points into, with and without --cascade', (t) => {
+  const inventory = inventoryOf({ a: {}, b: {}, gone: {} });
+  const rows = rowsOf({ a: 'installed', b: 'installed', gone: 'uninstalled' });
+  const references = [
+    fk(null, 'audit_log', 'a', 'a_t'),
+    fk('gone', 'gone_x', 'a', 'a_t'),
+    fk('b', 'b_x', 'a', 'a_t'),
+  ];
+  for (const flags of [{}, { force: true }, { cascade: true }, { cascade: true, force: true }])
+    t.deepEqual(refused(t, plan(inventory, rows, uninstall('a', flags), references)), {
+      code: 'referenced_by_unowned',
+      module: 'a',
+      references: [references[0], references[1]],
+    });
+});
+
+test('uninstall --cascade refuses when a table no module owns points into a module it would take along', (t) => {
+  const inventory = inventoryOf({ a: {}, b: { depends: ['a'] } });
+  const rows = rowsOf({ a: 'installed', b: 'installed' });
+  const references = [fk(null, 'notes', 'b', 'b_t')];
+  t.deepEqual(refused(t, plan(inventory, rows, uninstall('a', { cascade: true }), references)), {
+    code: 'referenced_by_unowned',
+    module: 'a',
+    references,
+  });
+});
+
+test('uninstall --cascade takes along the modules pointing into it, referencing modules first', (t) => {
+  const inventory = inventoryOf({ a: {}, b: { depends: ['a'] }, c: {}, d: {}, e: {} });
+  const rows = rowsOf({ a: 'installed', b: 'installed', c: 'installed', d: 'installed', e: 'installed' });
+  // c points into b (which needs a), d into c: the order is d, c, b, a whatever the names say.
+  const references = [fk('c', 'c_x', 'b', 'b_t'), fk('d', 'd_x', 'c', 'c_t')];
+  t.deepEqual(
+    steps(planned(t, plan(inventory, rows, uninstall('a', { cascade: true }), references)).actions),
+    [
+      'uninstall d (referencer of c)',
+      'uninstall c (referencer of b)',
+      'uninstall b (dependent of a)',
+      'uninstall a (requested)',
+    ],
+  );
+});
+
+test('uninstall --cascade refuses modules whose tables point into each other', (t) => {
+  const inventory = inventoryOf({ a: {}, b: { depends: ['a'] }, c: {} });
+  const rows = rowsOf({ a: 'installed', b: 'installed', c: 'installed' });
+  const references = [fk('c', 'c_x', 'b', 'b_t'), fk('b', 'b_y', 'c', 'c_t')];
+  t.deepEqual(refused(t, plan(inventory, rows, uninstall('a', { cascade: true }), references)), {
+    code: 'dependency_cycle',
+    path: ['b', 'c', 'b'],
+  });
+});
+
+test('uninstall --cascade still refuses a non-removable module that points into it unless --force', (t) => {
+  const inventory = inventoryOf({ a: {}, b: { removable: false } });
+  const rows = rowsOf({ a: 'installed', b: 'installed' });
+  const references = [fk('b', 'b_x', 'a', 'a_t')];
+  t.deepEqual(refused(t, plan(inventory, rows, uninstall('a', { cascade: true }), references)), {
+    code: 'not_removable',
+    module: 'b',
+  });
 });
 
 // reconcile
@@ -570,10 +684,11 @@ test('reconcile blocks a pending install whose dependency is not installed', (t)
   const inventory = inventoryOf({ a: { depends: ['b'] }, b: {}, c: { depends: ['d'] }, d: {} });
   const rows = rowsOf({ a: 'to_install', b: 'uninstalled', c: 'to_install', d: 'to_uninstall' });
   const result = planned(t, plan(inventory, rows, reconcile));
-  t.deepEqual(steps(result.actions), ['uninstall d (pending)']);
+  t.deepEqual(steps(result.actions), []);
   t.deepEqual(result.blocked, [
     { module: 'a', refusal: { code: 'not_installed', module: 'b', state: 'uninstalled' } },
     { module: 'c', refusal: { code: 'not_installed', module: 'd', state: 'to_uninstall' } },
+    { module: 'd', refusal: { code: 'required_by', module: 'd', dependents: ['c'], references: [] } },
   ]);
 });
 
@@ -622,6 +737,36 @@ test('reconcile keeps a dependency whose pending dependent cannot be uninstalled
   t.deepEqual(result.blocked, [
     { module: 'a', refusal: { code: 'blocked_by', module: 'a', blocker: 'b' } },
     { module: 'b', refusal: { code: 'no_migration_branch', module: 'b' } },
+  ]);
+});
+
+test('reconcile keeps a pending uninstall that a present module depends on, and what it needs', (t) => {
+  const inventory = inventoryOf({ a: {}, b: { depends: ['a'] }, c: { depends: ['b'] }, d: {} });
+  const rows = rowsOf({ a: 'to_uninstall', b: 'to_uninstall', c: 'installed', d: 'to_uninstall' });
+  const result = planned(t, plan(inventory, rows, reconcile));
+  t.deepEqual(steps(result.actions), ['uninstall d (pending)']);
+  t.deepEqual(result.blocked, [
+    { module: 'a', refusal: { code: 'blocked_by', module: 'a', blocker: 'b' } },
+    { module: 'b', refusal: { code: 'required_by', module: 'b', dependents: ['c'], references: [] } },
+  ]);
+});
+
+test('reconcile uninstalls a module whose tables point into another module before that module', (t) => {
+  const inventory = inventoryOf({ a: {}, z: {} });
+  const references = [fk('z', 'z_x', 'a', 'a_t')];
+  const rows = rowsOf({ a: 'to_uninstall', z: 'to_uninstall' });
+  t.deepEqual(steps(planned(t, plan(inventory, rows, reconcile, references)).actions), [
+    'uninstall z (pending)',
+    'uninstall a (pending)',
+  ]);
+});
+
+test('reconcile leaves foreign keys from modules that stay to the check step', (t) => {
+  const inventory = inventoryOf({ a: {}, b: {} });
+  const rows = rowsOf({ a: 'to_uninstall', b: 'installed' });
+  const references = [fk('b', 'b_x', 'a', 'a_t'), fk(null, 'notes', 'a', 'a_t')];
+  t.deepEqual(steps(planned(t, plan(inventory, rows, reconcile, references)).actions), [
+    'uninstall a (pending)',
   ]);
 });
 

@@ -71,11 +71,76 @@ const cases: Array<[string, Refusal, { message: string; hint: string }]> = [
     },
   ],
   [
-    'required by lists the dependents',
-    { code: 'required_by', module: 'patients', dependents: ['billing', 'scheduling'] },
+    'required by lists the dependents and offers --cascade, not --force',
+    { code: 'required_by', module: 'patients', dependents: ['billing', 'scheduling'], references: [] },
     {
       message: 'patients is required by billing, scheduling',
-      hint: 'uninstall billing, scheduling first, pass --cascade to uninstall them as well, or pass --force to leave them without patients',
+      hint: 'uninstall billing, scheduling first, or pass --cascade to uninstall them as well; --force does not override this',
+    },
+  ],
+  [
+    "required by also names the foreign keys into the module's tables",
+    {
+      code: 'required_by',
+      module: 'patients',
+      dependents: ['appointments', 'documents'],
+      references: [
+        {
+          fromModule: 'documents',
+          fromTable: 'documents_document',
+          constraint: 'documents_document_patient_id_foreign',
+          toModule: 'patients',
+          toTable: 'patients_patient',
+        },
+      ],
+    },
+    {
+      message:
+        'patients is required by appointments, documents (foreign keys into its tables: documents_document.documents_document_patient_id_foreign → patients_patient)',
+      hint: 'uninstall appointments, documents first, or pass --cascade to uninstall them as well; --force does not override this',
+    },
+  ],
+  [
+    'referenced by names each foreign key and the modules owning them',
+    {
+      code: 'referenced_by',
+      module: 'patients',
+      referencers: ['lab'],
+      references: [
+        {
+          fromModule: 'lab',
+          fromTable: 'lab_result',
+          constraint: 'lab_result_patient_id_foreign',
+          toModule: 'patients',
+          toTable: 'patients_patient',
+        },
+      ],
+    },
+    {
+      message:
+        'patients is referenced by lab: foreign keys lab_result.lab_result_patient_id_foreign → patients_patient point into its tables',
+      hint: 'uninstall lab first, or pass --cascade to uninstall them as well; --force does not override this',
+    },
+  ],
+  [
+    'a foreign key from a table no module owns says to drop it, since no flag helps',
+    {
+      code: 'referenced_by_unowned',
+      module: 'patients',
+      references: [
+        {
+          fromModule: null,
+          fromTable: 'audit_log',
+          constraint: 'audit_log_patient_fk',
+          toModule: 'patients',
+          toTable: 'patients_patient',
+        },
+      ],
+    },
+    {
+      message:
+        'patients cannot be uninstalled: tables no installed module owns hold foreign keys into the tables it would drop: audit_log.audit_log_patient_fk → patients_patient',
+      hint: 'drop the foreign key (`ALTER TABLE audit_log DROP CONSTRAINT audit_log_patient_fk`) or the table holding it, then try again; neither --cascade nor --force removes a table no module owns',
     },
   ],
   [
@@ -129,6 +194,8 @@ test('every refusal code has a text under test', (t) => {
     not_removable: true,
     no_migration_branch: true,
     required_by: true,
+    referenced_by: true,
+    referenced_by_unowned: true,
     manifest_error: true,
     not_on_disk: true,
     blocked_by: true,

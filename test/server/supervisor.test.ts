@@ -20,6 +20,12 @@ interface Event {
   event: string;
 }
 
+interface LogRecord {
+  msg: string;
+  time: number;
+  delayMs?: number;
+}
+
 /** A directory shaped like Ward's (src/, package.json). */
 async function codeRoot(): Promise<string> {
   const root = await scratchDir('ward-code-');
@@ -36,11 +42,13 @@ async function supervised(t: ExecutionContext, options: { spare?: boolean; args?
   const root = await codeRoot();
   const logs: string[] = [];
   const delays: number[] = [];
+  const records: LogRecord[] = [];
   const logger = pino(
     { level: 'debug' },
     {
       write: (line: string) => {
-        const record = JSON.parse(line) as { msg: string; delayMs?: number };
+        const record = JSON.parse(line) as LogRecord;
+        records.push(record);
         logs.push(record.msg);
         if (record.delayMs !== undefined) delays.push(record.delayMs);
       },
@@ -76,7 +84,7 @@ async function supervised(t: ExecutionContext, options: { spare?: boolean; args?
       `spare ${count} ready`,
       () => logs.filter((msg) => msg === 'a spare backend is ready').length >= count,
     );
-  return { supervisor, root, logs, delays, events, pids, until, spareReady };
+  return { supervisor, root, logs, records, delays, events, pids, until, spareReady };
 }
 
 test('once a backend serves, a spare is started; a restart hands over to it, and a new spare follows', async (t) => {
@@ -156,6 +164,38 @@ test('a backend that fails before it serves gets no spare, and the starts back o
   await until('three starts', async () => (await pids('started')).length >= 3);
   t.deepEqual(await pids('spare'), []);
   t.deepEqual(delays.slice(0, 2), [250, 500]);
+});
+
+test('a backend whose address is taken is not started again: the supervisor stops, with status 1', async (t) => {
+  const { supervisor, pids, logs } = await supervised(t, { args: ['address-taken'] });
+  t.is(await supervisor.done, 1);
+  t.is((await pids('started')).length, 1);
+  t.true(
+    logs.includes(
+      'the backend cannot listen: its address is in use (see its error above); not starting it again',
+    ),
+  );
+});
+
+test('a backend that served once and then finds its address taken is started again, with back-off', async (t) => {
+  const { supervisor, pids, until } = await supervised(t, { spare: false, args: ['serve-then-taken'] });
+  await until('a second start', async () => (await pids('started')).length >= 2);
+  supervisor.stop('SIGTERM');
+  t.is(await supervisor.done, 0);
+});
+
+test('a wake while the supervisor backs off starts the backend at once, not when the back-off ends', async (t) => {
+  const { supervisor, pids, until, records } = await supervised(t, { args: ['fail'] });
+  await until('a back-off of 2 s', () => records.some((record) => record.delayMs === 2000));
+  const backOff = records.find((record) => record.delayMs === 2000) as LogRecord;
+  const startsBefore = (await pids('started')).length;
+  supervisor.wake('the grants file changed');
+  await until('the next start', async () => (await pids('started')).length > startsBefore);
+  const woken = records.find((record) =>
+    record.msg.startsWith('the grants file changed; starting the backend now'),
+  );
+  t.truthy(woken);
+  t.true((woken as LogRecord).time < backOff.time + 2000, 'started before the back-off would have ended');
 });
 
 test('stopping while a restart waits for a loading spare ends it, and starts nothing', async (t) => {

@@ -3,10 +3,7 @@
  * start index). Writes let the constraints decide what is wrong, race-free, and name the field.
  */
 import type { Knex } from 'knex';
-import type { ApiError } from '../../../src/api/errors.ts';
-import { invalidBody } from '../../../src/api/validation.ts';
-import { constraintError } from '../../patients/lib/db-errors.ts';
-import { toPage, type KeyKind, type Page, type PageRequest } from '../../patients/lib/page.ts';
+import type { ApiError, KeyKind, Page, PageRequest, WardSdk } from '../../../src/sdk/index.ts';
 import {
   COLUMNS,
   presentAppointment,
@@ -44,6 +41,7 @@ export async function statusCodes(knex: Knex): Promise<string[]> {
 }
 
 export async function listAppointments(
+  sdk: WardSdk,
   knex: Knex,
   filter: AppointmentFilter,
   page: PageRequest,
@@ -59,7 +57,7 @@ export async function listAppointments(
     .orderBy([{ column: 'start_at' }, { column: 'id' }])
     .limit(page.limit + 1)
     .offset(page.offset)) as Array<AppointmentRow & { sort_start: string }>;
-  return toPage(rows, page.limit, (row) => [row.sort_start, row.id], presentAppointment);
+  return sdk.http.toPage(rows, page.limit, (row) => [row.sort_start, row.id], presentAppointment);
 }
 
 export async function findAppointment(knex: Knex, id: number): Promise<Appointment | null> {
@@ -77,8 +75,14 @@ function toColumns(input: AppointmentInput): Partial<Record<keyof AppointmentRow
 }
 
 /** The field a constraint failure is about, as a 422; null for any other error. */
-async function refusal(knex: Knex, input: AppointmentInput, error: unknown): Promise<ApiError | null> {
-  const failed = constraintError(error);
+async function refusal(
+  sdk: WardSdk,
+  knex: Knex,
+  input: AppointmentInput,
+  error: unknown,
+): Promise<ApiError | null> {
+  const { invalidBody } = sdk.errors;
+  const failed = sdk.db.constraintError(error);
   switch (failed?.constraint) {
     case 'appointments_appointment_patient_id_foreign':
       return invalidBody('/patientId', `there is no patient ${input.patientId}`, error);
@@ -96,26 +100,36 @@ async function refusal(knex: Knex, input: AppointmentInput, error: unknown): Pro
   }
 }
 
-async function writing<T>(knex: Knex, input: AppointmentInput, write: () => Promise<T>): Promise<T> {
+async function writing<T>(
+  sdk: WardSdk,
+  knex: Knex,
+  input: AppointmentInput,
+  write: () => Promise<T>,
+): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    throw (await refusal(knex, input, error)) ?? error;
+    throw (await refusal(sdk, knex, input, error)) ?? error;
   }
 }
 
-export async function createAppointment(knex: Knex, input: AppointmentInput): Promise<Appointment> {
-  const [row] = await writing(knex, input, () => knex(TABLE).insert(toColumns(input)).returning(SELECT));
+export async function createAppointment(
+  sdk: WardSdk,
+  knex: Knex,
+  input: AppointmentInput,
+): Promise<Appointment> {
+  const [row] = await writing(sdk, knex, input, () => knex(TABLE).insert(toColumns(input)).returning(SELECT));
   return presentAppointment(row as AppointmentRow);
 }
 
 /** Null when there is no such appointment. */
 export async function updateAppointment(
+  sdk: WardSdk,
   knex: Knex,
   id: number,
   input: AppointmentInput,
 ): Promise<Appointment | null> {
-  const [row] = await writing(knex, input, () =>
+  const [row] = await writing(sdk, knex, input, () =>
     knex(TABLE)
       .where({ id })
       .update({ ...toColumns(input), updated_at: knex.fn.now() })

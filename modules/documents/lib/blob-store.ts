@@ -10,8 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { bodyTooLarge } from '../../../src/api/body.ts';
-import { ApiError } from '../../../src/api/errors.ts';
+import type { ApiError, WardSdk } from '../../../src/sdk/index.ts';
 
 const SHA256 = /^[0-9a-f]{64}$/;
 const ROOT = 'documents';
@@ -42,19 +41,19 @@ export function blobPath(storageDir: string, sha256: string): string {
   return path.join(storageDir, ROOT, sha256.slice(0, 2), sha256);
 }
 
-export function tooLarge(maxBytes: number): ApiError {
-  return bodyTooLarge(
+export function tooLarge(sdk: WardSdk, maxBytes: number): ApiError {
+  return sdk.errors.bodyTooLarge(
     'the file',
     maxBytes,
     'send a smaller file (the operator sets the limit with WARD_DOCUMENT_MAX_BYTES)',
   );
 }
 
-function checkedExpectation(expected: string | undefined): string | undefined {
+function checkedExpectation(sdk: WardSdk, expected: string | undefined): string | undefined {
   if (expected === undefined) return undefined;
   const hex = expected.toLowerCase();
   if (SHA256.test(hex)) return hex;
-  throw new ApiError(
+  throw new sdk.errors.ApiError(
     422,
     'invalid_checksum',
     `the expected SHA-256 ${JSON.stringify(expected)} is not 64 hex digits`,
@@ -84,6 +83,7 @@ async function exists(file: string): Promise<boolean> {
 
 /** Streams `source` to a temporary file, hashing it, and returns it. Removes the file on any failure. */
 async function writeTemp(
+  sdk: WardSdk,
   storageDir: string,
   source: AsyncIterable<Uint8Array>,
   maxBytes: number,
@@ -98,7 +98,7 @@ async function writeTemp(
     try {
       for await (const chunk of source) {
         size += chunk.byteLength;
-        if (size > maxBytes) throw tooLarge(maxBytes);
+        if (size > maxBytes) throw tooLarge(sdk, maxBytes);
         hash.update(chunk);
         await handle.write(chunk);
       }
@@ -119,15 +119,16 @@ async function writeTemp(
  * no file is left behind.
  */
 export async function putBlob(
+  sdk: WardSdk,
   storageDir: string,
   source: AsyncIterable<Uint8Array>,
   options: PutBlobOptions,
 ): Promise<StoredBlob> {
-  const expected = checkedExpectation(options.expectedSha256);
-  const { file, sha256, size } = await writeTemp(storageDir, source, options.maxBytes);
+  const expected = checkedExpectation(sdk, options.expectedSha256);
+  const { file, sha256, size } = await writeTemp(sdk, storageDir, source, options.maxBytes);
   try {
     if (expected !== undefined && sha256 !== expected)
-      throw new ApiError(
+      throw new sdk.errors.ApiError(
         422,
         'checksum_mismatch',
         `the file's SHA-256 is ${sha256}, not the expected ${expected}`,

@@ -1,8 +1,6 @@
 /** Reads and writes of `documents_document`. A patient's documents are listed newest first. */
 import type { Knex } from 'knex';
-import { constraintError } from '../../patients/lib/db-errors.ts';
-import { toPage, type KeyKind, type Page, type PageRequest } from '../../patients/lib/page.ts';
-import { notFound } from '../../patients/lib/request.ts';
+import type { KeyKind, Page, PageRequest, WardSdk } from '../../../src/sdk/index.ts';
 import { presentDocument, type Document, type DocumentRow, type NewDocument } from './document.ts';
 
 const TABLE = 'documents_document';
@@ -19,6 +17,7 @@ export async function findDocument(knex: Knex, id: number): Promise<Document | n
 }
 
 export async function listDocuments(
+  sdk: WardSdk,
   knex: Knex,
   patientId: number,
   page: PageRequest,
@@ -29,11 +28,11 @@ export async function listDocuments(
     .orderBy('id', 'desc')
     .limit(page.limit + 1)
     .offset(page.offset)) as DocumentRow[];
-  return toPage(rows, page.limit, (row) => [row.id], presentDocument);
+  return sdk.http.toPage(rows, page.limit, (row) => [row.id], presentDocument);
 }
 
 /** 404 when the patient was deleted while the file was uploading. */
-export async function insertDocument(knex: Knex, document: NewDocument): Promise<Document> {
+export async function insertDocument(sdk: WardSdk, knex: Knex, document: NewDocument): Promise<Document> {
   try {
     const [row] = (await knex(TABLE)
       .insert({
@@ -46,8 +45,8 @@ export async function insertDocument(knex: Knex, document: NewDocument): Promise
       .returning('*')) as DocumentRow[];
     return presentDocument(row as DocumentRow);
   } catch (error) {
-    if (constraintError(error)?.constraint === 'documents_document_patient_id_foreign')
-      throw notFound('patient', document.patientId);
+    if (sdk.db.constraintError(error)?.constraint === 'documents_document_patient_id_foreign')
+      throw sdk.errors.notFound('patient', document.patientId);
     throw error;
   }
 }

@@ -1,9 +1,15 @@
 /**
- * Checks of one record on its own: required fields, dates, codes. Each returns the canonical
- * record (trimmed, codes and instants normalised) or null when an error blocks it, and every
- * warning found, so an operator sees all of a row's problems at once.
+ * Checks of one record on its own: required fields, dates, codes, Unicode. Each returns the
+ * canonical record (trimmed, text in NFC, codes and instants normalised) or null when an error
+ * blocks it, and every warning found, so an operator sees all of a row's problems at once.
+ *
+ * Text is taken in NFC, as the modules' APIs take it, so a decomposed MRN in the file is the MRN a
+ * Ward patient already has. Given the SDK's text rules, a patient's MRN and text are refused for
+ * the characters nobody can see that the patients API refuses (`invisible_character`). Source ids
+ * are kept exactly as the source system wrote them: they are its keys, not text shown to people.
  */
 import { Buffer } from 'node:buffer';
+import type { SdkText } from '../../../src/sdk/index.ts';
 import { APPOINTMENT_LIMITS } from '../../appointments/lib/appointment.ts';
 import { PATIENT_LIMITS } from '../../patients/lib/patient.ts';
 import { APPOINTMENT_STATUSES } from './records.ts';
@@ -76,15 +82,24 @@ const trimmed = (value: string | undefined): string | undefined => {
   return text === '' ? undefined : text;
 };
 
+/**
+ * How a field's text is taken: `nfc` normalised; `identifier` and `text` normalised and checked
+ * with the SDK's rule of that name (an MRN is an identifier, a name is text). Without a rule the
+ * value is kept as written.
+ */
+type TextRule = 'nfc' | 'identifier' | 'text';
+
 /** Collects one record's warnings; `blocked` once any is an error. */
 class Findings {
   readonly warnings: ImportWarning[] = [];
   readonly #kind: RecordKind;
   readonly #place: RecordPlace;
+  readonly #text: SdkText | undefined;
 
-  constructor(kind: RecordKind, place: RecordPlace) {
+  constructor(kind: RecordKind, place: RecordPlace, text?: SdkText) {
     this.#kind = kind;
     this.#place = place;
+    this.#text = text;
   }
 
   at(name: string): At {
@@ -95,24 +110,39 @@ class Findings {
     this.warnings.push(warning);
   }
 
-  required(name: string, label: string, value: string | undefined, limit?: number): string {
+  required(name: string, label: string, value: string | undefined, limit?: number, rule?: TextRule): string {
     const text = trimmed(value);
     if (text === undefined) this.add(warn.missingField(this.at(name), this.#kind, label));
-    return this.storable(name, label, text, limit) ?? '';
+    return this.storable(name, label, text, limit, rule) ?? '';
   }
 
   /**
-   * A value the database can store: no NUL character (PostgreSQL text cannot hold one) and, with
-   * `limit`, no longer than the column (and the module's own API) allows. Caught here, the row is
-   * an error at validation instead of a write that fails at execute.
+   * A value the database can store: no NUL character (PostgreSQL text cannot hold one), no
+   * character its `rule` refuses and, with `limit`, no longer (in NFC) than the column (and the
+   * module's own API) allows. Caught here, the row is an error at validation instead of a write
+   * that fails at execute, or a value the API would have refused.
    */
-  storable(name: string, label: string, value: string | undefined, limit?: number): string | undefined {
+  storable(
+    name: string,
+    label: string,
+    value: string | undefined,
+    limit?: number,
+    rule?: TextRule,
+  ): string | undefined {
     if (value === undefined) return undefined;
-    if (value.includes('\u0000')) this.add(warn.nulCharacter(this.at(name), label));
-    const length = [...value].length;
+    const text = rule === undefined ? value : value.normalize('NFC');
+    const problem =
+      rule === 'identifier'
+        ? this.#text?.identifierProblem(text)
+        : rule === 'text'
+          ? this.#text?.textProblem(text)
+          : undefined;
+    if (text.includes('\u0000')) this.add(warn.nulCharacter(this.at(name), label));
+    else if (problem != null) this.add(warn.invisibleCharacter(this.at(name), label, problem.message));
+    const length = [...text].length;
     if (limit !== undefined && length > limit)
       this.add(warn.valueTooLong(this.at(name), label, length, limit));
-    return value;
+    return text;
   }
 
   result<T>(record: T): Checked<T> {
@@ -129,13 +159,14 @@ function compact<T extends object>(record: T): T {
 function address(raw: RawAddress | undefined, findings: Findings): ImportAddress | undefined {
   if (raw === undefined) return undefined;
   const part = (name: keyof RawAddress & string, label: string, limit: number) =>
-    findings.storable('address', `address ${label}`, trimmed(raw[name] as string | undefined), limit);
+    findings.storable('address', `address ${label}`, trimmed(raw[name] as string | undefined), limit, 'text');
   const found = compact({
     lines: (raw.lines ?? [])
       .map((line) => line.trim())
       .filter((line) => line !== '')
       .map(
-        (line) => findings.storable('address', 'address line', line, PATIENT_LIMITS.addressLine) as string,
+        (line) =>
+          findings.storable('address', 'address line', line, PATIENT_LIMITS.addressLine, 'text') as string,
       ),
     city: part('city', 'city', PATIENT_LIMITS.city),
     state: part('state', 'state', PATIENT_LIMITS.state),
@@ -145,27 +176,47 @@ function address(raw: RawAddress | undefined, findings: Findings): ImportAddress
   return found.lines.length === 0 && Object.keys(found).length === 1 ? undefined : found;
 }
 
-export function checkPatient(raw: Raw<ImportPatient>, place: RecordPlace): Checked<ImportPatient> {
-  const findings = new Findings('patient', place);
+/** `text`: the SDK's rules (`sdk.text`); without them MRNs and names are normalised but not checked. */
+export function checkPatient(
+  raw: Raw<ImportPatient>,
+  place: RecordPlace,
+  text?: SdkText,
+): Checked<ImportPatient> {
+  const findings = new Findings('patient', place, text);
   const sourceId = findings.required('sourceId', 'patient id', raw.sourceId);
-  const mrn = findings.storable('mrn', 'MRN', trimmed(raw.mrn), PATIENT_LIMITS.mrn);
-  // Without an MRN the patient id becomes it (kinds/patients.ts), so it must fit the column too.
-  if (mrn === undefined && [...sourceId].length > PATIENT_LIMITS.mrn)
-    findings.add(
-      warn.valueTooLong(
-        findings.at('sourceId'),
-        'patient id (used as the MRN)',
-        [...sourceId].length,
-        PATIENT_LIMITS.mrn,
-      ),
-    );
+  const mrn = findings.storable('mrn', 'MRN', trimmed(raw.mrn), PATIENT_LIMITS.mrn, 'identifier');
+  // Without an MRN the patient id becomes it (kinds/patients.ts), so it must be one too.
+  if (mrn === undefined && sourceId !== '') {
+    const asMrn = sourceId.normalize('NFC');
+    const problem = text?.identifierProblem(asMrn);
+    if (problem != null && !asMrn.includes('\u0000'))
+      findings.add(
+        warn.invisibleCharacter(findings.at('sourceId'), 'patient id (used as the MRN)', problem.message),
+      );
+    if ([...asMrn].length > PATIENT_LIMITS.mrn)
+      findings.add(
+        warn.valueTooLong(
+          findings.at('sourceId'),
+          'patient id (used as the MRN)',
+          [...asMrn].length,
+          PATIENT_LIMITS.mrn,
+        ),
+      );
+  }
   const familyName = findings.required(
     'familyName',
     'family name',
     raw.familyName,
     PATIENT_LIMITS.familyName,
+    'text',
   );
-  const givenName = findings.required('givenName', 'given name', raw.givenName, PATIENT_LIMITS.givenName);
+  const givenName = findings.required(
+    'givenName',
+    'given name',
+    raw.givenName,
+    PATIENT_LIMITS.givenName,
+    'text',
+  );
   const birthDate = findings.required('birthDate', 'birth date', raw.birthDate);
   if (birthDate !== '' && !isCalendarDate(birthDate))
     findings.add(warn.badDate(findings.at('birthDate'), 'birth date', birthDate));
@@ -180,8 +231,8 @@ export function checkPatient(raw: Raw<ImportPatient>, place: RecordPlace): Check
       givenName,
       birthDate,
       sex: sex ?? 'unknown',
-      phone: findings.storable('phone', 'phone', trimmed(raw.phone), PATIENT_LIMITS.phone),
-      email: findings.storable('email', 'email', trimmed(raw.email), PATIENT_LIMITS.email),
+      phone: findings.storable('phone', 'phone', trimmed(raw.phone), PATIENT_LIMITS.phone, 'text'),
+      email: findings.storable('email', 'email', trimmed(raw.email), PATIENT_LIMITS.email, 'text'),
       address: address(raw.address, findings),
     }),
   );
@@ -205,6 +256,7 @@ export function checkAppointment(
     'practitioner',
     raw.practitionerName,
     APPOINTMENT_LIMITS.practitionerName,
+    'nfc',
   );
   const start = instant('start');
   const end = instant('end');
@@ -223,7 +275,7 @@ export function checkAppointment(
       start: start ?? '',
       end: end ?? '',
       status: status ?? ('' as AppointmentStatus),
-      reason: findings.storable('reason', 'reason', trimmed(raw.reason), APPOINTMENT_LIMITS.reason),
+      reason: findings.storable('reason', 'reason', trimmed(raw.reason), APPOINTMENT_LIMITS.reason, 'nfc'),
     }),
   );
 }
@@ -232,7 +284,7 @@ export function checkDocument(raw: Raw<ImportDocument>, place: RecordPlace): Che
   const findings = new Findings('document', place);
   const sourceId = findings.required('sourceId', 'document id', raw.sourceId);
   const patientSourceId = findings.required('patientSourceId', 'patient reference', raw.patientSourceId);
-  const title = findings.required('title', 'title', raw.title);
+  const title = findings.required('title', 'title', raw.title, undefined, 'nfc');
   // RFC 6838: a media type's type and subtype names are at most 127 characters each.
   const contentType = findings.required('contentType', 'content type', raw.contentType, 255);
   const binaryRef = findings.required('binaryRef', 'binary reference', raw.binaryRef);
@@ -267,11 +319,12 @@ export function checkDocument(raw: Raw<ImportDocument>, place: RecordPlace): Che
 export function checkItem(
   item: SourceRecordItem,
   place: RecordPlace,
+  text?: SdkText,
 ): { item: ImportRecordItem | null; warnings: ImportWarning[] } {
   const { row } = item;
   switch (item.kind) {
     case 'patient': {
-      const { record, warnings } = checkPatient(item.record, place);
+      const { record, warnings } = checkPatient(item.record, place, text);
       return { item: record && { kind: 'patient', row, record }, warnings };
     }
     case 'appointment': {

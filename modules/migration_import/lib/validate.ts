@@ -8,6 +8,7 @@
  * execute pass over a source that already validated clean can set `acrossRecords: false` and run
  * in constant memory.
  */
+import type { SdkText } from '../../../src/sdk/index.ts';
 import { checkItem } from './checks.ts';
 import type { ImportItem, RecordKind, SourceFields, SourceItem, SourceRecordItem } from './records.ts';
 import { warn } from './warnings.ts';
@@ -21,6 +22,12 @@ export interface ValidateOptions {
   hasBinary?: (binaryRef: string) => boolean | Promise<boolean>;
   /** False skips duplicate-id and unknown-patient checks, and their memory; only for a source that validated clean. */
   acrossRecords?: boolean;
+  /**
+   * The SDK's text rules (`sdk.text`): patients' MRNs and text holding characters the patients API
+   * refuses become `invisible_character` errors. Without them (a pass over a source that validated
+   * clean) text is still normalised to NFC.
+   */
+  text?: SdkText;
 }
 
 /**
@@ -46,7 +53,7 @@ export class ImportValidator {
     const names = this.#options.fields?.[item.kind] as Partial<Record<string, string>> | undefined;
     const place = { row: item.row, field: (name: string) => (item.at ?? '') + (names?.[name] ?? name) };
     const at = (name: string) => ({ row: item.row, field: place.field(name) });
-    const { item: checked, warnings } = checkItem(item, place);
+    const { item: checked, warnings } = checkItem(item, place, this.#options.text);
 
     const across = this.#options.acrossRecords ?? true;
     const sourceId = item.record.sourceId?.trim();

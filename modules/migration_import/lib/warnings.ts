@@ -19,6 +19,7 @@ export const WARNING_CODES = [
   'missing_field',
   'value_too_long',
   'nul_character',
+  'invisible_character',
   'bad_date',
   'bad_timestamp',
   'unknown_sex_code',
@@ -154,6 +155,14 @@ export const warn = {
       'nul_character',
       'error',
       `${label} contains a NUL character (\\u0000), which the database cannot store; remove it from the source`,
+    ),
+  /** `found`: the SDK's words, "contains U+200B ZERO WIDTH SPACE (a zero-width character) at character 4". */
+  invisibleCharacter: (at: At, label: string, found: string) =>
+    make(
+      at,
+      'invisible_character',
+      'error',
+      `${label} ${found}, which would make it differ from the same text typed in Ward; remove it from the source`,
     ),
   badDate: (at: At, label: string, value: string) =>
     make(at, 'bad_date', 'error', `${label} ${quoted(value)} is not a calendar date; expected YYYY-MM-DD`),

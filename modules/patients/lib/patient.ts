@@ -1,7 +1,9 @@
 /**
- * A patient as the API shows it (camelCase) and as `patients_patient` stores it, and the JSON
- * Schemas of the bodies that create and change one.
+ * A patient as the API shows it (camelCase) and as `patients_patient` stores it, the JSON Schemas
+ * of the bodies that create and change one, and the Unicode rules its text keeps.
  */
+import type { SdkText } from '../../../src/sdk/index.ts';
+
 export const SEXES = ['female', 'male', 'other', 'unknown'] as const;
 export type Sex = (typeof SEXES)[number];
 
@@ -125,3 +127,38 @@ export const UPDATE_PATIENT = {
   minProperties: 1,
   properties: PROPERTIES,
 };
+
+/** Where a body's text breaks the SDK's Unicode rules: a JSON pointer and what is wrong there. */
+export interface TextFault {
+  pointer: string;
+  message: string;
+}
+
+/**
+ * The first text field of `input` holding a character nobody can see. The MRN is an identifier:
+ * no control, format or bidi character, no space but U+0020. Names and the other fields are text:
+ * no control or bidi character, and zero-width joiners only between letters, where Persian and
+ * Indic names need them (`sdk.text` has the exact rules).
+ */
+export function textFault(text: SdkText, input: PatientInput): TextFault | null {
+  const address = input.address ?? {};
+  const fields: Array<[pointer: string, value: string | null | undefined]> = [
+    ['/familyName', input.familyName],
+    ['/givenName', input.givenName],
+    ['/phone', input.phone],
+    ['/email', input.email],
+    ...(address.line ?? []).map((line, index): [string, string] => [`/address/line/${index}`, line]),
+    ['/address/city', address.city],
+    ['/address/state', address.state],
+    ['/address/postalCode', address.postalCode],
+    ['/address/country', address.country],
+  ];
+  const mrn = input.mrn === undefined ? null : text.identifierProblem(input.mrn);
+  if (mrn !== null)
+    return { pointer: '/mrn', message: `${mrn.message}; an MRN holds only visible characters` };
+  for (const [pointer, value] of fields) {
+    const problem = typeof value === 'string' ? text.textProblem(value) : null;
+    if (problem !== null) return { pointer, message: `${problem.message}; remove it` };
+  }
+  return null;
+}

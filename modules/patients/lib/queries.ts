@@ -4,9 +4,7 @@
  * (migration 20260301000000), so each page and each prefix search is an index range scan.
  */
 import type { Knex } from 'knex';
-import { ApiError } from '../../../src/api/errors.ts';
-import { UNIQUE_VIOLATION, constraintError } from './db-errors.ts';
-import { toPage, type KeyKind, type Page, type PageRequest } from './page.ts';
+import type { KeyKind, Page, PageRequest, WardSdk } from '../../../src/sdk/index.ts';
 import { COLUMNS, presentPatient, type Patient, type PatientInput, type PatientRow } from './patient.ts';
 
 const TABLE = 'patients_patient';
@@ -37,8 +35,17 @@ const columns = (knex: Knex) => [
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&');
 
-/** Every word of `search` must begin the family name, the given name or the MRN, ignoring case. */
-export async function listPatients(knex: Knex, search: string[], page: PageRequest): Promise<Page<Patient>> {
+/**
+ * Every word of `search` must begin the family name, the given name or the MRN, ignoring case. The
+ * words are NFC (from `sdk.http.queryText`), as stored text is (the body reader and migration
+ * 20261124000000 see to it).
+ */
+export async function listPatients(
+  sdk: WardSdk,
+  knex: Knex,
+  search: string[],
+  page: PageRequest,
+): Promise<Page<Patient>> {
   const query = knex(TABLE).select(
     ...columns(knex),
     knex.raw(`${FAMILY} as sort_family`),
@@ -58,7 +65,12 @@ export async function listPatients(knex: Knex, search: string[], page: PageReque
     .orderByRaw(`${FAMILY}, ${GIVEN}, id`)
     .limit(page.limit + 1)
     .offset(page.offset)) as ListedRow[];
-  return toPage(rows, page.limit, (row) => [row.sort_family, row.sort_given, row.id], presentPatient);
+  return sdk.http.toPage(
+    rows,
+    page.limit,
+    (row) => [row.sort_family, row.sort_given, row.id],
+    presentPatient,
+  );
 }
 
 export async function findPatient(knex: Knex, id: number): Promise<Patient | null> {
@@ -73,8 +85,8 @@ function toColumns(input: PatientInput): Partial<Record<keyof PatientRow, unknow
   return values;
 }
 
-const duplicateMrn = (mrn: string | undefined, cause: unknown) =>
-  new ApiError(
+const duplicateMrn = (sdk: WardSdk, mrn: string | undefined, cause: unknown) =>
+  new sdk.errors.ApiError(
     409,
     'conflict',
     `a patient with MRN ${JSON.stringify(mrn)} already exists`,
@@ -83,25 +95,30 @@ const duplicateMrn = (mrn: string | undefined, cause: unknown) =>
   );
 
 /** Runs a write, turning a duplicate MRN into 409. */
-async function writing<T>(input: PatientInput, write: () => Promise<T>): Promise<T> {
+async function writing<T>(sdk: WardSdk, input: PatientInput, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    const failed = constraintError(error);
-    if (failed?.code === UNIQUE_VIOLATION && failed.constraint === MRN_UNIQUE)
-      throw duplicateMrn(input.mrn, error);
+    const failed = sdk.db.constraintError(error);
+    if (failed?.code === sdk.db.UNIQUE_VIOLATION && failed.constraint === MRN_UNIQUE)
+      throw duplicateMrn(sdk, input.mrn, error);
     throw error;
   }
 }
 
-export async function createPatient(knex: Knex, input: PatientInput): Promise<Patient> {
-  const [row] = await writing(input, () => knex(TABLE).insert(toColumns(input)).returning('id'));
+export async function createPatient(sdk: WardSdk, knex: Knex, input: PatientInput): Promise<Patient> {
+  const [row] = await writing(sdk, input, () => knex(TABLE).insert(toColumns(input)).returning('id'));
   return (await findPatient(knex, (row as { id: number }).id)) as Patient;
 }
 
 /** Null when there is no such patient. */
-export async function updatePatient(knex: Knex, id: number, input: PatientInput): Promise<Patient | null> {
-  const changed = await writing(input, () =>
+export async function updatePatient(
+  sdk: WardSdk,
+  knex: Knex,
+  id: number,
+  input: PatientInput,
+): Promise<Patient | null> {
+  const changed = await writing(sdk, input, () =>
     knex(TABLE)
       .where({ id })
       .update({ ...toColumns(input), updated_at: knex.fn.now() })

@@ -1,12 +1,18 @@
 /**
  * Sign-in and sign-out. Sign-in answers a wrong password, an unknown user and a password-less
  * service account with the same 401 and message, so it cannot be used to find usernames; too many
- * failures for a username or from an address get 429 before any password is checked (throttle.ts).
+ * failures for a username or from an address get 429 before any password is checked (throttle.ts),
+ * and so does 503 when too many sign-ins are being checked at once (hash-limit.ts).
  */
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import type { Authenticator } from '../../auth/authenticator.ts';
+import type { Admissions } from '../../auth/hash-limit.ts';
+import { removeFirstAdminPassword } from '../../auth/first-admin.ts';
+import { hashPassword, passwordProblem } from '../../auth/password.ts';
 import { checkPassword, createSession, endSession } from '../../auth/sessions.ts';
+import { hashSecret } from '../../auth/tokens.ts';
+import { mustChangePassword, setPasswordHash } from '../../auth/users.ts';
 import { USERNAME } from '../../auth/names.ts';
 import type { SignInRefusal, SignInThrottle } from '../../auth/throttle.ts';
 import type { Logger } from '../../logger.ts';
@@ -39,8 +45,28 @@ const LOGIN_RESPONSE = {
       type: 'object',
       properties: { id: { type: 'integer' }, username: { type: 'string' } },
     },
+    mustChangePassword: {
+      type: 'boolean',
+      description:
+        'Ward chose the password (first run): every route but GET /me, sign-out and POST /auth/password answers 403 password_change_required until it is changed.',
+    },
   },
 };
+
+const PASSWORD_BODY = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['currentPassword', 'newPassword'],
+  properties: {
+    currentPassword: { type: 'string', minLength: 1, maxLength: 1024 },
+    newPassword: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+};
+
+interface PasswordBody {
+  currentPassword: string;
+  newPassword: string;
+}
 
 interface LoginBody {
   username: string;
@@ -48,9 +74,13 @@ interface LoginBody {
 }
 
 const REFUSED = {
-  user: {
-    subject: 'for this username',
+  pair: {
+    subject: 'for this username from this address',
     hint: 'wait, then try again; an administrator can set a new password with `ward users set-password`',
+  },
+  user: {
+    subject: 'for this username from all addresses together; each address may try once a minute',
+    hint: 'wait, then try again; someone may be guessing this password: the log has their addresses',
   },
   address: {
     subject: 'from this address',
@@ -69,6 +99,15 @@ function tooManySignIns(refusal: SignInRefusal): ApiError {
   );
 }
 
+const signInBusy = (): ApiError =>
+  new ApiError(
+    503,
+    'sign_in_busy',
+    'too many sign-ins are being checked at once; try again in 1 s',
+    'wait a second, then try again; if it keeps happening, someone may be flooding sign-in',
+    { headers: { 'Retry-After': '1' } },
+  );
+
 /**
  * What the log may say of a typed username: people type passwords into the username field, so
  * anything that cannot be a username is not written down.
@@ -82,15 +121,33 @@ export function authRoutes(deps: {
   knex: Knex;
   auth: Authenticator | null;
   throttle: SignInThrottle;
+  /** Places for sign-ins that will hash a password: none left, and a sign-in gets 503 at once. */
+  hashing: Admissions;
   logger: Logger;
+  /** Where the first admin's password file is, deleted once that password is changed. */
+  storageDir: string;
 }): ApiRoute[] {
   const login = async (ctx: Context) => {
     if (deps.auth === null) throw authUnavailable();
     const body = ctx.request.body as LoginBody;
-    // Before the password: a refused attempt must cost no scrypt work and say nothing about it.
-    const decision = deps.throttle.attempt(body.username, ctx.ip);
     // Sign-in outcomes are security events: who, from where, and why refused, never a password.
     const event = { username: loggedName(body.username), ip: ctx.ip };
+    // First: refused for want of a place, an attempt costs nothing and counts for nothing.
+    const leave = deps.hashing.enter();
+    if (leave === null) {
+      deps.logger.warn(event, 'sign-in refused: busy');
+      throw signInBusy();
+    }
+    try {
+      await checkedLogin(ctx, body, event);
+    } finally {
+      leave();
+    }
+  };
+
+  const checkedLogin = async (ctx: Context, body: LoginBody, event: { username: string; ip: string }) => {
+    // Before the password: a refused attempt must cost no scrypt work and say nothing about it.
+    const decision = deps.throttle.attempt(body.username, ctx.ip);
     if (!decision.allowed) {
       deps.logger.warn(
         { ...event, limit: decision.reason, retryAfterSeconds: decision.retryAfterSeconds },
@@ -119,6 +176,7 @@ export function authRoutes(deps: {
       csrfToken: session.csrfSecret,
       expiresAt: session.expiresAt.toISOString(),
       user: { id: user.id, username: user.username },
+      mustChangePassword: await mustChangePassword(deps.knex, user.id),
     };
   };
 
@@ -141,6 +199,50 @@ export function authRoutes(deps: {
     ctx.status = 204;
   };
 
+  const changePassword = async (ctx: Context) => {
+    const { principal, secret } = callerOf(ctx);
+    const body = ctx.request.body as PasswordBody;
+    const problem = passwordProblem(body.newPassword);
+    if (problem !== null) throw new ApiError(422, 'weak_password', problem, 'choose a longer passphrase');
+    if (body.newPassword === body.currentPassword)
+      throw new ApiError(
+        422,
+        'same_password',
+        'the new password is the current one',
+        'choose a password different from the one you have',
+      );
+    const event = { username: principal.username, userId: principal.userId, ip: ctx.ip };
+    // The current password is checked here as at sign-in, so guessing it here is throttled alike.
+    const decision = deps.throttle.attempt(principal.username, ctx.ip);
+    if (!decision.allowed) {
+      deps.logger.warn({ ...event, limit: decision.reason }, 'password change throttled');
+      throw tooManySignIns(decision);
+    }
+    const user = await checkPassword(deps.knex, principal.username, body.currentPassword);
+    if (user?.id !== principal.userId) {
+      deps.logger.warn(event, 'password change refused: wrong current password');
+      throw new ApiError(
+        403,
+        'wrong_password',
+        'the current password is not right',
+        'send the password you signed in with; if it is lost, an operator can set one with `ward users set-password`',
+      );
+    }
+    deps.throttle.succeeded(principal.username, ctx.ip);
+    // The browser this is done in stays signed in; every other session of the user ends.
+    const keep = principal.credential.kind === 'session' ? hashSecret(secret) : null;
+    const sessionsEnded = await setPasswordHash(
+      deps.knex,
+      user.id,
+      await hashPassword(body.newPassword),
+      keep,
+    );
+    deps.auth?.forget(secret);
+    if (principal.mustChangePassword) await removeFirstAdminPassword(deps.storageDir);
+    deps.logger.info({ ...event, sessionsEnded }, 'password changed');
+    ctx.status = 204;
+  };
+
   return [
     {
       method: 'POST',
@@ -151,7 +253,7 @@ export function authRoutes(deps: {
       permission: null,
       body: LOGIN_BODY,
       summary:
-        'Sign in: sets the session cookie and returns a session token and the CSRF token (429 TooManyRequests after repeated failures)',
+        'Sign in: sets the session cookie and returns a session token and the CSRF token (429 TooManyRequests after repeated failures; 503 with Retry-After when too many sign-ins are being checked at once)',
       response: { status: 200, description: 'Signed in', schema: LOGIN_RESPONSE },
       handler: login,
     },
@@ -163,7 +265,21 @@ export function authRoutes(deps: {
       permission: null,
       summary: 'Sign out: ends the session (cookie or session token) and clears the cookie',
       response: { status: 204, description: 'Signed out' },
+      beforePasswordChange: true,
       handler: logout,
+    },
+    {
+      method: 'POST',
+      path: '/auth/password',
+      fullPath: `${API_PREFIX}/auth/password`,
+      module: null,
+      permission: null,
+      body: PASSWORD_BODY,
+      summary:
+        "Change the caller's password (the current one and a new one of 12 characters or more); ends the user's other sessions",
+      response: { status: 204, description: 'Changed' },
+      beforePasswordChange: true,
+      handler: changePassword,
     },
   ];
 }

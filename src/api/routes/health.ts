@@ -1,7 +1,8 @@
 /**
- * `GET /health` (SPEC §2.9): outside /api/v1 and without a credential, for load balancers and
+ * `GET /health`: outside /api/v1 and without a credential, for load balancers and
  * the container runtime. Its 503 answer keeps the health shape rather than the error shape, as
- * probes read `status`.
+ * probes read `status`. Anyone can call it, so it says which modules drifted and how, never the
+ * details (a broken manifest's absolute path): those are in the log.
  */
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
@@ -17,14 +18,28 @@ export interface HealthSources {
 const HEALTH_RESPONSE = {
   type: 'object',
   required: ['status', 'version'],
-  properties: { status: { type: 'string', examples: ['healthy'] }, version: { type: 'string' } },
+  properties: {
+    status: { type: 'string', examples: ['healthy'] },
+    version: { type: 'string' },
+    drift: {
+      type: 'array',
+      description: 'Modules whose code on disk differs from what this backend runs; the log has the details.',
+      items: {
+        type: 'object',
+        properties: {
+          module: { type: 'string' },
+          change: { enum: ['added', 'removed', 'version_changed', 'manifest_error'] },
+        },
+      },
+    },
+  },
 };
 
 export function healthRoutes(deps: { knex: Knex; health: HealthSources }): ApiRoute[] {
   const health = async (ctx: Context) => {
     try {
       await deps.knex.raw('select 1');
-      const drift = deps.health.drift();
+      const drift = deps.health.drift().map(({ module, change }) => ({ module, change }));
       ctx.body = { status: 'healthy', version: VERSION, ...(drift.length > 0 ? { drift } : {}) };
     } catch {
       ctx.status = 503;

@@ -1,6 +1,6 @@
 /**
  * `GET /api/v1/me`: who the caller is and everything they may do right now, resolved on the server
- * from current grants (SPEC §5's stale permission lists cannot happen: the server never trusts one).
+ * from current grants, so a stale permission list cannot happen: the server never trusts one.
  */
 import type { Context } from 'koa';
 import { expand, type PermissionMap } from '../../auth/permissions.ts';
@@ -10,7 +10,7 @@ import type { ApiRoute } from '../route.ts';
 
 const ME_RESPONSE = {
   type: 'object',
-  required: ['user', 'roles', 'permissions', 'credential'],
+  required: ['user', 'roles', 'permissions', 'credential', 'mustChangePassword'],
   properties: {
     user: { type: 'object', properties: { id: { type: 'integer' }, username: { type: 'string' } } },
     roles: { type: 'array', items: { type: 'string' }, description: 'The roles this credential acts with.' },
@@ -28,6 +28,10 @@ const ME_RESPONSE = {
       },
     },
     csrfToken: { type: 'string', description: 'Only for cookie sessions: send as X-CSRF-Token on writes.' },
+    mustChangePassword: {
+      type: 'boolean',
+      description: 'The user must change their password (POST /api/v1/auth/password) before anything else.',
+    },
   },
 };
 
@@ -45,6 +49,7 @@ export function meRoutes(deps: { map: PermissionMap }): ApiRoute[] {
         scope: credential.kind === 'token' ? credential.scope : null,
       },
       ...(credential.kind === 'session' && source === 'cookie' ? { csrfToken: credential.csrfSecret } : {}),
+      mustChangePassword: principal.mustChangePassword,
     };
   };
   return [
@@ -55,6 +60,7 @@ export function meRoutes(deps: { map: PermissionMap }): ApiRoute[] {
       module: null,
       permission: null,
       summary: 'The caller: user, roles and the expanded permission list',
+      beforePasswordChange: true,
       response: { status: 200, description: 'The caller', schema: ME_RESPONSE },
       handler: me,
     },

@@ -1,16 +1,21 @@
 /**
- * `GET /api/v1/modules/-/active` (what the frontend shows, filtered per caller: SPEC §5 rule 4) and
- * `POST /api/v1/modules/-/restart` (admin: answers 202, then the process restarts gracefully).
+ * `GET /api/v1/modules/-/active` (what the frontend shows, filtered per caller: a navigation entry only for holders of its permission) and
+ * `POST /api/v1/modules/-/restart` (admin: answers 202, then the process restarts gracefully; 409
+ * and no restart when the next start would refuse, unless forced with `?force=true` or
+ * `{"force": true}`).
  */
 import path from 'node:path';
 import type { Context } from 'koa';
 import type { InstalledModule } from '../../auth/installed.ts';
 import { can } from '../../auth/permissions.ts';
 import { byName } from '../../planner/graph.ts';
+import { restartRefused, type Finding } from '../../planner/preflight.ts';
 import type { Logger } from '../../logger.ts';
 import { callerOf } from '../auth-middleware.ts';
+import { ApiError } from '../errors.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute } from '../route.ts';
+import { invalidBody } from '../validation.ts';
 
 export const RESTART_PERMISSION = 'base.module.restart';
 
@@ -53,6 +58,7 @@ export function moduleRoutes(deps: {
   installed: readonly InstalledModule[];
   root: string;
   onRestart: () => void;
+  preflight: () => Promise<Finding[]>;
   logger: Logger;
 }): ApiRoute[] {
   const modules = [...deps.installed]
@@ -80,7 +86,18 @@ export function moduleRoutes(deps: {
   };
 
   const restart = async (ctx: Context) => {
-    deps.logger.info({ user: callerOf(ctx).principal.username }, 'restart requested over HTTP');
+    const user = callerOf(ctx).principal.username;
+    if (!forced(ctx)) {
+      const findings = await deps.preflight();
+      if (findings.length > 0) {
+        deps.logger.warn({ user, findings }, 'restart over HTTP refused: the next start would fail');
+        const refused = restartRefused(findings, '`POST /api/v1/modules/-/restart?force=true`');
+        ctx.status = 409;
+        ctx.body = { error: { ...refused.toJSON(), findings } };
+        return;
+      }
+    }
+    deps.logger.info({ user }, 'restart requested over HTTP');
     ctx.status = 202;
     ctx.body = {
       status: 'restarting',
@@ -107,9 +124,29 @@ export function moduleRoutes(deps: {
       fullPath: `${API_PREFIX}/modules/-/restart`,
       module: null,
       permission: RESTART_PERMISSION,
-      summary: 'Restart the backend: applies scheduled module changes (SPEC §4.1)',
+      summary:
+        'Restart the backend: applies scheduled module changes. 409 restart_refused, with the findings, when the next start would refuse; ?force=true (or {"force": true}) restarts anyway',
       response: { status: 202, description: 'Restarting' },
       handler: restart,
     },
   ];
+}
+
+/** `?force=true` or a JSON body `{"force": true}`; anything else under those names is a bad request. */
+function forced(ctx: Context): boolean {
+  const query = ctx.query.force;
+  if (query !== undefined && query !== 'true' && query !== 'false')
+    throw new ApiError(
+      400,
+      'bad_request',
+      'force must be true or false',
+      'send ?force=true, or leave it out',
+    );
+  const body = ctx.request.body;
+  if (body === undefined) return query === 'true';
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalidBody('/', 'must be an object, such as {"force": true}');
+  const force = (body as { force?: unknown }).force;
+  if (force !== undefined && typeof force !== 'boolean') throw invalidBody('/force', 'must be a boolean');
+  return query === 'true' || force === true;
 }

@@ -1,5 +1,5 @@
 /**
- * Reads core_external_id (SPEC §2.4): which rows a module's seeds created, whether those rows are
+ * Reads core_external_id: which rows a module's seeds created, whether those rows are
  * still there, and the primary keys that references to other modules' records resolve to.
  */
 import type { Knex } from 'knex';

@@ -1,5 +1,5 @@
 /**
- * The seed step (SPEC §3: install and upgrade apply seeds; uninstall step 3 purges them). Seeds
+ * The seed step (install and upgrade apply seeds; uninstall step 3 purges them). Seeds
  * are upserted by xml_id, tracked in core_external_id, in batches: check the files, read what the
  * database holds, plan, then write wave by wave (a record after those it references), and last
  * delete what the seeds no longer list. Every write is idempotent, so a run after a crash, whether
@@ -120,7 +120,7 @@ export async function applySeeds(
 }
 
 /**
- * SPEC §3 uninstall step 3: deletes every row the module's seeds created, newest first so that
+ * uninstall step 3: deletes every row the module's seeds created, newest first so that
  * children go before their parents, and every tracking row of the module. A row that other rows
  * still reference cannot be deleted; it stays in its table (the migration downgrade that follows
  * drops the module's own tables) and is counted as `kept`, but it is no longer tracked: the

@@ -1,30 +1,14 @@
 /**
- * Lifecycle hooks from a module's `hooks.ts` or `hooks.js`: `post_install(ctx)`,
- * `post_upgrade(ctx, fromVersion)` and `uninstall(ctx)`, each optional. A hook runs inside its
- * step's transaction (`ctx.knex`), so a failing hook leaves no partial writes, and its step is
- * recorded done in that same transaction. A hook with effects outside the database must be safe
- * to run again: after a crash its step runs again.
+ * Loads the lifecycle hooks of a module's `hooks.ts` or `hooks.js` (the contract, `Hooks` and
+ * `HookContext`, is in src/sdk/index.ts). A hook runs inside its step's transaction (`ctx.knex`),
+ * so a failing hook leaves no partial writes, and its step is recorded done in that same
+ * transaction. A hook with effects outside the database must be safe to run again: after a crash
+ * its step runs again.
  */
 import { pathToFileURL } from 'node:url';
-import type { Knex } from 'knex';
-import type { Logger } from '../../logger.ts';
 import { WardError } from '../../errors/ward-error.ts';
-import type { DiskModule, Manifest } from '../../planner/types.ts';
-
-export interface HookContext {
-  /** The step's transaction. */
-  knex: Knex;
-  logger: Logger;
-  manifest: Manifest;
-  /** Ward's storage directory (backups, uploaded files). */
-  storageDir: string;
-}
-
-export interface Hooks {
-  post_install?: (ctx: HookContext) => unknown;
-  post_upgrade?: (ctx: HookContext, fromVersion: string | null) => unknown;
-  uninstall?: (ctx: HookContext) => unknown;
-}
+import type { DiskModule } from '../../planner/types.ts';
+import type { Hooks } from '../../sdk/index.ts';
 
 const HOOK_NAMES = ['post_install', 'post_upgrade', 'uninstall'] as const;
 

@@ -11,13 +11,18 @@ import type { Logger } from '../../logger.ts';
 import type { Action, DiskModule, StepName } from '../../planner/types.ts';
 import { backupFileName, backupTables } from '../../backup/backup.ts';
 import { backupDir, backupFilePattern } from '../../backup/backup-format.ts';
-import { loadHooks, type HookContext, type Hooks } from './hooks.ts';
+import type { HookContext, Hooks } from '../../sdk/index.ts';
+import { moduleSdk } from '../../sdk/runtime.ts';
+import { checkUninstall } from './check.ts';
+import { loadHooks } from './hooks.ts';
 import { downgradeToBase, migrateUp } from './migrate.ts';
 import { applySeeds, purgeExternalIds } from '../seeds/seed.ts';
 
 export interface StepEnv {
   module: DiskModule;
   action: Action;
+  /** For an uninstall: the uninstalls after it in the same plan, in order (its `check` proves them too). */
+  laterUninstalls: readonly DiskModule[];
   storageDir: string;
   logger: Logger;
 }
@@ -29,6 +34,8 @@ export const NON_TRANSACTIONAL: ReadonlySet<StepName> = new Set(['backup']);
 export async function runStep(step: StepName, knex: Knex, env: StepEnv): Promise<Record<string, unknown>> {
   const { module, action } = env;
   switch (step) {
+    case 'check':
+      return checkUninstall(knex, [module, ...env.laterUninstalls]);
     case 'migrate':
       return { applied: await migrateUp(knex, module) };
     case 'seed':
@@ -58,13 +65,14 @@ async function runHook(knex: Knex, env: StepEnv, name: keyof Hooks): Promise<Rec
     logger: env.logger.child({ module: env.module.name, hook: name }),
     manifest: env.module.manifest,
     storageDir: env.storageDir,
+    sdk: moduleSdk(),
   };
-  // post_upgrade(ctx, fromVersion): SPEC §9 passes the previously installed version.
+  // post_upgrade(ctx, fromVersion): passes the previously installed version.
   await hook(ctx, env.action.fromVersion);
   return { called: true };
 }
 
-/** SPEC §3 step 1: every table the module owns, data only, to storage/backups. */
+/** step 1: every table the module owns, data only, to storage/backups. */
 async function backup(knex: Knex, env: StepEnv): Promise<Record<string, unknown>> {
   const tables = (await knex('core_module_table')
     .where({ module_name: env.module.name })

@@ -1,5 +1,7 @@
+import { applyModuleSettings } from '../../config.ts';
 import { createLogger } from '../../logger.ts';
 import { runBackend } from '../../server/backend.ts';
+import { parseLogLevel } from '../../server/backend-settings.ts';
 import { WardCommand } from '../base.ts';
 
 export default class Backend extends WardCommand {
@@ -8,6 +10,8 @@ export default class Backend extends WardCommand {
   static override examples = ['<%= config.bin %> backend'];
 
   async run(): Promise<void> {
-    await runBackend(this.settings, createLogger(), (line) => this.log(line));
+    // Modules read their settings from process.env: values from a settings file are put there.
+    applyModuleSettings(this.settings);
+    await runBackend(this.settings, createLogger(parseLogLevel(this.settings)), (line) => this.log(line));
   }
 }

@@ -1,10 +1,13 @@
 import path from 'node:path';
 import { Flags } from '@oclif/core';
-import { backendSettings } from '../../server/backend-settings.ts';
-import { parseSwitch } from '../../config.ts';
+import { backendSettings, parseLogLevel } from '../../server/backend-settings.ts';
+import { parseSwitch, type Config } from '../../config.ts';
+import { checkDatabaseUrl } from '../../db/connection.ts';
+import { listenAsSupervisor } from '../../db/restart-signal.ts';
 import { createLogger } from '../../logger.ts';
+import { assertAddressFree } from '../../server/server.ts';
 import { supervise } from '../../server/supervisor.ts';
-import { watchModules } from '../../server/watcher.ts';
+import { watchModules, watchStartInputs } from '../../server/watcher.ts';
 import { WardCommand } from '../base.ts';
 
 export default class Serve extends WardCommand {
@@ -24,9 +27,12 @@ export default class Serve extends WardCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
-    const logger = createLogger('ward-supervisor');
+    const logger = createLogger(parseLogLevel(this.settings), 'ward-supervisor');
     // The backend checks these too; checked here, a bad one is one error, not starts under back-off.
-    backendSettings(this.settings);
+    const { port, host } = backendSettings(this.settings);
+    // Likewise an address another `ward serve` (or anything else) holds: the supervisor would stop
+    // at the backend's failure to listen, but only after starting it.
+    await assertAddressFree(port, host);
     const spare = parseSwitch('WARD_SPARE_BACKEND', this.settings.spareBackend, true);
     const entry = path.join(this.settings.root, 'src', 'server', 'backend-main.ts');
     const supervisor = supervise(
@@ -37,13 +43,36 @@ export default class Serve extends WardCommand {
     );
     process.on('SIGTERM', () => supervisor.stop('SIGTERM'));
     process.on('SIGINT', () => supervisor.stop('SIGTERM'));
+    // While a start keeps failing, a fix is picked up at once: a change to what the start reads from
+    // disk, or `ward modules restart` (after `ward modules orphan`, say), which also sees this
+    // supervisor and so knows a backend is on its way.
+    const inputs = watchStartInputs(this.settings, () =>
+      supervisor.wake('module code, a settings file or the grants file changed'),
+    ).catch((error: unknown) => {
+      logger.warn({ err: error }, 'cannot watch module code, settings and grants for fixes');
+      return null;
+    });
+    const requests = listenAsSupervisor(
+      () => announcedUrl(this.settings),
+      logger,
+      () => supervisor.wake('a restart was requested'),
+    );
     const watcher = flags.watch
       ? await watchModules(this.settings, () => {
           logger.info('module code changed; restarting the backend');
           supervisor.restart();
         })
       : null;
-    await supervisor.done;
-    await watcher?.close();
+    process.exitCode = await supervisor.done;
+    await Promise.all([watcher?.close(), (await inputs)?.close(), requests.close()]);
   }
+}
+
+/** DATABASE_URL, or the embedded server's once a backend has started it (until then, this throws and is retried). */
+async function announcedUrl(config: Config): Promise<string> {
+  if (config.databaseUrl !== null) return checkDatabaseUrl(config.databaseUrl);
+  const { embeddedStatus } = await import('../../db/embedded.ts');
+  const { running, server } = await embeddedStatus(config.storageDir);
+  if (!running || server === null) throw new Error('the embedded database is not running yet');
+  return server.url;
 }

@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import test from 'ava';
 import { ApiError } from '../../../src/api/errors.ts';
 import { blobPath, openBlob, putBlob } from '../../../modules/documents/lib/blob-store.ts';
+import { sdk } from '../../../src/sdk/runtime.ts';
 import { scratchDir } from '../../helpers/cli.ts';
 
 /** Every byte value, in 1000-byte chunks so that chunks do not line up with anything. */
@@ -34,7 +35,7 @@ async function files(dir: string): Promise<string[]> {
 test('a file is stored at documents/<first two hex digits>/<sha256>, its bytes intact', async (t) => {
   const storage = await scratchDir();
   const hash = sha256(ALL_BYTES);
-  t.deepEqual(await putBlob(storage, chunked(ALL_BYTES), { maxBytes: ALL_BYTES.length }), {
+  t.deepEqual(await putBlob(sdk, storage, chunked(ALL_BYTES), { maxBytes: ALL_BYTES.length }), {
     sha256: hash,
     size: ALL_BYTES.length,
     created: true,
@@ -51,22 +52,22 @@ test('a file is stored at documents/<first two hex digits>/<sha256>, its bytes i
 
 test('the same content twice is stored once: the second put says created: false', async (t) => {
   const storage = await scratchDir();
-  const first = await putBlob(storage, chunked(ALL_BYTES), { maxBytes: 1e6 });
-  const second = await putBlob(storage, chunked(ALL_BYTES, 333), { maxBytes: 1e6 });
+  const first = await putBlob(sdk, storage, chunked(ALL_BYTES), { maxBytes: 1e6 });
+  const second = await putBlob(sdk, storage, chunked(ALL_BYTES, 333), { maxBytes: 1e6 });
   t.deepEqual(second, { ...first, created: false });
   t.is((await files(storage)).length, 1);
 });
 
 test('an empty file is a file like any other', async (t) => {
   const storage = await scratchDir();
-  const empty = await putBlob(storage, Readable.from([]), { maxBytes: 10 });
+  const empty = await putBlob(sdk, storage, Readable.from([]), { maxBytes: 10 });
   t.deepEqual(empty, { sha256: sha256(Buffer.alloc(0)), size: 0, created: true });
 });
 
 test('one byte over maxBytes is 413 and leaves no file; exactly maxBytes is stored', async (t) => {
   const storage = await scratchDir();
   const error = await t.throwsAsync(
-    putBlob(storage, chunked(ALL_BYTES), { maxBytes: ALL_BYTES.length - 1 }),
+    putBlob(sdk, storage, chunked(ALL_BYTES), { maxBytes: ALL_BYTES.length - 1 }),
     {
       instanceOf: ApiError,
     },
@@ -74,7 +75,7 @@ test('one byte over maxBytes is 413 and leaves no file; exactly maxBytes is stor
   t.is(error?.status, 413);
   t.is(error?.message, `the file is larger than the limit of ${ALL_BYTES.length - 1} bytes`);
   t.deepEqual(await files(storage), []);
-  await putBlob(storage, chunked(ALL_BYTES), { maxBytes: ALL_BYTES.length });
+  await putBlob(sdk, storage, chunked(ALL_BYTES), { maxBytes: ALL_BYTES.length });
   t.is((await files(storage)).length, 1);
 });
 
@@ -82,7 +83,7 @@ test('a checksum that does not match is 422 and leaves no file; a matching one (
   const storage = await scratchDir();
   const wrong = sha256(Buffer.from('something else'));
   const error = await t.throwsAsync(
-    putBlob(storage, chunked(ALL_BYTES), { maxBytes: 1e6, expectedSha256: wrong }),
+    putBlob(sdk, storage, chunked(ALL_BYTES), { maxBytes: 1e6, expectedSha256: wrong }),
     {
       instanceOf: ApiError,
     },
@@ -92,13 +93,13 @@ test('a checksum that does not match is 422 and leaves no file; a matching one (
   t.is(error?.message, `the file's SHA-256 is ${sha256(ALL_BYTES)}, not the expected ${wrong}`);
   t.deepEqual(await files(storage), []);
   const malformed = await t.throwsAsync(
-    putBlob(storage, chunked(ALL_BYTES), { maxBytes: 1e6, expectedSha256: '../x' }),
+    putBlob(sdk, storage, chunked(ALL_BYTES), { maxBytes: 1e6, expectedSha256: '../x' }),
     {
       instanceOf: ApiError,
     },
   );
   t.is(malformed?.code, 'invalid_checksum');
-  const stored = await putBlob(storage, chunked(ALL_BYTES), {
+  const stored = await putBlob(sdk, storage, chunked(ALL_BYTES), {
     maxBytes: 1e6,
     expectedSha256: sha256(ALL_BYTES).toUpperCase(),
   });
@@ -111,7 +112,7 @@ test('a source that fails midway (a client hanging up) leaves no file', async (t
     yield ALL_BYTES.subarray(0, 5000);
     throw new Error('aborted');
   }
-  await t.throwsAsync(putBlob(storage, broken(), { maxBytes: 1e6 }), { message: 'aborted' });
+  await t.throwsAsync(putBlob(sdk, storage, broken(), { maxBytes: 1e6 }), { message: 'aborted' });
   t.deepEqual(await files(storage), []);
 });
 

@@ -8,6 +8,7 @@ import { readdir } from 'node:fs/promises';
 import test from 'ava';
 import { WardError } from '../../../src/errors/ward-error.ts';
 import { DEFAULT_MAX_BYTES, documentMaxBytes } from '../../../modules/documents/lib/config.ts';
+import { sdk } from '../../../src/sdk/runtime.ts';
 import { api, clinic, errorOf, insertPatients } from '../helpers.ts';
 
 const LIMIT = 64 * 1024;
@@ -70,12 +71,16 @@ test('a file of exactly the limit is stored', async (t) => {
 });
 
 test('the limit defaults to 25 MiB; a value that is not a size is refused with the variable named', (t) => {
-  t.is(documentMaxBytes({}), DEFAULT_MAX_BYTES);
+  t.is(documentMaxBytes(sdk, {}), DEFAULT_MAX_BYTES);
   t.is(DEFAULT_MAX_BYTES, 25 * 1024 * 1024);
-  t.is(documentMaxBytes({ WARD_DOCUMENT_MAX_BYTES: '100mb' }), 100 * 1024 * 1024);
-  t.is(documentMaxBytes({ WARD_DOCUMENT_MAX_BYTES: '1000' }), 1000);
-  const error = t.throws(() => documentMaxBytes({ WARD_DOCUMENT_MAX_BYTES: 'lots' }), {
+  t.is(documentMaxBytes(sdk, { WARD_DOCUMENT_MAX_BYTES: '100mb' }), 100 * 1024 * 1024);
+  t.is(documentMaxBytes(sdk, { WARD_DOCUMENT_MAX_BYTES: '1000' }), 1000);
+  const error = t.throws(() => documentMaxBytes(sdk, { WARD_DOCUMENT_MAX_BYTES: 'lots' }), {
     instanceOf: WardError,
   });
-  t.is(error?.message, 'WARD_DOCUMENT_MAX_BYTES="lots" is not a size');
+  t.like(error, {
+    code: 'invalid_setting',
+    message: 'WARD_DOCUMENT_MAX_BYTES="lots" is not a size',
+    hint: 'give bytes or a number with kb or mb, such as 25mb (the default) or 100mb',
+  });
 });

@@ -111,13 +111,17 @@ test('identical content uploaded twice: two documents, one file', async (t) => {
   t.is((await stored(storage)).length, 1);
 });
 
-test('a title beyond ASCII travels percent-encoded in the header, or in ?title=', async (t) => {
+test('a title beyond ASCII travels percent-encoded in the header, or in ?title=, and is NFC either way', async (t) => {
   const { base, token, upload } = await world(t);
   const title = 'Überweisung – Ärztin.pdf';
   const byHeader = await upload(Buffer.from('%PDF'), {
     headers: { 'x-document-title': encodeURIComponent(title) },
   });
   t.like(byHeader.body, { title, contentType: 'application/octet-stream' });
+  const decomposed = await upload(Buffer.from('%PDF'), {
+    headers: { 'x-document-title': encodeURIComponent(title.normalize('NFD')) },
+  });
+  t.like(decomposed.body, { title }, 'a header title is NFC, as a ?title= one is');
   const byQuery = await upload(Buffer.from('%PDF'), {
     query: `?title=${encodeURIComponent(title)}&contentType=application%2Fpdf`,
     headers: { 'x-document-title': 'ignored' },
@@ -207,7 +211,30 @@ test('bad uploads are refused with the reason, and leave no row and no file', as
       'invalid_upload',
       'the title is longer than 255 characters',
     ],
-    [{ query: '?title=two%0Alines' }, 400, 'invalid_upload', 'the title contains control characters'],
+    [
+      { query: '?title=two%0Alines' },
+      400,
+      'invalid_upload',
+      'the title contains U+000A LINE FEED (a control character) at character 4',
+    ],
+    [
+      { headers: { 'x-document-title': 'two%0Alines' } },
+      400,
+      'invalid_upload',
+      'the title contains U+000A LINE FEED (a control character) at character 4',
+    ],
+    [
+      { headers: { 'x-document-title': encodeURIComponent('scan\u200B.pdf') } },
+      400,
+      'invalid_upload',
+      'the title contains U+200B ZERO WIDTH SPACE (a zero-width character) at character 5',
+    ],
+    [
+      { query: `?title=${encodeURIComponent('scan\u200B.pdf')}` },
+      400,
+      'invalid_upload',
+      'the title contains U+200B ZERO WIDTH SPACE (a zero-width character) at character 5',
+    ],
     [{ headers: { 'content-type': 'pdf' } }, 400, 'invalid_upload', '"pdf" is not a media type'],
     [
       { headers: { 'content-encoding': 'gzip' } },

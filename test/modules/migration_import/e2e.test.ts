@@ -10,6 +10,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { scratchDir, ward, type WardEnv } from '../../helpers/cli.ts';
+import { crashAtBatch } from '../../helpers/crash.ts';
 import { testDatabase } from '../../helpers/database.ts';
 import { alive, restart, serve, type Served } from '../../helpers/serve.ts';
 import { API, fixtureBytes, type JobBody } from './world.ts';
@@ -86,7 +87,7 @@ for (const point of ['middle', 'end'] as const) {
     const id = await validatedJob(first, admin);
     await first.stop();
 
-    const doomed = await serve({ ...env, WARD_TEST_IMPORT_CRASH: `3:${point}` });
+    const doomed = await serve({ ...env, ...crashAtBatch(`3:${point}`) });
     t.is((await http(doomed.base, admin, 'POST', `/jobs/${id}/execute`)).status, 202);
     await waitFor('the SIGKILL', async () => (alive(doomed.pid) ? undefined : true));
     const left = await knex('migration_import_job').where({ id }).first();

@@ -1,5 +1,5 @@
 /**
- * SPEC §4.3 × §5: every route of migration_import × every kind of caller, with the exact status,
+ * The permission matrix of migration_import: every route × every kind of caller, with the exact status,
  * and for refusals the exact `permission denied: <permission>` error. Callers: an admin (role
  * `admin`, granted `*` by the manifest), a role the grants file gives nothing, a clinic role
  * another module defines (receptionist), a viewer and a widened migration operator from the
@@ -192,7 +192,7 @@ test('the navigation entry is shown only to callers holding migration_import.job
   t.deepEqual(await entries('sync agent token'), []);
 });
 
-test('the manifest grants * to admin only, with exactly the four SPEC §5 permissions', async (t) => {
+test('the manifest grants * to admin only, with exactly the four permissions', async (t) => {
   const manifest = JSON.parse(
     await readFile(new URL('../../../modules/migration_import/manifest.json', import.meta.url), 'utf8'),
   ) as Record<string, unknown>;

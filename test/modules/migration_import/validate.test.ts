@@ -10,6 +10,7 @@ import {
   validateImport,
 } from '../../../modules/migration_import/lib/index.ts';
 import type { ImportItem, SourceItem, ValidateOptions } from '../../../modules/migration_import/lib/index.ts';
+import { sdk } from '../../../src/sdk/runtime.ts';
 import { collect, warningsOf } from './helpers.ts';
 
 async function* source(...items: SourceItem[]): AsyncGenerator<SourceItem> {
@@ -98,6 +99,61 @@ test('sex codes: F, M, O, U and the FHIR words in any case; no code at all is un
     'unknown',
   ]);
   t.deepEqual(checkPatient({ ...fields }, place).warnings, []);
+});
+
+test('text comes out in NFC; source ids stay as the source wrote them', (t) => {
+  const { record, warnings } = checkPatient(
+    {
+      sourceId: 'Zoe\u0308',
+      mrn: 'E\u0301-1',
+      familyName: 'A\u030Aberg',
+      givenName: 'Zoe\u0308',
+      birthDate: '2000-01-01',
+      address: { lines: ['rue de l’E\u0301glise'], city: 'Ne\u0301ron' },
+    },
+    place,
+    sdk.text,
+  );
+  t.deepEqual(warnings, []);
+  t.like(record, {
+    sourceId: 'Zoe\u0308',
+    mrn: '\u00C9-1',
+    familyName: '\u00C5berg',
+    givenName: 'Zo\u00EB',
+    address: { lines: ['rue de l’\u00C9glise'], city: 'N\u00E9ron' },
+  });
+  const visit = checkAppointment(
+    {
+      sourceId: 'a',
+      patientSourceId: 'p',
+      practitionerName: 'Dr Ne\u0301ron',
+      start: '2024-05-01T09:00:00Z',
+      end: '2024-05-01T10:00:00Z',
+      status: 'booked',
+      reason: 'Re\u0301vision',
+    },
+    place,
+  ).record;
+  t.like(visit, { practitionerName: 'Dr N\u00E9ron', reason: 'R\u00E9vision' });
+});
+
+test('a patient id standing in for the MRN is held to the MRN rule; without the SDK rules nothing is checked', (t) => {
+  const fields = { sourceId: 'p\u200B1', familyName: 'Lee', givenName: 'Ann', birthDate: '2000-01-01' };
+  t.deepEqual(
+    checkPatient(fields, place, sdk.text).warnings.map((warning) => warning.message),
+    [
+      'patient id (used as the MRN) contains U+200B ZERO WIDTH SPACE (a zero-width character) at character 2, which would make it differ from the same text typed in Ward; remove it from the source',
+    ],
+  );
+  t.deepEqual(checkPatient({ ...fields, mrn: 'M-1' }, place, sdk.text).warnings, []);
+  t.deepEqual(checkPatient(fields, place).warnings, []);
+  t.deepEqual(
+    checkPatient({ ...fields, sourceId: 'p1', givenName: 'A\u0000n' }, place, sdk.text).warnings.map(
+      (warning) => warning.code,
+    ),
+    ['nul_character'],
+    'a NUL is reported once, as the NUL it is',
+  );
 });
 
 test('instants need a zone and a real date; they come out as UTC toISOString', (t) => {

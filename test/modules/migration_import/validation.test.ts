@@ -29,6 +29,9 @@ interface Case {
 
 const fixture = (file: string) => () => fixtureBytes(file);
 
+/** A FHIR identifier typed as the medical record number. */
+const mr = (value: string) => ({ type: { coding: [{ code: 'MR' }] }, value });
+
 const CASES: Record<string, Case> = {
   'bad dates': {
     source: fixture('bad/bad-dates.csv'),
@@ -142,6 +145,37 @@ const CASES: Record<string, Case> = {
     state: 'invalid',
     warnings: ['1:value_too_long:error:/name/0/family', '2:nul_character:error:/name/0/given'],
   },
+  'characters nobody can see, in an MRN and a name (a Persian name keeps its ZWNJ)': {
+    source: async () =>
+      [
+        {
+          resourceType: 'Patient',
+          id: 'p1',
+          identifier: [mr('MRN\u200B1')],
+          name: [{ family: 'Doe', given: ['Jo'] }],
+          birthDate: '1990-01-01',
+        },
+        {
+          resourceType: 'Patient',
+          id: 'p2',
+          identifier: [mr('MRN-2')],
+          name: [{ family: 'Doe', given: ['Ann\u202Etxen'] }],
+          birthDate: '1990-01-01',
+        },
+        {
+          resourceType: 'Patient',
+          id: 'p3',
+          identifier: [mr('MRN-3')],
+          name: [{ family: '\u0639\u0644\u06CC\u200C\u0632\u0627\u062F\u0647', given: ['Reza'] }],
+          birthDate: '1990-01-01',
+        },
+      ]
+        .map((resource) => `${JSON.stringify(resource)}\n`)
+        .join(''),
+    format: 'fhir-ndjson',
+    state: 'invalid',
+    warnings: ['1:invisible_character:error:/identifier', '2:invisible_character:error:/name/0/given'],
+  },
   'a FHIR status Ward does not keep': {
     source: async () =>
       `${JSON.stringify({ resourceType: 'Patient', id: 'p1', name: [{ family: 'Doe', given: ['Jo'] }], birthDate: '1990-01-01' })}\n` +
@@ -189,6 +223,46 @@ test('messages are the operator-grade texts of the lib', async (t) => {
     statuses.warnings[0]!.message,
     'status "proposed" is not an appointment status; expected one of booked, arrived, fulfilled, cancelled, noshow',
   );
+});
+
+test('an invisible character is named with its code point and position', async (t) => {
+  const w = await world(t);
+  const { warnings } = await validated(
+    w,
+    CASES['characters nobody can see, in an MRN and a name (a Persian name keeps its ZWNJ)']!,
+  );
+  t.deepEqual(
+    warnings.map((warning) => warning.message),
+    [
+      'MRN contains U+200B ZERO WIDTH SPACE (a zero-width character) at character 4, which would make it differ from the same text typed in Ward; remove it from the source',
+      'given name contains U+202E RIGHT-TO-LEFT OVERRIDE (a bidirectional control) at character 4, which would make it differ from the same text typed in Ward; remove it from the source',
+    ],
+  );
+});
+
+test('an MRN written decomposed is the precomposed MRN it looks like: mrn_taken, never a second patient', async (t) => {
+  const w = await world(t);
+  await w.knex('patients_patient').insert({ mrn: '\u00C9-42', family_name: 'Walk-in', given_name: 'Mary' });
+  const patient = (id: string, mrn: string) => ({
+    resourceType: 'Patient',
+    id,
+    identifier: [mr(mrn)],
+    name: [{ family: 'Lee', given: ['Min'] }],
+    birthDate: '1990-01-01',
+  });
+  const source = [patient('p1', 'E\u0301-42'), patient('p2', '\u00C5-1'), patient('p3', 'A\u030A-1')]
+    .map((resource) => `${JSON.stringify(resource)}\n`)
+    .join('');
+  const job = await createJob(w, source, { format: 'fhir-ndjson' });
+  t.is((await validate(w, job.id)).state, 'validated');
+  const done = await execute(w, job.id);
+  t.is(done.state, 'partially_succeeded');
+  t.like(done.results.patient, { created: 1, failed: 2 });
+  t.deepEqual(
+    (await allWarnings(w, job.id, 'severity=error')).map((warning) => `${warning.row}:${warning.code}`),
+    ['1:mrn_taken', '3:mrn_taken'],
+  );
+  t.deepEqual(await w.knex('patients_patient').orderBy('id').pluck('mrn'), ['\u00C9-42', '\u00C5-1']);
 });
 
 test('an invalid job cannot be executed: 409 naming its errors, and no clinical row appears', async (t) => {

@@ -10,6 +10,7 @@ import type {
   ImportWarning,
   ValidateOptions,
 } from '../../../modules/migration_import/lib/index.ts';
+import { sdk } from '../../../src/sdk/runtime.ts';
 import { bytes, collect, fixture, recordsOf, warningsOf } from './helpers.ts';
 
 const MARIA = 'fb165133-d04c-455d-9e6c-f09c5e5335e3';
@@ -136,6 +137,17 @@ warns('a NUL character, which a CSV cannot hold (bad_encoding) but a JSON string
 ), [
   [1, '/name/0/given', 'nul_character', 'error', 'given name contains a NUL character (\\u0000), which the database cannot store; remove it from the source'],
 ]);
+
+// prettier-ignore
+warns('characters nobody can see: a zero-width space in the patient id standing in for the MRN, a bidi override in a name', 'synthea-patients-csv', () => bytes(
+  'Id,BIRTHDATE,FIRST,LAST,GENDER\n',
+  'p\u200B1,1980-01-01,Ann,Lee,F\n',
+  'p2,1980-01-01,Bo,\u202ELee,M\n',
+  'p3,1980-01-01,\u0645\u062D\u0645\u062F\u200C\u0631\u0636\u0627,Lee,M\n',
+), [
+  [2, 'Id', 'invisible_character', 'error', 'MRN contains U+200B ZERO WIDTH SPACE (a zero-width character) at character 2, which would make it differ from the same text typed in Ward; remove it from the source'],
+  [3, 'LAST', 'invisible_character', 'error', 'family name contains U+202E RIGHT-TO-LEFT OVERRIDE (a bidirectional control) at character 1, which would make it differ from the same text typed in Ward; remove it from the source'],
+], () => ({ text: sdk.text }));
 
 // prettier-ignore
 warns('blank required fields', 'synthea-patients-csv', () => fixture('bad/missing-fields.csv'), [

@@ -273,8 +273,14 @@ test('a search pages by cursor like the whole list', async (t) => {
 test('values the database cannot store are 400 invalid_value, not 500: a NUL character, year 0', async (t) => {
   const { base, as } = await clinic(t);
   const admin = as('admin');
+  // A NUL in a name is a control character, which the module's own check names first (422).
+  const nul = await api(base, admin, 'POST', PATH, { json: { ...FULL, familyName: 'Sm\u0000ith' } });
+  t.is(nul.status, 422);
+  t.is(
+    errorOf(nul).message,
+    'the request body is invalid at /familyName: contains U+0000 NULL (a control character) at character 3; remove it',
+  );
   const refusals = [
-    await api(base, admin, 'POST', PATH, { json: { ...FULL, familyName: 'Sm\u0000ith' } }),
     await api(base, admin, 'POST', PATH, { json: { ...FULL, mrn: 'MRN-0', birthDate: '0000-01-01' } }),
     await api(base, admin, 'GET', `${PATH}?q=%00`),
   ];

@@ -6,24 +6,21 @@
  */
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
-import { bodyTooLarge } from '../../../../src/api/body.ts';
-import { ApiError } from '../../../../src/api/errors.ts';
-import { callerOf } from '../../../../src/api/auth-middleware.ts';
-import { refuseEncoded } from '../../../documents/lib/upload.ts';
+import type { WardSdk } from '../../../../src/sdk/index.ts';
 import { jobView } from '../jobs/job-row.ts';
 import { insertJob } from '../jobs/job-store.ts';
 import { receiveSource, TooLarge, type ReceivedFile } from '../jobs/source-file.ts';
 import { sourceParams } from './params.ts';
 
-const tooLarge = (limit: number) =>
-  bodyTooLarge(
+const tooLarge = (sdk: WardSdk, limit: number) =>
+  sdk.errors.bodyTooLarge(
     'the source file',
     limit,
     'split the export into several files, one job each (the operator sets the limit with WARD_IMPORT_MAX_SOURCE_SIZE)',
   );
 
-const emptySource = () =>
-  new ApiError(
+const emptySource = (sdk: WardSdk) =>
+  new sdk.errors.ApiError(
     400,
     'empty_source',
     'the request has no body: the source file is the request body',
@@ -32,19 +29,20 @@ const emptySource = () =>
 
 export async function createJob(
   ctx: Context,
-  deps: { knex: Knex; storageDir: string; maxSourceBytes: number; mount: string },
+  deps: { sdk: WardSdk; knex: Knex; storageDir: string; maxSourceBytes: number; mount: string },
 ): Promise<void> {
-  const { format, sourceSystem } = sourceParams(ctx);
-  refuseEncoded(ctx);
+  const { sdk } = deps;
+  const { format, sourceSystem } = sourceParams(sdk, ctx);
+  sdk.http.refuseEncoded(ctx);
   const limit = deps.maxSourceBytes;
-  if ((ctx.request.length ?? 0) > limit) throw tooLarge(limit);
+  if ((ctx.request.length ?? 0) > limit) throw tooLarge(sdk, limit);
   let received: ReceivedFile;
   try {
     received = await receiveSource(deps.storageDir, ctx.req, limit);
   } catch (error) {
-    if (error instanceof TooLarge) throw tooLarge(limit);
+    if (error instanceof TooLarge) throw tooLarge(sdk, limit);
     if ((error as NodeJS.ErrnoException).code === 'ECONNRESET')
-      throw new ApiError(
+      throw new sdk.errors.ApiError(
         400,
         'upload_incomplete',
         'the upload ended before the whole file arrived',
@@ -57,9 +55,9 @@ export async function createJob(
   }
   if (received.bytes === 0) {
     await received.discard();
-    throw emptySource();
+    throw emptySource(sdk);
   }
-  const { principal } = callerOf(ctx);
+  const caller = sdk.http.caller(ctx);
   try {
     const row = await deps.knex.transaction(async (trx) => {
       const job = await insertJob(trx, {
@@ -67,8 +65,8 @@ export async function createJob(
         format,
         sourceBytes: received.bytes,
         sourceSha256: received.sha256,
-        createdById: principal.userId,
-        createdBy: principal.username,
+        createdById: caller.userId,
+        createdBy: caller.username,
       });
       await received.keepAs(job.id);
       return job;

@@ -1,15 +1,15 @@
 /** The module's refusals, each saying what was found and what to do. */
-import { ApiError } from '../../../../src/api/errors.ts';
-import { notFound } from '../../../patients/lib/request.ts';
+import type { ApiError, WardSdk } from '../../../../src/sdk/index.ts';
 import type { JobRow } from '../jobs/job-row.ts';
 
 /** What a 404 calls a job. */
 export const JOB = 'migration_import job';
 
-export const jobNotFound = (id: number | string | undefined): ApiError => notFound(JOB, id);
+export const jobNotFound = (sdk: WardSdk, id: number | string | undefined): ApiError =>
+  sdk.errors.notFound(JOB, id);
 
-const busy = (job: JobRow) =>
-  new ApiError(
+const busy = (sdk: WardSdk, job: JobRow) =>
+  new sdk.errors.ApiError(
     409,
     'job_busy',
     `job ${job.id} is ${job.state} now (progress ${job.rows_done}/${job.rows_total}); its worker holds it until ${job.lease_expires_at?.toISOString() ?? 'it ends'}`,
@@ -17,9 +17,9 @@ const busy = (job: JobRow) =>
   );
 
 /** Why validation cannot start on this job now. */
-export function cannotValidate(job: JobRow): ApiError {
-  if (job.state === 'validating' || job.state === 'executing') return busy(job);
-  return new ApiError(
+export function cannotValidate(sdk: WardSdk, job: JobRow): ApiError {
+  if (job.state === 'validating' || job.state === 'executing') return busy(sdk, job);
+  return new sdk.errors.ApiError(
     409,
     'job_already_executed',
     `job ${job.id} has been executed (state ${job.state}); validating it again would discard what its runs recorded`,
@@ -28,9 +28,9 @@ export function cannotValidate(job: JobRow): ApiError {
 }
 
 /** Why execute cannot start on this job now. */
-export function cannotExecute(job: JobRow): ApiError {
+export function cannotExecute(sdk: WardSdk, job: JobRow): ApiError {
   if (job.state === 'created')
-    return new ApiError(
+    return new sdk.errors.ApiError(
       409,
       'job_not_validated',
       `job ${job.id} has not been validated, so it cannot be executed`,
@@ -38,12 +38,12 @@ export function cannotExecute(job: JobRow): ApiError {
     );
   if (job.state === 'invalid') {
     const errors = job.counts.warnings?.error ?? 0;
-    return new ApiError(
+    return new sdk.errors.ApiError(
       409,
       'job_invalid',
       `job ${job.id} cannot be executed: validation found ${errors} error${errors === 1 ? '' : 's'} in its source${job.error === null ? '' : ` (${job.error})`}`,
       `read them with GET /jobs/${job.id}/warnings?severity=error, fix the source and create a new job (or upload missing binaries and validate again)`,
     );
   }
-  return busy(job);
+  return busy(sdk, job);
 }

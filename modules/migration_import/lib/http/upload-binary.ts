@@ -7,28 +7,25 @@
  */
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
-import { callerOf } from '../../../../src/api/auth-middleware.ts';
-import { ApiError } from '../../../../src/api/errors.ts';
-import { invalidQuery, queryText } from '../../../patients/lib/request.ts';
+import type { WardSdk } from '../../../../src/sdk/index.ts';
 import { tooLarge } from '../../../documents/lib/blob-store.ts';
-import { refuseEncoded } from '../../../documents/lib/upload.ts';
 import { binaryView, findBinary, storeBinary } from '../jobs/binary-store.ts';
 import { foundJob, jobId } from './params.ts';
 
 const SHA256 = /^[0-9a-fA-F]{64}$/;
 const MAX_REF = 1024;
 
-function declaredSha256(ctx: Context): string {
+function declaredSha256(sdk: WardSdk, ctx: Context): string {
   const value = ctx.get('X-Content-SHA256').trim();
   if (value === '')
-    throw new ApiError(
+    throw new sdk.errors.ApiError(
       400,
       'missing_checksum',
       'the upload has no X-Content-SHA256 header, so its content cannot be verified',
       'send the SHA-256 of the file as 64 hex digits in X-Content-SHA256 (sha256sum <file>)',
     );
   if (!SHA256.test(value))
-    throw new ApiError(
+    throw new sdk.errors.ApiError(
       422,
       'invalid_checksum',
       `X-Content-SHA256 ${JSON.stringify(value)} is not 64 hex digits`,
@@ -37,31 +34,32 @@ function declaredSha256(ctx: Context): string {
   return value.toLowerCase();
 }
 
-function reference(ctx: Context): string {
-  const ref = queryText(ctx, 'ref');
+function reference(sdk: WardSdk, ctx: Context): string {
+  const ref = sdk.http.queryText(ctx, 'ref');
   if (ref === undefined)
-    throw invalidQuery(
+    throw sdk.errors.invalidQuery(
       'ref',
       'is missing; give the reference the source uses for this file (a FHIR attachment url, say)',
     );
   // eslint-disable-next-line no-control-regex
   if (ref.length > MAX_REF || /[\u0000-\u001f\u007f]/.test(ref))
-    throw invalidQuery('ref', `must be at most ${MAX_REF} characters without control characters`);
+    throw sdk.errors.invalidQuery('ref', `must be at most ${MAX_REF} characters without control characters`);
   return ref;
 }
 
 export async function uploadBinary(
   ctx: Context,
-  deps: { knex: Knex; storageDir: string; maxBytes: number },
+  deps: { sdk: WardSdk; knex: Knex; storageDir: string; maxBytes: number },
 ): Promise<void> {
-  const id = jobId(ctx);
-  await foundJob(deps.knex, id);
-  const ref = reference(ctx);
-  const sha256 = declaredSha256(ctx);
-  refuseEncoded(ctx);
-  if ((ctx.request.length ?? 0) > deps.maxBytes) throw tooLarge(deps.maxBytes);
+  const { sdk } = deps;
+  const id = jobId(sdk, ctx);
+  await foundJob(sdk, deps.knex, id);
+  const ref = reference(sdk, ctx);
+  const sha256 = declaredSha256(sdk, ctx);
+  sdk.http.refuseEncoded(ctx);
+  if ((ctx.request.length ?? 0) > deps.maxBytes) throw tooLarge(sdk, deps.maxBytes);
   const conflict = (held: string) =>
-    new ApiError(
+    new sdk.errors.ApiError(
       409,
       'binary_conflict',
       `reference ${JSON.stringify(ref)} of job ${id} already holds a different file (SHA-256 ${held})`,
@@ -76,6 +74,7 @@ export async function uploadBinary(
   }
   const type = ctx.get('Content-Type').trim();
   const stored = await storeBinary(
+    sdk,
     deps.knex,
     deps.storageDir,
     ctx.req,
@@ -84,7 +83,7 @@ export async function uploadBinary(
       ref,
       sha256,
       contentType: type === '' ? null : type.slice(0, 255),
-      createdBy: callerOf(ctx).principal.username,
+      createdBy: sdk.http.caller(ctx).username,
     },
     deps.maxBytes,
   );

@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream';
+import type { WardSdk } from '../../../../src/sdk/index.ts';
 import { putBlob } from '../../../documents/lib/blob-store.ts';
 import { Meter } from './source-file.ts';
 
@@ -48,6 +49,7 @@ export interface Upload {
 
 /** The row now under (job, ref): the new one, or the one a concurrent upload of the same reference made. */
 export async function storeBinary(
+  sdk: WardSdk,
   knex: Knex,
   storageDir: string,
   body: Readable,
@@ -57,7 +59,7 @@ export async function storeBinary(
   // SHA-1 besides the store's SHA-256: FHIR attachments declare a SHA-1, which execute checks.
   const meter = new Meter(Number.MAX_SAFE_INTEGER, ['sha1']);
   const hashed = pipeline(body, meter, () => undefined);
-  const stored = await putBlob(storageDir, hashed, { maxBytes, expectedSha256: upload.sha256 });
+  const stored = await putBlob(sdk, storageDir, hashed, { maxBytes, expectedSha256: upload.sha256 });
   const [row] = (await knex(BINARIES)
     .insert({
       job_id: upload.jobId,

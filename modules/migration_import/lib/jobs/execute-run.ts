@@ -7,10 +7,10 @@
  * A batch the database refuses (a value Ward's schema rejects) is retried a row at a time, so
  * one bad row fails alone.
  */
+import { channel } from 'node:diagnostics_channel';
 import type { Knex } from 'knex';
 import { inBatches, type ImportRecordItem } from '../index.ts';
 import { addResults, writeBatch } from './batch-writer.ts';
-import { importCrashSwitch, type ImportCrash } from './crash.ts';
 import { emptyResults, type JobRow, type JobState, type Results } from './job-row.ts';
 import { failure, type Scope } from './kinds/types.ts';
 import type { Lease } from './lease.ts';
@@ -21,8 +21,15 @@ export interface ExecuteDeps {
   knex: Knex;
   storageDir: string;
   batchSize: number;
-  crash?: ImportCrash;
 }
+
+/**
+ * Each batch an execute run writes, published on a named, process-wide channel (free when nobody
+ * subscribes): `{ job, batch, point }`, `batch` counting from 1 in this run, `point` `written`
+ * inside the batch's transaction after its writes (nothing of it committed yet) or `committed`
+ * just after. The crash tests subscribe from a preloaded file; the module has no test switch.
+ */
+const batchEvents = channel('ward.migration_import.batch');
 
 /** PostgreSQL refused the values (SQLSTATE class 22, data exception, or 23, integrity constraint). */
 const isDataError = (error: unknown): error is Error & { code: string } =>
@@ -104,7 +111,6 @@ export function finalState(results: Results): { state: JobState; error: string |
 
 export async function executeRun(deps: ExecuteDeps, job: JobRow, lease: Lease): Promise<void> {
   const { knex } = deps;
-  const crash = deps.crash ?? importCrashSwitch();
   const scope = await runScope(knex, job, 'execute');
   const checkpoint = new Checkpoint(job);
   // A fresh run replaces the previous run's row errors; a resumed one keeps its own.
@@ -120,13 +126,13 @@ export async function executeRun(deps: ExecuteDeps, job: JobRow, lease: Lease): 
         checkpoint,
         batch.length,
         (trx) => writeBatch(trx, scope, batch),
-        () => crash(number, 'middle'),
+        () => batchEvents.publish({ job: job.id, batch: number, point: 'written' }),
       );
     } catch (error) {
       if (!isDataError(error)) throw error;
       await rowByRow(deps, lease, scope, checkpoint, batch);
     }
-    crash(number, 'end');
+    batchEvents.publish({ job: job.id, batch: number, point: 'committed' });
   }
   const { state, error } = finalState(checkpoint.results);
   await lease.release(knex, { state, error, finished_at: knex.fn.now() });

@@ -1,7 +1,7 @@
 /** Reads of jobs, and the atomic state changes that start a background run on one. */
 import type { Knex } from 'knex';
 import type { ImportFormat } from '../index.ts';
-import { toPage, type Page, type PageRequest } from '../../../patients/lib/page.ts';
+import type { Page, PageRequest, WardSdk } from '../../../../src/sdk/index.ts';
 import { jobView, type JobRow, type JobState, type JobView } from './job-row.ts';
 import { LAPSED, TABLE, leaseUntil } from './lease.ts';
 
@@ -10,7 +10,12 @@ export async function getJob(db: Knex | Knex.Transaction, id: number): Promise<J
 }
 
 /** Newest first; `page.after` is the id of the last job already seen. */
-export async function listJobs(knex: Knex, page: PageRequest, state?: JobState): Promise<Page<JobView>> {
+export async function listJobs(
+  sdk: WardSdk,
+  knex: Knex,
+  page: PageRequest,
+  state?: JobState,
+): Promise<Page<JobView>> {
   const rows = (await knex(TABLE)
     .modify((query) => {
       if (state !== undefined) query.where({ state });
@@ -19,7 +24,7 @@ export async function listJobs(knex: Knex, page: PageRequest, state?: JobState):
     .orderBy('id', 'desc')
     .limit(page.limit + 1)
     .offset(page.offset)) as JobRow[];
-  return toPage(rows, page.limit, (row) => [row.id], jobView);
+  return sdk.http.toPage(rows, page.limit, (row) => [row.id], jobView);
 }
 
 export interface NewJob {

@@ -9,8 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Knex } from 'knex';
-import { isWardError } from '../../../../src/errors/ward-error.ts';
-import type { Logger } from '../../../../src/logger.ts';
+import type { Logger, WardSdk } from '../../../../src/sdk/index.ts';
 import { executeRun } from './execute-run.ts';
 import type { JobRow } from './job-row.ts';
 import { claimExecute, claimValidate, orphanedRuns } from './job-store.ts';
@@ -23,6 +22,7 @@ export interface RunnerDeps {
   storageDir: string;
   logger: Logger;
   settings: ImportSettings;
+  sdk: WardSdk;
 }
 
 type Run = 'validate' | 'execute';
@@ -95,11 +95,11 @@ export class JobRunner {
   }
 
   #start(run: Run, row: JobRow): void {
-    const { knex, storageDir, settings } = this.#deps;
+    const { knex, storageDir, settings, sdk } = this.#deps;
     const lease = new Lease(knex, row.id, this.workerId, settings.leaseMs);
     const work =
       run === 'validate'
-        ? validateRun({ knex, storageDir }, row, lease)
+        ? validateRun({ knex, storageDir, sdk }, row, lease)
         : executeRun({ knex, storageDir, batchSize: settings.batchSize }, row, lease);
     const done = lease
       .keepWhile(() => work)
@@ -109,14 +109,14 @@ export class JobRunner {
   }
 
   async #failed(run: Run, lease: Lease, error: unknown): Promise<void> {
-    const { knex, logger } = this.#deps;
+    const { knex, logger, sdk } = this.#deps;
     if (error instanceof LostLease) {
       logger.warn({ job: lease.jobId }, `migration_import: ${error.message}; this worker stopped`);
       return;
     }
     if (poolDestroyed(knex)) return; // The backend is stopping: the lease lapses and the job resumes later.
     logger.error({ err: error, job: lease.jobId }, `migration_import: ${run} stopped`);
-    const reason = isWardError(error)
+    const reason = sdk.errors.isWardError(error)
       ? error.message
       : `an internal error stopped it; the backend log has the details`;
     await lease

@@ -4,8 +4,7 @@
  * worker may take the job over. Binaries become documents, so the documents module's limit
  * (WARD_DOCUMENT_MAX_BYTES) is theirs.
  */
-import { parseSize } from '../../../../src/api/body.ts';
-import { WardError } from '../../../../src/errors/ward-error.ts';
+import type { WardSdk } from '../../../../src/sdk/index.ts';
 
 export interface ImportSettings {
   maxSourceBytes: number;
@@ -21,10 +20,17 @@ export const DEFAULT_SETTINGS: ImportSettings = {
   batchSize: 2000,
 };
 
-function integer(value: string, variable: string, min: number, max: number, example: string): number {
+function integer(
+  sdk: WardSdk,
+  value: string,
+  variable: string,
+  min: number,
+  max: number,
+  example: string,
+): number {
   const parsed = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
   if (!(parsed >= min && parsed <= max))
-    throw new WardError(
+    throw new sdk.errors.WardError(
       'invalid_setting',
       `${variable}=${JSON.stringify(value)} is not a whole number from ${min} to ${max}`,
       `give a whole number, such as ${example}`,
@@ -37,19 +43,19 @@ function setting<T>(env: NodeJS.ProcessEnv, variable: string, fallback: T, parse
   return value === undefined || value === '' ? fallback : parse(value);
 }
 
-export function importSettings(env: NodeJS.ProcessEnv = process.env): ImportSettings {
+export function importSettings(sdk: WardSdk, env: NodeJS.ProcessEnv = process.env): ImportSettings {
   return {
     maxSourceBytes: setting(env, 'WARD_IMPORT_MAX_SOURCE_SIZE', DEFAULT_SETTINGS.maxSourceBytes, (value) =>
-      parseSize(value, 'WARD_IMPORT_MAX_SOURCE_SIZE'),
+      sdk.settings.parseSize(value, 'WARD_IMPORT_MAX_SOURCE_SIZE'),
     ),
     leaseMs: setting(
       env,
       'WARD_IMPORT_LEASE_SECONDS',
       DEFAULT_SETTINGS.leaseMs,
-      (value) => integer(value, 'WARD_IMPORT_LEASE_SECONDS', 1, 3600, '30 (the default)') * 1000,
+      (value) => integer(sdk, value, 'WARD_IMPORT_LEASE_SECONDS', 1, 3600, '30 (the default)') * 1000,
     ),
     batchSize: setting(env, 'WARD_IMPORT_BATCH_SIZE', DEFAULT_SETTINGS.batchSize, (value) =>
-      integer(value, 'WARD_IMPORT_BATCH_SIZE', 1, 50_000, '2000 (the default)'),
+      integer(sdk, value, 'WARD_IMPORT_BATCH_SIZE', 1, 50_000, '2000 (the default)'),
     ),
   };
 }

@@ -6,6 +6,7 @@
  * dies is simply run again from the top: it replaces the job's warnings.
  */
 import type { Knex } from 'knex';
+import type { WardSdk } from '../../../../src/sdk/index.ts';
 import { importItems, sourceFields, type RecordKind } from '../index.ts';
 import { warn } from '../warnings.ts';
 import { BINARIES } from './binary-store.ts';
@@ -19,6 +20,7 @@ import { WarningWriter, deleteWarnings } from './warning-store.ts';
 export interface ValidateDeps {
   knex: Knex;
   storageDir: string;
+  sdk: WardSdk;
 }
 
 export async function validateRun(deps: ValidateDeps, job: JobRow, lease: Lease): Promise<void> {
@@ -29,6 +31,7 @@ export async function validateRun(deps: ValidateDeps, job: JobRow, lease: Lease)
   const writer = new WarningWriter(knex, lease, 'validate');
   const records: Record<RecordKind, number> = { patient: 0, appointment: 0, document: 0 };
   const items = importItems(job.format, openSource(deps.storageDir, job.id), {
+    text: deps.sdk.text,
     knownPatient: knownPatients(knex, job.source_system),
     hasBinary: async (ref) => (await knex(BINARIES).where({ job_id: job.id, ref }).first('id')) !== undefined,
   });

@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import type { ImportWarning, Severity } from '../index.ts';
-import { toPage, type KeyKind, type Page, type PageRequest } from '../../../patients/lib/page.ts';
+import type { KeyKind, Page, PageRequest, WardSdk } from '../../../../src/sdk/index.ts';
 import type { Lease } from './lease.ts';
 import { LostLease } from './lease.ts';
 
@@ -93,6 +93,7 @@ export type WarningView = StoredWarning & { phase: Phase };
 
 /** In source order (row, then the order found); `page.after` is the (row, id) of the last one seen. */
 export async function listWarnings(
+  sdk: WardSdk,
   knex: Knex,
   jobId: number,
   page: PageRequest,
@@ -110,7 +111,7 @@ export async function listWarnings(
     .select('id', 'row', 'field', 'code', 'severity', 'message', 'phase')) as Array<
     WarningView & { id: string }
   >;
-  return toPage(
+  return sdk.http.toPage(
     rows,
     page.limit,
     (row) => [row.row, Number(row.id)],

@@ -1,5 +1,5 @@
 import { embeddedStatus } from '../../../db/embedded.ts';
-import { redact } from '../../../db/connection.ts';
+import { redactUrl } from '../../../config/redact-url.ts';
 import { WardCommand } from '../../base.ts';
 
 interface DbStatusReport {
@@ -35,11 +35,11 @@ export default class DbStatus extends WardCommand {
 
 async function readStatus(databaseUrl: string | null, storageDir: string): Promise<DbStatusReport> {
   if (databaseUrl !== null)
-    return { mode: 'external', url: redact(databaseUrl), running: null, dataDir: null, logFile: null };
+    return { mode: 'external', url: redactUrl(databaseUrl), running: null, dataDir: null, logFile: null };
   const { running, server } = await embeddedStatus(storageDir);
   return {
     mode: 'embedded',
-    url: server === null ? null : redact(server.url),
+    url: server === null ? null : redactUrl(server.url),
     running,
     dataDir: server?.dataDir ?? null,
     logFile: server?.logFile ?? null,

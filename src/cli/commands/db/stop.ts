@@ -4,7 +4,7 @@ import { WardCommand } from '../../base.ts';
 
 export default class DbStop extends WardCommand {
   static override description =
-    'Stop the embedded PostgreSQL server (the next `ward` command that needs it starts it again)';
+    'Stop the embedded PostgreSQL server (the next `ward` command that needs it starts it again, and so does a running backend: stop the backends first to keep it stopped)';
   static override examples = ['<%= config.bin %> db stop'];
   static override enableJsonFlag = true;
 

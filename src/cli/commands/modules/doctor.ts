@@ -1,40 +1,65 @@
-import { diagnose, findingCount, type DoctorReport } from '../../../planner/doctor.ts';
+import { configReport, entrySource } from '../../../config/report.ts';
+import { diagnose, findingCount, type DoctorReport, type SearchSetting } from '../../../planner/doctor.ts';
 import { missingModuleTables, readModuleRows } from '../../../db/modules.ts';
+import type { Config } from '../../../config.ts';
+import { checkFiles } from '../../../server/preflight.ts';
 import { ModuleCommand } from '../../module-command.ts';
 
 export default class ModulesDoctor extends ModuleCommand {
   static override description =
-    "Report orphans, missing dependencies, manifest errors, errored modules and installed modules' missing tables; exits 1 when it finds any";
+    "Report orphans, missing dependencies, installed modules whose dependency is not installed, manifest errors, errored modules, installed modules' missing tables and bad settings or grants file; exits 1 when it finds any";
   static override examples = ['<%= config.bin %> modules doctor', '<%= config.bin %> modules doctor --json'];
   static override enableJsonFlag = true;
 
   async run(): Promise<DoctorReport & { ok: boolean }> {
     // The disk is read while the database connects, as the other read commands do.
-    const [inventory, [rows, missing]] = await Promise.all([
+    const [inventory, files, [rows, missing]] = await Promise.all([
       this.inventory(),
+      checkFiles(this.settings),
       this.db().then((knex) => Promise.all([readModuleRows(knex), missingModuleTables(knex)])),
     ]);
-    const report = diagnose(inventory, rows, missing);
+    const report = diagnose(inventory, rows, missing, moduleSearch(this.settings), files);
     const ok = findingCount(report) === 0;
     this.log(renderReport(report));
-    // Non-zero exit is the contract (SPEC §4.2), in --json mode too; process.exitCode keeps the output.
+    // Non-zero exit is the contract, in --json mode too; process.exitCode keeps the output.
     if (!ok) process.exitCode = 1;
     return { ok, ...report };
   }
 }
 
+/** Where this process looked for module code, as `ward config` shows it. */
+function moduleSearch(config: Config): SearchSetting[] {
+  return configReport(config, { showSecrets: false })
+    .settings.filter((entry) => entry.name === 'WARD_MODULE_PATHS' || entry.name === 'WARD_PACKAGE_ROOT')
+    .map((entry) => ({ name: entry.name, value: entry.value, source: entrySource(entry) }));
+}
+
 function renderReport(report: DoctorReport): string {
   const sections: Array<[string, string[]]> = [
-    ['Orphans (in the database, missing from disk)', report.orphans.map((o) => `${o.module} (${o.state})`)],
+    [
+      'Orphans (in the database, missing from disk)',
+      report.orphans.map((o) => `${o.module} (${o.state})\n    hint: ${o.hint}`),
+    ],
     [
       'Missing dependencies',
       report.missingDependencies.map((m) => `${m.module} depends on ${m.dependency}, not found`),
+    ],
+    [
+      'Unsatisfied dependencies (installed modules whose dependency is not installed)',
+      report.unsatisfiedDependencies.map(
+        (u) =>
+          `${u.module} (${u.state}) depends on ${u.dependency}, which is ${u.dependencyState}: ${u.hint}`,
+      ),
     ],
     ['Manifest errors', report.manifestErrors.map((e) => `${e.file} ${e.path}: ${e.message}`)],
     ['Errored modules', report.errored.map((e) => `${e.module} (${e.state}): ${e.errorMessage}`)],
     [
       'Missing tables (installed modules, tables gone from the database; restore it from a backup)',
       report.missingTables.map((m) => `${m.module}: ${m.table}`),
+    ],
+    [
+      'Settings and grants file (a backend refuses to start)',
+      report.configuration.map((c) => `${c.message}\n    hint: ${c.hint}`),
     ],
   ];
   const found = sections.filter(([, items]) => items.length > 0);

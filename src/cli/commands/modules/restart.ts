@@ -2,8 +2,20 @@ import { Flags } from '@oclif/core';
 import type { Knex } from 'knex';
 import { WardError } from '../../../errors/ward-error.ts';
 import { pendingPlan } from '../../../db/schedule.ts';
+import { preflight, renderFindings, restartRefused } from '../../../planner/preflight.ts';
 import type { Plan } from '../../../planner/types.ts';
-import { requestRestart, runningBackends, type RunningBackend } from '../../../db/restart-signal.ts';
+import { databaseUrl } from '../../../db/connection.ts';
+import { LOCK_KEYS, lockHeld } from '../../../db/lock.ts';
+import {
+  listenForRefusals,
+  requestRestart,
+  runningBackends,
+  runningSupervisors,
+  type RestartRefusal,
+  type RunningBackend,
+} from '../../../db/restart-signal.ts';
+import { listenForSteps } from '../../../db/step-channel.ts';
+import { startInputs } from '../../../server/preflight.ts';
 import { ModuleCommand } from '../../module-command.ts';
 import { renderPlan } from '../../render.ts';
 
@@ -13,7 +25,6 @@ const NO_BACKEND = [
 ].join('\n');
 
 interface LogLine {
-  id: string;
   module_name: string;
   operation: string;
   step: string;
@@ -30,15 +41,21 @@ interface RestartResult {
 
 export default class ModulesRestart extends ModuleCommand {
   static override description =
-    'Restart every running backend (each stops gracefully and is started again), which applies the pending plan';
+    'Restart every running backend (each stops gracefully and is started again), which applies the pending plan. First checks what the next start would refuse (orphans, broken manifests, missing tables, a bad setting or grants file): if anything, nothing restarts and the running backends keep serving; exits 1 then';
   static override examples = [
     '<%= config.bin %> modules restart',
     '<%= config.bin %> modules restart --wait',
+    '<%= config.bin %> modules restart --force',
   ];
   static override enableJsonFlag = true;
   static override flags = {
+    force: Flags.boolean({
+      description:
+        'restart even if the next start would refuse: the backends stop, and stay down until the cause is fixed',
+      default: false,
+    }),
     wait: Flags.boolean({
-      description: 'follow the operation log until the backends are back; exit 1 if a module failed',
+      description: 'print each step as the backends apply it, until they are back; exit 1 if a module failed',
       default: false,
     }),
     timeout: Flags.integer({
@@ -54,7 +71,8 @@ export default class ModulesRestart extends ModuleCommand {
     const plan = await pendingPlan(knex, inventory);
     this.log(renderPlan(plan));
     const before = await runningBackends(knex);
-    if (before.length === 0) {
+    const underWay = before.length === 0 ? await restartUnderWay(knex) : null;
+    if (before.length === 0 && underWay === null) {
       if (flags.wait)
         throw new WardError(
           'no_backend',
@@ -64,50 +82,183 @@ export default class ModulesRestart extends ModuleCommand {
       this.log(`\n${NO_BACKEND}`);
       return { plan, restarted: 0, waited: false, failed: [] };
     }
-    const fromId = await lastLogId(knex);
-    await requestRestart(knex);
-    this.log(`\nAsked ${before.length} running backend(s) to restart.`);
-    if (!flags.wait) return { plan, restarted: before.length, waited: false, failed: [] };
-    const failed = await this.follow(knex, before, fromId, flags.timeout * 1000);
+    // A backend applying its plan has passed its start checks, and mid-plan the rows are in flux.
+    if (!flags.force && underWay?.reconciling !== true) {
+      const findings = preflight(await startInputs(knex, this.settings, this.inventory()));
+      if (findings.length > 0) throw restartRefused(findings, '`ward modules restart --force`');
+    }
+    const asked =
+      underWay === null
+        ? `\nAsked ${before.length} running backend(s) to restart.`
+        : `\nNo backend is serving right now, but a restart is under way (${underWay.why}).`;
+    if (!flags.wait) {
+      // Also reaches a `ward serve` backing off after failed starts: it starts one at once.
+      await requestRestart(knex, { force: flags.force });
+      this.log(asked);
+      return { plan, restarted: before.length, waited: false, failed: [] };
+    }
+    const failed = await this.follow(knex, before, asked, flags);
     if (failed.length > 0) process.exitCode = 1;
     this.log(
       failed.length > 0
-        ? `${failed.length} module step(s) failed; see \`ward modules doctor\`.`
+        ? `${failed.length} module step(s) failed, were skipped or blocked; see \`ward modules doctor\`.`
         : 'Backends are back.',
     );
     return { plan, restarted: before.length, waited: true, failed };
   }
 
-  /** Prints operation-log rows as they appear until as many backends as before are up again, all new. */
-  private async follow(knex: Knex, before: RunningBackend[], fromId: string, timeoutMs: number) {
-    const old = new Set(before.map((backend) => backend.pid));
-    const failed: RestartResult['failed'] = [];
-    let seen = fromId;
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const rows = (await knex('core_module_operation_log')
-        .where('id', '>', seen)
-        .orderBy('id')
-        .select('id', 'module_name', 'operation', 'step', 'status', 'message')) as LogLine[];
-      for (const row of rows) {
-        seen = row.id;
-        this.log(
-          `  ${row.operation} ${row.module_name}: ${row.step} ${row.status}${row.message ? ` (${row.message})` : ''}`,
-        );
-        if (row.status === 'failed' || row.status === 'skipped')
-          failed.push({ module: row.module_name, step: row.step, message: row.message });
-      }
-      const now = await runningBackends(knex);
-      if (now.length >= before.length && now.every((backend) => !old.has(backend.pid))) return failed;
-      if (Date.now() > deadline)
-        throw new WardError(
-          'restart_timeout',
-          `the backends did not come back within ${Math.round(timeoutMs / 1000)} s`,
-          'check the backend logs (a start refused because of orphan modules keeps retrying), then `ward modules doctor`',
-        );
-      await new Promise((resolve) => setTimeout(resolve, 200));
+  /**
+   * Asks for the restart and prints its steps until the backends are back (all of them new; at
+   * least one when none was running). A backend that refuses (its own check of its next start,
+   * with its own files, found something) ends the wait with that refusal.
+   */
+  private async follow(
+    knex: Knex,
+    before: RunningBackend[],
+    asked: string,
+    flags: { force: boolean; timeout: number },
+  ): Promise<RestartResult['failed']> {
+    const fromId = await lastLogId(knex);
+    const url = await databaseUrl(this.settings);
+    // Listening before asking, so that no step of this restart, and no refusal, goes by unannounced.
+    const printed = new Map<string, number>();
+    const refusals: RestartRefusal[] = [];
+    const [feed, refused] = await openBoth(
+      listenForSteps(url, (notice) => {
+        this.log(progressLine(notice));
+        printed.set(stepKey(notice), (printed.get(stepKey(notice)) ?? 0) + 1);
+      }),
+      listenForRefusals(url, (refusal) => refusals.push(refusal)),
+    );
+    try {
+      await requestRestart(knex, { force: flags.force });
+      this.log(asked);
+      await untilBack(knex, before, refusals, flags.timeout * 1000);
+    } finally {
+      // Everything announced before the backends came back is printed before the summary.
+      await feed.caughtUp();
+      await Promise.all([feed.close(), refused.close()]);
     }
+    const failed = this.summarise(await logSince(knex, fromId), printed);
+    if (refusals.length > 0) throw refusedByBackends(refusals);
+    return failed;
   }
+
+  /**
+   * The outcome, from the operation log: the notices are for watching, the log is the record. Prints
+   * the rows no notice announced (a connection lost on the way), in the log's order.
+   */
+  private summarise(rows: LogLine[], printed: Map<string, number>): RestartResult['failed'] {
+    const failed: RestartResult['failed'] = [];
+    for (const row of rows) {
+      const line = { module: row.module_name, ...row };
+      const key = stepKey(line);
+      const announced = printed.get(key) ?? 0;
+      if (announced > 0) printed.set(key, announced - 1);
+      else this.log(progressLine(line));
+      if (row.status === 'failed' || row.status === 'skipped')
+        failed.push({ module: row.module_name, step: row.step, message: row.message });
+    }
+    return failed;
+  }
+}
+
+/** Both listeners open, or neither: if one fails, the other is closed and the failure thrown. */
+export async function openBoth<A extends { close(): Promise<void> }, B extends { close(): Promise<void> }>(
+  first: Promise<A>,
+  second: Promise<B>,
+): Promise<[A, B]> {
+  const [a, b] = await Promise.allSettled([first, second]);
+  if (a.status === 'fulfilled' && b.status === 'fulfilled') return [a.value, b.value];
+  await Promise.all(
+    [a, b].map((opened) => (opened.status === 'fulfilled' ? opened.value.close() : undefined)),
+  );
+  throw a.status === 'rejected' ? a.reason : (b as PromiseRejectedResult).reason;
+}
+
+interface Progress {
+  module: string;
+  operation: string;
+  step: string;
+  status: string;
+  message: string | null;
+}
+
+const progressLine = (line: Progress) =>
+  `  ${line.operation} ${line.module}: ${line.step} ${line.status}${line.message ? ` (${line.message})` : ''}`;
+
+/** A notice's message may be cut short (step-channel.ts), so a row is matched to it without. */
+const stepKey = (line: Progress) => `${line.operation} ${line.module}: ${line.step} ${line.status}`;
+
+/**
+ * Why a backend is on its way although none serves: one is applying the plan as it starts (it holds
+ * the reconcile lock), or a `ward serve` is starting one (between two backends, or backing off).
+ * null when nothing says so.
+ */
+async function restartUnderWay(knex: Knex): Promise<{ reconciling: boolean; why: string } | null> {
+  const [reconciling, supervisors] = await Promise.all([
+    lockHeld(knex, LOCK_KEYS.reconcile),
+    runningSupervisors(knex),
+  ]);
+  if (reconciling) return { reconciling, why: 'a backend is applying the plan as it starts' };
+  if (supervisors.length > 0)
+    return {
+      reconciling,
+      why: `\`ward serve\` (pid ${supervisors.map((supervisor) => supervisor.pid).join(', ')}) is starting a backend`,
+    };
+  return null;
+}
+
+/** Some backends refused and keep serving: what each one found. */
+function refusedByBackends(refusals: readonly RestartRefusal[]): WardError {
+  const error = restartRefused(
+    refusals.flatMap((refusal) => refusal.findings),
+    '`ward modules restart --force`',
+  );
+  return new WardError(
+    error.code,
+    [
+      `${refusals.length} backend(s) checked their next start and refused to restart; they keep serving:`,
+      ...refusals.map((refusal) => `backend pid ${refusal.pid}:\n${renderFindings(refusal.findings)}`),
+    ].join('\n'),
+    error.hint,
+  );
+}
+
+/**
+ * Resolves once every backend of `before` has been replaced or has refused (`refusals` fills as
+ * they say so), and as many new ones are up as replace them: at least one when none was running.
+ */
+async function untilBack(
+  knex: Knex,
+  before: RunningBackend[],
+  refusals: readonly RestartRefusal[],
+  timeoutMs: number,
+): Promise<void> {
+  const old = new Set(before.map((backend) => backend.pid));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const refused = new Set(refusals.map((refusal) => refusal.pid).filter((pid) => old.has(pid)));
+    const expected = Math.max(before.length, 1) - refused.size;
+    if (expected <= 0) return;
+    const now = await runningBackends(knex);
+    const replaced = now.every((backend) => !old.has(backend.pid) || refused.has(backend.pid));
+    if (replaced && now.length - refused.size >= expected) return;
+    if (Date.now() > deadline)
+      throw new WardError(
+        'restart_timeout',
+        `the backends did not come back within ${Math.round(timeoutMs / 1000)} s`,
+        'check the backend logs (a start refused because of orphan modules keeps retrying), then `ward modules doctor`',
+      );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function logSince(knex: Knex, fromId: string): Promise<LogLine[]> {
+  return (await knex('core_module_operation_log')
+    .where('id', '>', fromId)
+    .orderBy('id')
+    .select('module_name', 'operation', 'step', 'status', 'message')) as LogLine[];
 }
 
 async function lastLogId(knex: Knex): Promise<string> {

@@ -4,20 +4,22 @@ import { moduleNameArg } from '../../module-command.ts';
 
 export default class ModulesUninstall extends ScheduleCommand {
   static override description =
-    'Schedule a module for uninstall at the next restart: backup, uninstall hook, purge of its seed records, downgrade of its migration branch';
+    'Schedule a module for uninstall at the next restart: check that its downgrade can finish, then backup, uninstall hook, purge of its seed records, downgrade of its migration branch';
   static override examples = [
     '<%= config.bin %> modules uninstall appointments',
-    '<%= config.bin %> modules uninstall patients --cascade',
-    '<%= config.bin %> modules uninstall patients --force',
+    '<%= config.bin %> modules uninstall clinic_portal --force',
+    '<%= config.bin %> modules uninstall patients --cascade --force',
   ];
   static override args = { module_name: moduleNameArg };
   static override flags = {
     force: Flags.boolean({
-      description: 'uninstall even when the module is not removable or other installed modules depend on it',
+      description:
+        'uninstall even when the module\'s manifest says "removable": false; never overrides installed modules that depend on it or whose tables hold foreign keys into its tables',
       default: false,
     }),
     cascade: Flags.boolean({
-      description: 'also uninstall every installed module that depends on it, dependents first',
+      description:
+        'also uninstall every installed module that depends on it or whose tables hold foreign keys into its tables, those first',
       default: false,
     }),
     'dry-run': dryRunFlag,

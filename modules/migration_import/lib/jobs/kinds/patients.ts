@@ -68,7 +68,8 @@ function values(row: PatientRow): Values<'patient'> {
 function columns(after: Values<'patient'>, sourceId: string): PatientColumns {
   const address = after.address;
   return {
-    mrn: after.mrn ?? sourceId,
+    // NFC, as the MRNs checks.ts gives and the patients API stores.
+    mrn: after.mrn ?? sourceId.normalize('NFC'),
     family_name: after.familyName,
     given_name: after.givenName,
     birth_date: after.birthDate,

@@ -1,0 +1,299 @@
+/**
+ * The module SDK: the one contract between Ward and a module, official or community. A module
+ * imports only types from this file (`import type`, erased before it runs); everything it calls at
+ * run time comes from the `sdk` object Ward hands to its routes factory and its hooks. So a
+ * community package, plain JavaScript under node_modules, gets exactly what the official modules
+ * use, and Ward may reorganise its internals without breaking either.
+ *
+ * Routes: a module's `routes.ts` (or `routes.js`) default-exports a `ModuleRoutes` function. Ward
+ * mounts what it returns at `/api/v1/<module>/`, checks each route's permission before its handler
+ * runs (so a module cannot forget a guard) and validates a JSON `body` against the route's schema
+ * first. Errors thrown as `sdk.errors.*`, `ctx.throw(status, message)` or WardErrors reach the
+ * client in Ward's one error shape, `{"error": {"code", "message", "hint"}}`; anything else is a
+ * bug: logged with its stack, answered 500 without detail.
+ *
+ * Hooks: a module's `hooks.ts` (or `hooks.js`) may export the functions of `Hooks`; each runs
+ * inside its step's transaction.
+ */
+import type { Knex } from 'knex';
+import type { Context } from 'koa';
+import type { ApiError } from '../api/errors.ts';
+import type { WardError } from '../errors/ward-error.ts';
+import type { Logger } from '../logger.ts';
+import type { Manifest } from '../manifests/manifest.types.ts';
+
+export type { ApiError, Context, Knex, Logger, Manifest, WardError };
+
+declare module 'koa' {
+  interface Request {
+    /** The JSON body, parsed and validated against the route's `body` schema by Ward. */
+    body?: unknown;
+  }
+}
+
+export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteDefinition {
+  method: RouteMethod;
+  /** Relative to the module's mount point, koa-router syntax: `/jobs/:id/preview`. */
+  path: string;
+  /** Permission the caller needs, `<module>.<resource>.<action>`; `null` only for routes any signed-in user may call. */
+  permission: string | null;
+  /** JSON Schema of the JSON request body; a body that does not match gets 422 before the handler. */
+  body?: object;
+  /** Raw body (uploads): the handler reads `ctx.req` itself as a stream; no JSON parsing happens. */
+  rawBody?: boolean;
+  /** One line for the OpenAPI document. */
+  summary?: string;
+  handler: (ctx: Context) => Promise<void>;
+}
+
+/** What a module's routes factory receives, once, when the backend starts. */
+export interface ModuleRouteContext {
+  /** The connection pool. */
+  knex: Knex;
+  /** Ward's logger, tagged with the module's name. */
+  logger: Logger;
+  /** Ward's storage directory; modules keep their files under `<storageDir>/<module>/`. */
+  storageDir: string;
+  /** The module's own name, for namespacing files and permissions. */
+  module: string;
+  sdk: WardSdk;
+}
+
+/** The default export of `routes.ts`/`routes.js`. A throw (or rejection) leaves the module unmounted: its prefix answers 503 with the reason. */
+export type ModuleRoutes = (context: ModuleRouteContext) => RouteDefinition[] | Promise<RouteDefinition[]>;
+
+/** What a lifecycle hook receives. */
+export interface HookContext {
+  /** The step's transaction: a hook that throws leaves nothing it wrote behind. */
+  knex: Knex;
+  /** Ward's logger, tagged with the module and the hook. */
+  logger: Logger;
+  /** The module's manifest, as validated. */
+  manifest: Manifest;
+  /** Ward's storage directory (backups, uploaded files); a module's own files go under `<storageDir>/<module>/`. */
+  storageDir: string;
+  sdk: WardSdk;
+}
+
+/**
+ * The exports of `hooks.ts`/`hooks.js`, each optional. A hook's database writes commit with the
+ * record that its step is done; effects outside the database must be safe to repeat, since after a
+ * crash the step runs again.
+ */
+export interface Hooks {
+  /** After the module's migrations and seeds, on install. */
+  post_install?: (ctx: HookContext) => unknown;
+  /** After the new migrations and the seeds, on upgrade; `fromVersion` is the version installed before. */
+  post_upgrade?: (ctx: HookContext, fromVersion: string | null) => unknown;
+  /** On uninstall, after the backup and before the module's tables are dropped: it can still read them. */
+  uninstall?: (ctx: HookContext) => unknown;
+}
+
+/** Who calls an authenticated route. */
+export interface Caller {
+  userId: number;
+  username: string;
+  /** Every role the user holds. */
+  roles: readonly string[];
+  /** The roles this request acts with: `roles`, or the one role of a scoped API token. */
+  activeRoles: readonly string[];
+  /** A browser session (cookie or bearer session token) or an API token. */
+  via: 'session' | 'token';
+  /** Whether the active roles grant `permission` (`*` and `<module>.*` grants included). */
+  can(permission: string): boolean;
+}
+
+/** The type of one column of a list's sort key. `integer`: a PostgreSQL integer (serial id). */
+export type KeyKind = 'text' | 'integer' | 'timestamp';
+
+/** One value of a sort key; a `timestamp` is an RFC 3339 string with its offset. */
+export type PageKey = string | number;
+
+export interface PageRequest {
+  /** Rows per page, 1 to 200 (default 50). */
+  limit: number;
+  /** Sort key of the last row already seen (from `?cursor`), or null from the start. */
+  after: PageKey[] | null;
+  /** Rows to skip (from `?offset`), 0 when a cursor is used. */
+  offset: number;
+}
+
+/** Every list's answer; `nextCursor` is null on the last page. */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** What node-postgres says about a failed constraint. */
+export interface ConstraintError {
+  /** The SQLSTATE, such as `sdk.db.UNIQUE_VIOLATION`. */
+  code: string;
+  /** The constraint's name, which says which field was wrong. */
+  constraint: string;
+}
+
+/** Where a value breaks a schema: a JSON pointer, and what is wrong there. */
+export interface SchemaProblem {
+  path: string;
+  message: string;
+}
+
+/** A compiled JSON Schema. */
+export interface Validator<T = unknown> {
+  /** Whether `value` matches the schema. */
+  (value: unknown): value is T;
+  /** The first place `value` breaks the schema, in the words of Ward's 422 answers; null when it matches. */
+  problem(value: unknown): SchemaProblem | null;
+}
+
+/** The errors every module throws. Each constructor returns the error; the caller throws it. */
+export interface SdkErrors {
+  /**
+   * An HTTP failure: `new ApiError(status, code, message, hint, { cause?, headers? })`. Rendered
+   * with its status as `{"error": {code, message, hint}}`. Say what was found, then the fix.
+   */
+  ApiError: typeof ApiError;
+  /**
+   * An expected failure outside a request (a setting, a hook): `new WardError(code, message,
+   * hint, { cause? })`. In a request it renders as a 500 with its message: prefer ApiError there.
+   */
+  WardError: typeof WardError;
+  /** Whether `error` is a WardError (ApiErrors included): an expected failure whose message may be shown. */
+  isWardError(error: unknown): error is WardError;
+  /** 404 `not_found`: "there is no <what> <id>". */
+  notFound(what: string, id: string | number | undefined): ApiError;
+  /** 400 `invalid_query`: "the query parameter <parameter> <message>". */
+  invalidQuery(parameter: string, message: string): ApiError;
+  /**
+   * 422 `invalid_body`: "the request body is invalid at <pointer>: <message>", for what a JSON
+   * Schema cannot say (a database constraint, a rule across fields). `pointer` is a JSON pointer.
+   */
+  invalidBody(pointer: string, message: string, cause?: unknown): ApiError;
+  /**
+   * 413 `body_too_large`: "<what> is larger than the limit of <limit> bytes". It closes the
+   * connection, since the rest of the body is never read; `hint` names the setting.
+   */
+  bodyTooLarge(what: string, limit: number, hint: string): ApiError;
+}
+
+/** Reading requests. The functions taking `ctx` throw the SDK's ApiErrors for what a client got wrong. */
+export interface SdkHttp {
+  /** Who calls. Throws a plain Error (a bug: 500) on a route that has no caller. */
+  caller(ctx: Context): Caller;
+  /** A positive PostgreSQL integer id from text, or null for anything else. Never throws. */
+  parseId(text: string | undefined): number | null;
+  /**
+   * The route parameter `name` as an id. Throws `notFound(what, text)` when it is not one: a
+   * malformed id is answered like an unknown one.
+   */
+  idParam(ctx: Context, name: string, what: string): number;
+  /**
+   * One query parameter's text in NFC, undefined when absent or empty. Throws `invalidQuery` when it
+   * is repeated, or when its percent-encoded bytes are not UTF-8.
+   */
+  queryText(ctx: Context, name: string): string | undefined;
+  /**
+   * `?limit` (1 to 200, default 50) and `?cursor` (keyset) or `?offset`. `kinds`: the types of
+   * the list's sort key, in order. Throws `invalidQuery` for a bad limit or offset, both cursor
+   * and offset, or a cursor this list did not give out.
+   */
+  pageRequest(ctx: Context, kinds: readonly KeyKind[]): PageRequest;
+  /**
+   * The page of `rows`, fetched in sort order with `limit + 1` rows (the extra one only says a next
+   * page exists): the first `limit` rows through `present`, and the cursor of the last one from
+   * `keyOf`, which returns its sort key in the order and kinds given to `pageRequest`. Never throws.
+   */
+  toPage<R, T>(
+    rows: readonly R[],
+    limit: number,
+    keyOf: (row: R) => PageKey[],
+    present: (row: R) => T,
+  ): Page<T>;
+  /**
+   * For raw uploads stored as sent. Throws 415 `unsupported_media_type` when the request has a
+   * Content-Encoding other than identity: a compressed body would be stored compressed.
+   */
+  refuseEncoded(ctx: Context): void;
+  /** Whether `value` is an RFC 3339 date-time with its offset and a real day and hour. Never throws. */
+  isInstant(value: unknown): value is string;
+}
+
+/** PostgreSQL errors. Let constraints decide (race-free), then name the field from the constraint. */
+export interface SdkDb {
+  /** The SQLSTATE and constraint name of a constraint failure, or null for any other error. Never throws. */
+  constraintError(error: unknown): ConstraintError | null;
+  /** `23505` unique_violation: a row with the same key exists. */
+  readonly UNIQUE_VIOLATION: '23505';
+  /** `23503` foreign_key_violation: the referenced row does not exist (or a referencing one still does). */
+  readonly FOREIGN_KEY_VIOLATION: '23503';
+  /** `23502` not_null_violation: a required column got no value. */
+  readonly NOT_NULL_VIOLATION: '23502';
+  /** `23514` check_violation: a CHECK constraint refused the row. */
+  readonly CHECK_VIOLATION: '23514';
+}
+
+/** Reading the module's settings (environment variables, read once when its routes load). */
+export interface SdkSettings {
+  /**
+   * A size in bytes: a whole number, or one with `b`, `kb` or `mb` (1024-based). Throws WardError
+   * `invalid_setting` naming `variable` when `value` is not a size of at least one byte; its hint
+   * ends "such as <examples>" (default `512kb or 25mb`): name your default there,
+   * `25mb (the default) or 100mb`.
+   */
+  parseSize(value: string, variable: string, examples?: string): number;
+}
+
+/** JSON Schemas beyond route bodies (which Ward validates itself), with Ward's formats (`date-time`, `email`, …). */
+export interface SdkValidation {
+  /** Compiles `schema`; compile once, at load time, not per request. Throws an Error when the schema itself is invalid. */
+  compile<T = unknown>(schema: object): Validator<T>;
+}
+
+/** A character a text rule refuses, and where it is. */
+export interface TextProblem {
+  codePoint: number;
+  /** `U+200B ZERO WIDTH SPACE` (just the code point for characters without a name in Ward's table). */
+  character: string;
+  /** Counted in characters (code points), from 1. */
+  position: number;
+  /** Why it is refused: `a zero-width character`, `a bidirectional control`, `a control character`, … */
+  reason: string;
+  /** `contains U+200B ZERO WIDTH SPACE (a zero-width character) at character 4`: put the field's name before it. */
+  message: string;
+}
+
+/**
+ * Unicode rules for text people type and compare. Strings of JSON bodies and `http.queryText` are
+ * already NFC; these refuse the characters nobody can see, which would make two values that look
+ * alike differ (or, bidi controls, make one look like another). Text read elsewhere (an uploaded
+ * file) should be normalised with `value.normalize('NFC')` first.
+ */
+export interface SdkText {
+  /**
+   * For identifiers (an MRN, a code): the first control (Cc) or format character (Cf: zero-width
+   * characters, bidi controls, soft hyphen, …), line or paragraph separator, space other than
+   * U+0020, or lone surrogate; null when there is none. Never throws.
+   */
+  identifierProblem(value: string): TextProblem | null;
+  /**
+   * For text (a name, a title, a note): the first control character (with `multiline`, tab, LF and
+   * CR are allowed), line or paragraph separator, lone surrogate, or format character other than
+   * U+200C ZERO WIDTH NON-JOINER and U+200D ZERO WIDTH JOINER between two letters, marks or symbols
+   * (as Persian, Indic scripts and emoji use them); null when there is none. Never throws.
+   */
+  textProblem(value: string, options?: { multiline?: boolean }): TextProblem | null;
+}
+
+/** The object handed to a module's routes factory and hooks as `sdk`. */
+export interface WardSdk {
+  /** The SDK's semantic version: a minor release adds members, only a major one changes or removes any. */
+  readonly version: string;
+  readonly errors: SdkErrors;
+  readonly http: SdkHttp;
+  readonly db: SdkDb;
+  readonly settings: SdkSettings;
+  readonly validation: SdkValidation;
+  readonly text: SdkText;
+}
