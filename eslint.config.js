@@ -29,7 +29,15 @@ const IMPURE = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'storage/', '.scratch/', 'src/manifests/manifest.validate.cjs'] },
+  {
+    ignores: [
+      'node_modules/',
+      'storage/',
+      '.scratch/',
+      'src/manifests/manifest.validate.cjs',
+      'frontend/dist/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
@@ -37,6 +45,27 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    // The web shell and module layers run in the browser.
+    files: ['frontend/src/**', 'modules/*/frontend/**', 'test/fixtures/**/frontend/**'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'location',
+          'history',
+          'fetch',
+          'setInterval',
+          'clearInterval',
+          'setTimeout',
+          'clearTimeout',
+          'AbortController',
+          'URLSearchParams',
+        ].map((name) => [name, 'readonly']),
+      ),
     },
   },
   {

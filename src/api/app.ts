@@ -1,10 +1,12 @@
 /**
- * The Koa application: /health, sign-in, /me, the module endpoints, every installed module's
- * routes under /api/v1/<module>/, and the OpenAPI document generated from all of them. Built once
- * per process from the modules the start-up reconcile left installed: modules change only at a
- * restart, so the permission map is fixed here; who holds which role is read per credential and
- * cached until a `ward_auth` notification says it changed.
+ * The Koa application: /health, sign-in, /me, the module endpoints and the modules admin reads,
+ * every installed module's routes under /api/v1/<module>/, the OpenAPI document generated from
+ * all of them, and the web frontend on every other GET path (frontend.ts). Built once per process from the modules the start-up reconcile left
+ * installed: modules change only at a restart, so the permission map is fixed here; who holds
+ * which role is read per credential and cached until a `ward_auth` notification says it changed.
  */
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import type { Knex } from 'knex';
 import { createAuthenticator, type Authenticator } from '../auth/authenticator.ts';
@@ -19,13 +21,16 @@ import { ROOT } from '../config.ts';
 import type { Finding } from '../planner/preflight.ts';
 import type { Inventory, ModuleRow } from '../planner/types.ts';
 import type { Logger } from '../logger.ts';
+import { doctorReport, type ModuleSources } from '../server/module-reports.ts';
 import { DEFAULT_JSON_LIMIT } from './body.ts';
 import { appErrorListener, errorHandler } from './errors.ts';
+import { frontendMiddleware, rootRelative } from './frontend.ts';
 import { loadModuleRoutes, type ModuleFailure } from './mount-modules.ts';
 import { buildRouter } from './router.ts';
 import { authRoutes } from './routes/auth.ts';
 import { healthRoutes, type HealthSources } from './routes/health.ts';
 import { meRoutes } from './routes/me.ts';
+import { moduleAdminRoutes } from './routes/modules-admin.ts';
 import { moduleRoutes } from './routes/modules.ts';
 import { ajvPerModule } from './validation.ts';
 
@@ -42,6 +47,11 @@ export interface AppDeps {
   onRestart: () => void;
   /** What the next start would refuse; the restart endpoint answers 409 while it finds anything. Default: nothing. */
   preflight?: () => Promise<Finding[]>;
+  /**
+   * Where the modules admin endpoints read the disk and the doctor's report (nextStartSources).
+   * Default: `inventory` above, and a doctor that checks no settings or grants file.
+   */
+  moduleSources?: ModuleSources;
   /** Extra role grants, as `readGrants` read them from the grants file. Default: none. */
   grants?: Grants;
   /** Largest JSON body accepted, in bytes. Default 1 MiB. */
@@ -50,6 +60,10 @@ export interface AppDeps {
   trustProxy?: boolean;
   /** Where frontend layer paths are relative to (as in frontend/modules.json). Default: the Ward directory. */
   root?: string;
+  /** Where modules.json is (WARD_FRONTEND_DIR). Default: `<root>/frontend`. */
+  frontendDir?: string;
+  /** The built web shell served at `/`. Default: `<root>/frontend/dist`. */
+  frontendDist?: string;
   health?: HealthSources;
   /** Sign-in throttling (src/auth/throttle.ts). Default: a new one per app, so each backend process keeps its own. */
   signInThrottle?: SignInThrottle;
@@ -83,6 +97,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     );
     for (const warning of map.warnings) logger.warn(warning);
     const auth = startAuth(deps, listening, map);
+    const backend = { startId: randomUUID(), startedAt: new Date() };
     const core = [
       ...healthRoutes({ knex, health: deps.health ?? { drift: () => [] } }),
       ...authRoutes({
@@ -95,12 +110,15 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
       }),
       ...meRoutes({ map }),
       ...moduleRoutes({
+        knex,
+        backend,
         installed,
         root: deps.root ?? ROOT,
         onRestart: deps.onRestart,
         preflight: deps.preflight ?? (async () => []),
         logger,
       }),
+      ...moduleAdminRoutes({ knex, backend, sources: deps.moduleSources ?? startSources(deps) }),
     ];
     const routeDeps = { auth, ajvFor: ajvPerModule(), jsonLimit: deps.jsonLimit ?? DEFAULT_JSON_LIMIT };
     const { router, openapi, failures } = buildRouter(core, loaded, routeDeps, logger);
@@ -120,7 +138,8 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
         await next();
       })
       .use(router.routes())
-      .use(router.allowedMethods());
+      .use(router.allowedMethods())
+      .use(frontendMiddleware(frontendFiles(deps, installed)));
     // Serving without the listener is safe (the cache stays off), only slower; it keeps retrying.
     // Awaited last, so that its handshake overlaps building the router.
     await listening?.listener.ready.catch(() => undefined);
@@ -129,6 +148,45 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     await listening?.listener.close();
     throw error;
   }
+}
+
+/** The web shell, modules.json and the layer of each installed module, for `/` and the files under it. */
+function frontendFiles(deps: AppDeps, installed: readonly InstalledModule[]) {
+  const root = deps.root ?? ROOT;
+  const modules = new Map(
+    installed.flatMap(({ module }) =>
+      module.frontend === null
+        ? []
+        : [
+            [
+              module.name,
+              {
+                layer: rootRelative(root, path.join(module.dir, module.frontend)),
+                dir: rootRelative(root, module.dir),
+              },
+            ] as const,
+          ],
+    ),
+  );
+  return {
+    dist: deps.frontendDist ?? path.join(root, 'frontend', 'dist'),
+    modulesFile: path.join(deps.frontendDir ?? path.join(root, 'frontend'), 'modules.json'),
+    root,
+    modules,
+  };
+}
+
+/** The modules the app was built with, and no settings to check: for apps built without a configuration. */
+function startSources(deps: AppDeps): ModuleSources {
+  return {
+    inventory: async () => deps.inventory,
+    doctor: () =>
+      doctorReport(deps.knex, {
+        inventory: deps.inventory,
+        files: { settings: null, grants: null },
+        searched: [],
+      }),
+  };
 }
 
 interface AuthListening {

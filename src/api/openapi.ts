@@ -37,7 +37,8 @@ const ERROR_SCHEMA = {
 
 /** Error responses by name; each route lists the ones it can give under their status. */
 const ERRORS: Record<string, string> = {
-  BadRequest: 'The body is not UTF-8 (`invalid_utf8`) or not well-formed JSON (`invalid_json`).',
+  BadRequest:
+    'The body is not UTF-8 (`invalid_utf8`) or not well-formed JSON (`invalid_json`), or a query parameter is malformed or out of range (`invalid_query`).',
   Unauthorized: 'No credential, or an invalid, expired or revoked one (`unauthenticated`).',
   Forbidden:
     "The caller lacks the route's permission (`permission_denied`, message `permission denied: <permission>`), or a cookie-authenticated write lacks a valid X-CSRF-Token (`csrf_failed`).",
@@ -74,6 +75,7 @@ function operation(route: ApiRoute): Json {
     ...(success.schema === undefined ? {} : { content: { 'application/json': { schema: success.schema } } }),
   };
   const json = route.rawBody !== true && route.method !== 'GET' && route.method !== 'DELETE';
+  if (route.query !== undefined) responses['400'] = ref('BadRequest');
   if (json)
     Object.assign(responses, {
       '400': ref('BadRequest'),
@@ -99,7 +101,20 @@ function operation(route: ApiRoute): Json {
     ...(route.permission === null || route.permission === undefined
       ? {}
       : { 'x-ward-permission': route.permission }),
-    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(parameters.length > 0 || route.query !== undefined
+      ? {
+          parameters: [
+            ...parameters,
+            ...(route.query ?? []).map(({ name, description, schema }) => ({
+              name,
+              in: 'query',
+              required: false,
+              description,
+              schema,
+            })),
+          ],
+        }
+      : {}),
     ...(route.body !== undefined
       ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } }
       : route.rawBody === true

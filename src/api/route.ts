@@ -23,6 +23,14 @@ export interface ApiRoute extends RouteDefinition {
   beforePasswordChange?: boolean;
   /** For the OpenAPI document: the success status and its JSON body schema. */
   response?: { status: number; description: string; schema?: object };
+  /** For the OpenAPI document: the query parameters the handler reads (it checks them itself). */
+  query?: QueryParameter[];
+}
+
+export interface QueryParameter {
+  name: string;
+  description: string;
+  schema: object;
 }
 
 export interface RouteDeps {

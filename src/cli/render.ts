@@ -2,7 +2,7 @@
  * Text rendering for the CLI, as pure functions from the objects that --json prints, so the two
  * outputs can never say different things.
  */
-import type { ListEntry } from '../planner/overview.ts';
+import { summarisePlan, type ListEntry } from '../planner/overview.ts';
 import { refusalToError } from '../planner/refusals.ts';
 import type { Action, Plan, Reason } from '../planner/types.ts';
 
@@ -58,18 +58,6 @@ export function describeReason(reason: Reason): string {
 function describeVersion(action: Action): string {
   if (action.kind === 'upgrade') return `${action.fromVersion ?? '?'} -> ${action.toVersion ?? '?'}`;
   return (action.kind === 'install' ? action.toVersion : action.fromVersion) ?? '-';
-}
-
-export interface PlanSummary {
-  install: number;
-  upgrade: number;
-  uninstall: number;
-}
-
-export function summarisePlan(plan: Plan): PlanSummary {
-  const summary: PlanSummary = { install: 0, upgrade: 0, uninstall: 0 };
-  for (const action of plan.actions) summary[action.kind] += 1;
-  return summary;
 }
 
 /** Terraform-style: one line per module with its version and reason, then the totals. */

@@ -6,7 +6,8 @@ import { Flags } from '@oclif/core';
 import { schedule } from '../db/schedule.ts';
 import type { Plan, Request, Unchanged } from '../planner/types.ts';
 import { ModuleCommand } from './module-command.ts';
-import { NEXT_STEP_RESTART, renderPlan, summarisePlan, type PlanSummary } from './render.ts';
+import { summarisePlan, type PlanSummary } from '../planner/overview.ts';
+import { NEXT_STEP_RESTART, renderPlan } from './render.ts';
 
 export interface ScheduleResult {
   plan: Plan;

@@ -2,7 +2,7 @@
  * The read-only views of `modules list`, `info` and `status`, joined from disk and database. The
  * CLI prints exactly these objects: as a table, or as they are with --json.
  */
-import type { Category, DiskModule, Inventory, ModuleRow, ModuleState } from './types.ts';
+import type { Category, DiskModule, Inventory, ModuleRow, ModuleState, Plan } from './types.ts';
 import { PENDING_STATES } from './types.ts';
 
 export interface ListEntry {
@@ -13,6 +13,15 @@ export interface ListEntry {
   /** null when the code is gone from disk (an orphan). */
   category: Category | null;
   depends: string[];
+}
+
+/** A list entry with what an admin page also shows: the code on disk, the last error, when the state last changed. */
+export interface DetailedEntry extends ListEntry {
+  /** null when the code is gone from disk (an orphan). */
+  diskVersion: string | null;
+  errorMessage: string | null;
+  /** null for a module the database has never recorded. */
+  lastStateChange: string | null;
 }
 
 export interface ModuleInfo {
@@ -51,6 +60,19 @@ export function listModules(inventory: Inventory, rows: readonly ModuleRow[]): L
       state: row?.state ?? 'uninstalled',
       category: disk?.category ?? null,
       depends: disk?.depends ?? [],
+    };
+  });
+}
+
+export function listModulesInDetail(inventory: Inventory, rows: readonly ModuleRow[]): DetailedEntry[] {
+  const byName = new Map(rows.map((row) => [row.name, row]));
+  return listModules(inventory, rows).map((entry) => {
+    const row = byName.get(entry.name);
+    return {
+      ...entry,
+      diskVersion: inventory.modules.get(entry.name)?.version ?? null,
+      errorMessage: row?.error_message ?? null,
+      lastStateChange: row?.last_state_change.toISOString() ?? null,
     };
   });
 }
@@ -107,4 +129,16 @@ export function summarise(inventory: Inventory, rows: readonly ModuleRow[]): Sta
         : [];
     }),
   };
+}
+
+export interface PlanSummary {
+  install: number;
+  upgrade: number;
+  uninstall: number;
+}
+
+export function summarisePlan(plan: Plan): PlanSummary {
+  const summary: PlanSummary = { install: 0, upgrade: 0, uninstall: 0 };
+  for (const action of plan.actions) summary[action.kind] += 1;
+  return summary;
 }

@@ -56,14 +56,20 @@ export async function startInputs(
  * with the settings this backend started with.
  */
 export async function recheck(knex: Knex, running: Config): Promise<Finding[]> {
-  let config = running;
-  let unreadable: WardError | null = null;
-  try {
-    config = loadConfig(process.env, { root: running.root });
-  } catch (error) {
-    if (!isWardError(error)) throw error;
-    unreadable = error;
-  }
+  const { config, unreadable } = rereadConfig(running);
   const inputs = await startInputs(knex, config);
   return preflight({ ...inputs, settings: unreadable ?? inputs.settings });
+}
+
+/**
+ * In a running backend: the settings its next start would read, and the error if they no longer
+ * parse (then `config` is the one it started with, for checking the rest).
+ */
+export function rereadConfig(running: Config): { config: Config; unreadable: WardError | null } {
+  try {
+    return { config: loadConfig(process.env, { root: running.root }), unreadable: null };
+  } catch (error) {
+    if (!isWardError(error)) throw error;
+    return { config: running, unreadable: error };
+  }
 }

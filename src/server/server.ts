@@ -17,7 +17,8 @@ import { announceSteps } from '../applier/listeners.ts';
 import { reconcile, type Reconciled } from '../applier/reconcile.ts';
 import { databaseUrl, openDatabase } from '../db/connection.ts';
 import { drainer } from './drain.ts';
-import { recheck } from './preflight.ts';
+import { nextStartSources } from './module-reports.ts';
+import { recheck, rereadConfig } from './preflight.ts';
 import { WardError } from '../errors/ward-error.ts';
 import { readModuleRows } from '../db/modules.ts';
 import { ensureStorageDir } from '../storage-dir.ts';
@@ -75,9 +76,11 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
       logger,
       onRestart: hooks.onRestart,
       preflight,
+      moduleSources: nextStartSources(knex, () => rereadConfig(config)),
       health: { drift: () => drift.current },
       storageDir: config.storageDir,
       root: config.root,
+      frontendDir: config.frontendDir,
       jsonLimit,
       trustProxy,
       grants,

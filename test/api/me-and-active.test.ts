@@ -48,6 +48,7 @@ test('/me lists the user, the roles the credential acts with and every permissio
   t.like(await me(await tokenOf('ada')), {
     roles: ['admin'],
     permissions: [
+      'base.module.read',
       'base.module.restart',
       'base.user.read',
       'base.user.write',

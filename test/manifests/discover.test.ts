@@ -40,7 +40,7 @@ test('the repository ships base, patients and appointments as official modules',
     hasMigrationBranch: true,
     hooks: null,
     routes: join(repo, 'modules/patients/routes.ts'),
-    frontend: null,
+    frontend: 'frontend/index.js',
   });
   for (const module of inventory.modules.values()) t.false(module.removable, `${module.name} is official`);
   t.deepEqual(inventory.modules.get('appointments')?.depends, ['patients']);

@@ -2,10 +2,12 @@
  * `GET /api/v1/modules/-/active` (what the frontend shows, filtered per caller: a navigation entry only for holders of its permission) and
  * `POST /api/v1/modules/-/restart` (admin: answers 202, then the process restarts gracefully; 409
  * and no restart when the next start would refuse, unless forced with `?force=true` or
- * `{"force": true}`).
+ * `{"force": true}`). The 202 names this backend and the newest operation-log row, for a page to
+ * follow the restart (modules-admin.ts).
  */
 import path from 'node:path';
 import type { Context } from 'koa';
+import type { Knex } from 'knex';
 import type { InstalledModule } from '../../auth/installed.ts';
 import { can } from '../../auth/permissions.ts';
 import { byName } from '../../planner/graph.ts';
@@ -16,6 +18,7 @@ import { ApiError } from '../errors.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute } from '../route.ts';
 import { invalidBody } from '../validation.ts';
+import type { BackendIdentity } from './modules-admin.ts';
 
 export const RESTART_PERMISSION = 'base.module.restart';
 
@@ -54,7 +57,27 @@ const ACTIVE_RESPONSE = {
   },
 };
 
+const RESTART_RESPONSE = {
+  type: 'object',
+  required: ['status', 'message', 'startId', 'lastLogId'],
+  properties: {
+    status: { const: 'restarting' },
+    message: { type: 'string' },
+    startId: {
+      type: 'string',
+      description: 'This backend: GET /api/v1/modules/-/restart/{startId} says once another answers.',
+    },
+    lastLogId: {
+      type: ['integer', 'null'],
+      description:
+        'The newest operation-log id now (0: none yet; null: the log could not be read): GET /api/v1/modules/-/log?after=<it> lists what the restart did.',
+    },
+  },
+};
+
 export function moduleRoutes(deps: {
+  knex: Knex;
+  backend: BackendIdentity;
   installed: readonly InstalledModule[];
   root: string;
   onRestart: () => void;
@@ -102,6 +125,8 @@ export function moduleRoutes(deps: {
     ctx.body = {
       status: 'restarting',
       message: 'the backend restarts now; it serves again once pending module changes are applied',
+      startId: deps.backend.startId,
+      lastLogId: await lastLogId(deps.knex, deps.logger),
     };
     // After the answer is out: the restart closes this server.
     ctx.res.once('close', () => deps.onRestart());
@@ -126,10 +151,31 @@ export function moduleRoutes(deps: {
       permission: RESTART_PERMISSION,
       summary:
         'Restart the backend: applies scheduled module changes. 409 restart_refused, with the findings, when the next start would refuse; ?force=true (or {"force": true}) restarts anyway',
-      response: { status: 202, description: 'Restarting' },
+      response: { status: 202, description: 'Restarting', schema: RESTART_RESPONSE },
+      query: [
+        {
+          name: 'force',
+          description: 'true: restart even when the next start would refuse.',
+          schema: { type: 'boolean', default: false },
+        },
+      ],
       handler: restart,
     },
   ];
+}
+
+/**
+ * The newest operation-log id, or null when the log cannot be read: that only costs the page its
+ * starting point, and must not keep an administrator from restarting.
+ */
+async function lastLogId(knex: Knex, logger: Logger): Promise<number | null> {
+  try {
+    const [row] = (await knex('core_module_operation_log').max('id as id')) as Array<{ id: string | null }>;
+    return Number(row?.id ?? 0);
+  } catch (error) {
+    logger.warn({ err: error }, 'could not read the newest operation-log id for the restart answer');
+    return null;
+  }
 }
 
 /** `?force=true` or a JSON body `{"force": true}`; anything else under those names is a bad request. */

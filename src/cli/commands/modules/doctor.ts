@@ -1,8 +1,5 @@
-import { configReport, entrySource } from '../../../config/report.ts';
-import { diagnose, findingCount, type DoctorReport, type SearchSetting } from '../../../planner/doctor.ts';
-import { missingModuleTables, readModuleRows } from '../../../db/modules.ts';
-import type { Config } from '../../../config.ts';
-import { checkFiles } from '../../../server/preflight.ts';
+import type { DoctorReport } from '../../../planner/doctor.ts';
+import { doctorInputs, doctorReport, type DoctorResult } from '../../../server/module-reports.ts';
 import { ModuleCommand } from '../../module-command.ts';
 
 export default class ModulesDoctor extends ModuleCommand {
@@ -11,27 +8,13 @@ export default class ModulesDoctor extends ModuleCommand {
   static override examples = ['<%= config.bin %> modules doctor', '<%= config.bin %> modules doctor --json'];
   static override enableJsonFlag = true;
 
-  async run(): Promise<DoctorReport & { ok: boolean }> {
-    // The disk is read while the database connects, as the other read commands do.
-    const [inventory, files, [rows, missing]] = await Promise.all([
-      this.inventory(),
-      checkFiles(this.settings),
-      this.db().then((knex) => Promise.all([readModuleRows(knex), missingModuleTables(knex)])),
-    ]);
-    const report = diagnose(inventory, rows, missing, moduleSearch(this.settings), files);
-    const ok = findingCount(report) === 0;
-    this.log(renderReport(report));
+  async run(): Promise<DoctorResult> {
+    const result = await doctorReport(this.db(), doctorInputs(this.settings, this.inventory()));
+    this.log(renderReport(result));
     // Non-zero exit is the contract, in --json mode too; process.exitCode keeps the output.
-    if (!ok) process.exitCode = 1;
-    return { ok, ...report };
+    if (!result.ok) process.exitCode = 1;
+    return result;
   }
-}
-
-/** Where this process looked for module code, as `ward config` shows it. */
-function moduleSearch(config: Config): SearchSetting[] {
-  return configReport(config, { showSecrets: false })
-    .settings.filter((entry) => entry.name === 'WARD_MODULE_PATHS' || entry.name === 'WARD_PACKAGE_ROOT')
-    .map((entry) => ({ name: entry.name, value: entry.value, source: entrySource(entry) }));
 }
 
 function renderReport(report: DoctorReport): string {

@@ -1,21 +1,21 @@
-import { pendingPlan } from '../../../db/schedule.ts';
-import type { Plan } from '../../../planner/types.ts';
+import { pendingPlanReport, type PlanReport } from '../../../server/module-reports.ts';
 import { ModuleCommand } from '../../module-command.ts';
-import { NEXT_STEP_RESTART, renderPlan, summarisePlan, type PlanSummary } from '../../render.ts';
+import { NEXT_STEP_RESTART, renderPlan } from '../../render.ts';
 
 export default class ModulesPlan extends ModuleCommand {
   static override description = 'Show what the next restart will apply (the pending to_* states)';
   static override examples = ['<%= config.bin %> modules plan'];
   static override enableJsonFlag = true;
 
-  async run(): Promise<{ plan: Plan; summary: PlanSummary }> {
+  async run(): Promise<PlanReport> {
     const [knex, inventory] = await Promise.all([this.db(), this.inventory()]);
-    const plan = await pendingPlan(knex, inventory);
+    const report = await pendingPlanReport(knex, inventory);
+    const { plan } = report;
     this.log(
       plan.actions.length === 0 && plan.blocked.length === 0
         ? 'Nothing is pending; a restart applies no module changes.'
         : [renderPlan(plan), '', NEXT_STEP_RESTART].join('\n'),
     );
-    return { plan, summary: summarisePlan(plan) };
+    return report;
   }
 }

@@ -1,0 +1,58 @@
+/**
+ * The JavaScript of the first page: everything index.html loads before any module layer, that is
+ * the shell's bundle and every file it imports (the import-mapped shared libraries among them),
+ * each gzipped as a server would send it, against the 50 KB budget. Builds the shell first
+ * (`--no-build` reads frontend/dist as it is). Unlike the timed benchmarks, its figure does not
+ * depend on the machine; it exits non-zero only when the build fails or is missing.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { ROOT } from '../src/config.ts';
+import { NODE } from './lib.ts';
+
+const BUDGET_KB = 50;
+const DIST = path.join(ROOT, 'frontend', 'dist');
+
+interface ManifestChunk {
+  file: string;
+  imports?: string[];
+}
+
+if (!process.argv.includes('--no-build')) {
+  const build = spawnSync(NODE, [path.join(ROOT, 'frontend', 'build.js')], { stdio: 'inherit' });
+  if (build.status !== 0) throw new Error(`the frontend build exited ${build.status ?? build.signal}`);
+}
+
+const manifest = JSON.parse(await readFile(path.join(DIST, '.vite', 'manifest.json'), 'utf8')) as Record<
+  string,
+  ManifestChunk
+>;
+
+/** The entry and its static imports, transitively: what the browser fetches before the shell runs. */
+function firstPage(key: string, seen = new Set<string>()): Set<string> {
+  const chunk = manifest[key];
+  if (chunk === undefined) throw new Error(`frontend/dist/.vite/manifest.json has no ${key}`);
+  if (seen.has(chunk.file)) return seen;
+  seen.add(chunk.file);
+  for (const imported of chunk.imports ?? []) firstPage(imported, seen);
+  return seen;
+}
+
+const kb = (bytes: number) => (bytes / 1024).toFixed(1);
+let raw = 0;
+let gzipped = 0;
+for (const file of firstPage('index.html')) {
+  const content = await readFile(path.join(DIST, file));
+  const size = gzipSync(content, { level: 9 }).length;
+  raw += content.length;
+  gzipped += size;
+  console.log(
+    `  ${file.padEnd(44)} ${kb(content.length).padStart(7)} KB  ${kb(size).padStart(6)} KB gzipped`,
+  );
+}
+console.log(
+  `first page JavaScript: ${kb(gzipped)} KB gzipped (${kb(raw)} KB raw), ` +
+    `${(gzipped / 1024 / BUDGET_KB).toFixed(2)}× the ${BUDGET_KB} KB budget`,
+);

@@ -1,0 +1,458 @@
+/**
+ * The shell: who is signed in (GET /api/v1/me), sign-in and the password change Ward may require
+ * first, the header, the sidebar from GET /api/v1/modules/-/active, and the router whose pages come
+ * from the module layers. Everything outside a layer's own pages keeps working when a layer or
+ * `/active` fails: each failure shows where it happened, with what to do.
+ */
+import { signal } from '@preact/signals';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { LocationProvider, Router, useLocation } from 'preact-iso';
+import { Banner, Button, EmptyState, ErrorBanner, Field, html, Loading, PageHeader } from '@ward/ui';
+import { createApi } from './api.js';
+import { fetchModulesJson, listedLayers, loadLayers, moduleOfPath, under } from './layers.js';
+
+const POLL_MS = 30_000;
+
+/** 'loading' | 'signed-out' | 'unreachable' | 'ready'. */
+const phase = signal('loading');
+/** GET /api/v1/me's answer while signed in. */
+const me = signal(null);
+/** Set when a call answered 401: sign-in then says the session ended. */
+const expired = signal(false);
+const bootError = signal(null);
+/** `{modules, error}`: GET /api/v1/modules/-/active's modules, or why it failed. */
+const active = signal({ modules: [], error: null });
+/** The layers of /modules.json, loaded: `{name, version, layer, routes, error}`. */
+const layers = signal([]);
+/** The /modules.json text the layers were loaded from (null: the file is missing). */
+const modulesText = signal(null);
+const modulesChanged = signal(false);
+
+const session = {
+  get csrfToken() {
+    return me.value?.csrfToken ?? null;
+  },
+};
+
+const api = createApi(session, () => {
+  if (phase.value !== 'ready') return;
+  expired.value = true;
+  me.value = null;
+  phase.value = 'signed-out';
+});
+
+async function loadMe() {
+  bootError.value = null;
+  try {
+    me.value = await api.get('/me', { signIn: true });
+  } catch (error) {
+    me.value = null;
+    if (error.status === 401) phase.value = 'signed-out';
+    else {
+      bootError.value = error;
+      phase.value = 'unreachable';
+    }
+    return;
+  }
+  if (me.value.mustChangePassword) phase.value = 'ready';
+  else await loadModules();
+}
+
+async function loadActive() {
+  try {
+    const answer = await api.get('/modules/-/active');
+    active.value = { modules: answer.modules, error: null };
+  } catch (error) {
+    active.value = { modules: [], error };
+  }
+}
+
+/** The sidebar and the layers: what a signed-in user sees, loaded again at each sign-in. */
+async function loadModules() {
+  const text = await fetchModulesJson().catch(() => null);
+  modulesText.value = text;
+  modulesChanged.value = false;
+  const [loaded] = await Promise.all([loadLayers(safeList(text)), loadActive()]);
+  layers.value = loaded;
+  phase.value = 'ready';
+}
+
+function safeList(text) {
+  try {
+    return listedLayers(text);
+  } catch {
+    return [];
+  }
+}
+
+export function App() {
+  useEffect(() => void loadMe(), []);
+  return html`<${LocationProvider}><${Root} /><//>`;
+}
+
+function Root() {
+  if (phase.value === 'loading') return html`<main id="main" class="centered"><${Loading} /></main>`;
+  if (phase.value === 'unreachable') return html`<${Unreachable} />`;
+  if (phase.value === 'signed-out' || me.value === null) return html`<${SignIn} />`;
+  if (me.value.mustChangePassword) return html`<${ChangePassword} />`;
+  return html`<${Shell} />`;
+}
+
+function Unreachable() {
+  return html`<main id="main" class="centered narrow">
+    <h1>Ward is not answering</h1>
+    <${ErrorBanner} error=${bootError.value} />
+    <p>Check that the backend runs (<code>ward serve</code>, or <code>npm start</code>), then try again.</p>
+    <${Button} onClick=${() => loadMe()}>Try again<//>
+  </main>`;
+}
+
+function SignIn() {
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await api.post('/auth/login', { username, password }, { signIn: true });
+      expired.value = false;
+      await loadMe();
+    } catch (caught) {
+      setError(caught);
+      setBusy(false);
+    }
+  };
+  return html`<main id="main" class="centered narrow">
+    <h1>Sign in to Ward</h1>
+    ${
+      expired.value &&
+      !error &&
+      html`<${Banner} kind="info"><p>Your session ended. Sign in again to continue where you were.</p><//>`
+    }
+    ${error && html`<${ErrorBanner} title="Sign-in failed" error=${error} />`}
+    <form class="form" onSubmit=${submit}>
+      <${Field}
+        label="Username"
+        name="username"
+        autocomplete="username"
+        autocapitalize="none"
+        required
+        value=${username}
+        onInput=${setUsername}
+      />
+      <${Field}
+        label="Password"
+        name="password"
+        type="password"
+        autocomplete="current-password"
+        required
+        value=${password}
+        onInput=${setPassword}
+      />
+      <${Button} type="submit" busy=${busy}>Sign in<//>
+    </form>
+  </main>`;
+}
+
+function ChangePassword() {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const { route } = useLocation();
+  const mismatch = repeat !== '' && next !== repeat ? 'The two new passwords differ.' : null;
+  const submit = async (event) => {
+    event.preventDefault();
+    if (next !== repeat) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await api.post('/auth/password', { currentPassword: current, newPassword: next });
+      await loadMe();
+    } catch (caught) {
+      setError(caught);
+      setBusy(false);
+    }
+  };
+  return html`<main id="main" class="centered narrow">
+    <h1>Choose a new password</h1>
+    <p>Ward chose your current password when it created your account. Choose your own before you continue.</p>
+    ${error && html`<${ErrorBanner} title="The password was not changed" error=${error} />`}
+    <form class="form" onSubmit=${submit}>
+      <input type="text" name="username" autocomplete="username" value=${me.value.user.username} hidden />
+      <${Field}
+        label="Current password"
+        name="currentPassword"
+        type="password"
+        autocomplete="current-password"
+        required
+        value=${current}
+        onInput=${setCurrent}
+      />
+      <${Field}
+        label="New password"
+        name="newPassword"
+        type="password"
+        autocomplete="new-password"
+        hint="At least 12 characters; a few unrelated words work well."
+        required
+        value=${next}
+        onInput=${setNext}
+      />
+      <${Field}
+        label="Confirm password"
+        name="repeatPassword"
+        type="password"
+        autocomplete="new-password"
+        required
+        error=${mismatch}
+        value=${repeat}
+        onInput=${setRepeat}
+      />
+      <div class="form-actions">
+        <${Button} type="submit" busy=${busy}>Change password<//>
+        <${Button} variant="secondary" onClick=${() => signOut(route)}>Sign out<//>
+      </div>
+    </form>
+  </main>`;
+}
+
+/** Ends the session and starts over at the start page: the next user begins there. */
+async function signOut(route) {
+  try {
+    await api.post('/auth/logout');
+  } catch {
+    // Signed out either way: the session is gone, or will expire unused.
+  }
+  expired.value = false;
+  me.value = null;
+  phase.value = 'signed-out';
+  route('/', true);
+}
+
+/** Polls /modules.json (every 30 s and at each navigation) and says when it changed. */
+function useModulesWatch(path) {
+  useEffect(() => {
+    const check = () =>
+      fetchModulesJson().then(
+        (text) => {
+          if (text !== modulesText.value) modulesChanged.value = true;
+        },
+        () => undefined,
+      );
+    check();
+    const timer = setInterval(check, POLL_MS);
+    return () => clearInterval(timer);
+  }, [path]);
+}
+
+/** Moves focus to the page at each navigation (not at the first), so keyboard users start there. */
+function useFocusOnNavigation(path) {
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    window.scrollTo(0, 0);
+    document.getElementById('main')?.focus({ preventScroll: true });
+  }, [path]);
+}
+
+function Shell() {
+  const { path, route } = useLocation();
+  useModulesWatch(path);
+  useFocusOnNavigation(path);
+  const user = me.value;
+  return html`<a class="skip-link" href="#main">Skip to main content</a>
+    <header class="topbar">
+      <a class="brand" href="/">Ward</a>
+      <div class="topbar-user">
+        <span>Signed in as <strong>${user.user.username}</strong></span>
+        <span class="roles">${user.roles.length === 0 ? 'no roles' : `Roles: ${user.roles.join(', ')}`}</span>
+        <${Button} variant="secondary" onClick=${() => signOut(route)}>Sign out<//>
+      </div>
+    </header>
+    <div class="layout">
+      <${Sidebar} path=${path} />
+      <main id="main" tabindex="-1">
+        <${ShellBanners} />
+        <${Routes} />
+      </main>
+    </div>`;
+}
+
+function Sidebar({ path }) {
+  const links = active.value.modules.flatMap((module) =>
+    module.navigation.map((entry) => ({ ...entry, module: module.name })),
+  );
+  return html`<nav class="sidebar" aria-label="Modules">
+    <ul>
+      ${links.map(
+        (link) =>
+          html`<li key=${`${link.module}:${link.path}`}>
+            <a href=${link.path} aria-current=${under(path, link.path) ? 'page' : undefined}>${link.label}</a>
+          </li>`,
+      )}
+    </ul>
+  </nav>`;
+}
+
+function ShellBanners() {
+  const { error } = active.value;
+  return html`${
+    error &&
+    html`<${Banner}
+      kind="error"
+      title="The module list could not be loaded, so the sidebar is empty"
+      action=${html`<${Button} variant="secondary" onClick=${loadActive}>Try again<//>`}
+    >
+      <p>${error.message}</p>
+      <p class="banner-hint">
+        ${
+          error.status === 403 || error.status === 401
+            ? 'Sign out and sign in again; if it persists, ask an administrator about your roles.'
+            : 'Check that the Ward backend is running (ward status), then try again.'
+        }
+      </p>
+    <//>`
+  }
+  ${
+    modulesChanged.value &&
+    html`<${Banner}
+      kind="info"
+      title="The installed modules changed"
+      action=${html`<${Button} onClick=${() => location.reload()}>Reload<//>`}
+    >
+      <p>Reload the page to use the new versions.</p>
+    <//>`
+  }`;
+}
+
+function Routes() {
+  const pages = layers.value.flatMap((layer) =>
+    layer.routes.map(
+      (route) =>
+        html`<${LayerPage}
+          key=${`${layer.name}:${route.path}`}
+          path=${route.path}
+          layer=${layer}
+          route=${route}
+        />`,
+    ),
+  );
+  return html`<${Router}>
+    <${Home} path="/" />
+    ${pages}
+    <${Missing} default />
+  <//>`;
+}
+
+function Home() {
+  const links = active.value.modules.flatMap((module) => module.navigation);
+  return html`<${PageHeader} title="Ward" description=${`Welcome, ${me.value.user.username}.`} /> ${
+      links.length === 0
+        ? html`<${EmptyState} title="Nothing to open yet">
+            <p>No module gives your roles a page. Ask an administrator for a role.</p>
+          <//>`
+        : html`<ul class="home-links">
+            ${links.map((link) => html`<li key=${link.path}><a href=${link.path}>${link.label}</a></li>`)}
+          </ul>`
+    }`;
+}
+
+/** The context a layer's render gets. */
+function contextFor(layer, location, params) {
+  const permissions = new Set(me.value.permissions);
+  return Object.freeze({
+    module: layer.name,
+    api,
+    user: Object.freeze({ username: me.value.user.username, roles: [...me.value.roles] }),
+    permissions,
+    can: (name) => permissions.has(name),
+    navigate: (to, replace = false) => location.route(to, replace),
+    path: location.path,
+    query: { ...location.query },
+    params: { ...params },
+  });
+}
+
+/** One route of a layer: renders into its own element; a throw shows a panel in its place. */
+function LayerPage({ layer, route, params }) {
+  const location = useLocation();
+  const holder = useRef(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    setError(null);
+    // A fresh element per page: nothing a previous render left behind can leak into this one.
+    const element = document.createElement('div');
+    element.className = 'layer-root';
+    holder.current.replaceChildren(element);
+    let cleanup = null;
+    let gone = false;
+    const done = (result) => {
+      if (typeof result !== 'function') return;
+      if (gone) result();
+      else cleanup = result;
+    };
+    try {
+      const result = route.render(element, contextFor(layer, location, params));
+      if (result instanceof Promise) result.then(done, (caught) => gone || setError(caught));
+      else done(result);
+    } catch (caught) {
+      setError(caught);
+    }
+    return () => {
+      gone = true;
+      try {
+        cleanup?.();
+      } finally {
+        element.remove();
+      }
+    };
+  }, [location.url]);
+  return html`${error && html`<${LayerError} name=${layer.name} error=${error} />`}
+    <div ref=${holder}></div>`;
+}
+
+function LayerError({ name, error }) {
+  return html`<${PageHeader} title=${`The ${name} module's page failed`} />
+    <${Banner} kind="error" title=${`Module ${name}: ${error?.message ?? String(error)}`}>
+      <p>
+        Other pages keep working. If this persists, check the module's version (<code>ward modules list</code
+        >) and the browser console, or report it to the module's authors.
+      </p>
+    <//>`;
+}
+
+/** No route matched: a missing or broken layer names its module; anything else is a plain 404. */
+function Missing() {
+  const { path } = useLocation();
+  const module = moduleOfPath(path, active.value.modules);
+  const layer = module && layers.value.find((candidate) => candidate.name === module.name);
+  if (layer?.error) return html`<${LayerError} name=${layer.name} error=${layer.error} />`;
+  if (module && !layer)
+    return html`<${PageHeader} title="Page not found" />
+      <${Banner} kind="warning" title=${`The ${module.name} module's pages are not available`}>
+        <p>
+          ${
+            module.frontend === null
+              ? `Module ${module.name} ships no frontend layer.`
+              : html`The frontend layer of module ${module.name} (<code>${module.frontend}</code>) is not
+                  listed in <code>/modules.json</code>.`
+          }
+        </p>
+        <p class="banner-hint">
+          Run <code>ward modules sync-frontend</code> on the server, then reload this page.
+        </p>
+      <//>`;
+  return html`<${PageHeader} title="Page not found" />
+    <${EmptyState}
+      title=${module ? `Module ${module.name} has no page at ${path}` : `There is no page at ${path}`}
+      action=${html`<a href="/">Go to the start page</a>`}
+    />`;
+}

@@ -1,0 +1,80 @@
+/**
+ * Module layers: `/modules.json` lists the layer of each installed module (`ward modules
+ * sync-frontend` writes it); each is imported once after sign-in, checked against the SDK version,
+ * and its routes join the router. A layer that fails to load, or that needs another SDK, costs only
+ * its own pages: they show what went wrong, every other page works.
+ */
+import { SDK_VERSION } from '@ward/ui';
+import { satisfies } from './semver.js';
+
+export const MODULES_JSON = '/modules.json';
+
+/** The text of /modules.json, or null when it is missing (never synced); compared to notice changes. */
+export async function fetchModulesJson() {
+  const response = await fetch(MODULES_JSON, { cache: 'no-cache', credentials: 'same-origin' });
+  if (response.status === 404) return null;
+  if (!response.ok) throw new Error(`${MODULES_JSON} answered ${response.status} ${response.statusText}`);
+  return response.text();
+}
+
+/** `[{name, version, layer}]` from the text of /modules.json (null: none). */
+export function listedLayers(text) {
+  if (text === null) return [];
+  const parsed = JSON.parse(text);
+  return Array.isArray(parsed?.modules) ? parsed.modules : [];
+}
+
+/** Why a layer's default export is not `{sdk, routes: [{path, render}]}`, or null. Pure. */
+export function contractProblem(layer) {
+  if (layer === null || typeof layer !== 'object')
+    return 'the layer has no default export; give it `export default { sdk, routes }`';
+  if (typeof layer.sdk !== 'string') return 'the layer declares no `sdk` range, such as "^1.0.0"';
+  const fits = satisfies(SDK_VERSION, layer.sdk);
+  if (fits === null) return `the layer's sdk range "${layer.sdk}" is not a version range, such as "^1.0.0"`;
+  if (!fits)
+    return `the layer needs shell SDK ${layer.sdk}, and this shell has ${SDK_VERSION}; install a version of the module made for this Ward`;
+  if (!Array.isArray(layer.routes)) return 'the layer has no `routes` array';
+  const bad = layer.routes.find(
+    (route) =>
+      typeof route?.path !== 'string' || !route.path.startsWith('/') || typeof route.render !== 'function',
+  );
+  if (bad !== undefined)
+    return 'each route of the layer needs a `path` starting with / and a `render` function';
+  return null;
+}
+
+/**
+ * Imports every listed layer at once. Each result: `{name, version, layer, routes, error}`, with
+ * `routes` empty and `error` set when the import failed or the contract does not hold.
+ */
+export function loadLayers(listed) {
+  return Promise.all(
+    listed.map(async (entry) => {
+      try {
+        const imported = await import(/* @vite-ignore */ `/${entry.layer}`);
+        const problem = contractProblem(imported.default);
+        if (problem !== null) return { ...entry, routes: [], error: new Error(problem) };
+        return { ...entry, routes: imported.default.routes, error: null };
+      } catch (error) {
+        return { ...entry, routes: [], error };
+      }
+    }),
+  );
+}
+
+/** Whether `path` is `prefix` or below it. */
+export const under = (path, prefix) =>
+  path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
+
+/**
+ * The module whose pages `path` is among, judged by the navigation paths `/active` lists: how
+ * the shell names a module whose layer is missing or broken. Null when none claims it.
+ */
+export function moduleOfPath(path, activeModules) {
+  let best = null;
+  for (const module of activeModules)
+    for (const entry of module.navigation)
+      if (under(path, entry.path) && (best === null || entry.path.length > best.length))
+        best = { module, length: entry.path.length };
+  return best?.module ?? null;
+}

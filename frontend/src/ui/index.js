@@ -1,0 +1,203 @@
+/**
+ * `@ward/ui`, the shell SDK: the components the shell and every layer build pages from, and the
+ * error a request to Ward throws. Layers import it through the import map, so they share this one
+ * copy (and the one Preact under it) with the shell. Every component labels what it shows, keeps
+ * the native element that carries the right role (button, table, label), and leaves focus visible.
+ */
+import { h } from 'preact';
+import htm from 'htm';
+
+/** The SDK version; a layer's `sdk` range is checked against it. */
+export const SDK_VERSION = '1.0.0';
+
+/** JSX-free templates bound to the shared Preact: html`<${Button}>Save<//>`. */
+export const html = htm.bind(h);
+
+/**
+ * A failed request to Ward: `status`, and Ward's `{error: {code, message, hint}}`. `pointer` is the
+ * JSON pointer a 422 `invalid_body` names (`/mrn`), or null.
+ */
+export class ApiRequestError extends Error {
+  constructor(status, { code, message, hint }) {
+    super(message);
+    this.name = 'ApiRequestError';
+    this.status = status;
+    this.code = code;
+    this.hint = hint ?? '';
+    this.pointer = bodyPointer(code, message);
+  }
+}
+
+const INVALID_AT = /^the request body is invalid at (\/\S*): (.*)$/s;
+const MISSING = /^missing required field "([^"]+)"/;
+
+/** Where an `invalid_body` message says the body is wrong; a missing field is pointed at itself. */
+function bodyPointer(code, message) {
+  if (code !== 'invalid_body') return null;
+  const found = INVALID_AT.exec(message);
+  if (found === null) return null;
+  const missing = MISSING.exec(found[2]);
+  return missing === null ? found[1] : `${found[1] === '/' ? '' : found[1]}/${missing[1]}`;
+}
+
+/** The message of a field's 422, without "the request body is invalid at …", for showing at the field. */
+export function fieldMessage(error) {
+  const found = INVALID_AT.exec(error.message);
+  return found === null ? error.message : found[2];
+}
+
+/** `{pointer: message}` for an error that names a body field, else `{}`: for a form's `errors`. */
+export function fieldErrors(error) {
+  return error instanceof ApiRequestError && error.pointer !== null && error.pointer !== '/'
+    ? { [error.pointer]: fieldMessage(error) }
+    : {};
+}
+
+/** The page's title (the one h1, focused after navigation), a line under it, and its actions. */
+export function PageHeader({ title, description, actions }) {
+  return html`<header class="page-header">
+    <div>
+      <h1 tabindex="-1" data-page-title>${title}</h1>
+      ${description && html`<p class="page-description">${description}</p>`}
+    </div>
+    ${actions && html`<div class="page-actions">${actions}</div>`}
+  </header>`;
+}
+
+/** A native button; `variant`: primary, secondary, danger. `busy` disables it and says so. */
+export function Button({ variant = 'primary', type = 'button', busy = false, disabled, children, ...rest }) {
+  return html`<button
+    class=${`button button-${variant}`}
+    type=${type}
+    disabled=${busy || disabled}
+    aria-busy=${busy ? 'true' : undefined}
+    ...${rest}
+  >
+    ${children}
+  </button>`;
+}
+
+/** A link that looks like a button: for navigation ("New patient"), which must stay a link. */
+export function ButtonLink({ variant = 'primary', href, children, ...rest }) {
+  return html`<a class=${`button button-${variant}`} href=${href} ...${rest}>${children}</a>`;
+}
+
+/**
+ * A labelled input (or `options` for a select) with its hint and its error, both tied to it with
+ * aria-describedby; `error` also sets aria-invalid. `required` marks the label with a * that
+ * assistive technology skips: it announces the input's own `required`. Its id is `field-<name>` unless `id` is given.
+ */
+export function Field({
+  label,
+  name,
+  value,
+  onInput,
+  type = 'text',
+  error,
+  hint,
+  required,
+  options,
+  ...rest
+}) {
+  const id = rest.id ?? `field-${name}`;
+  const hintId = `${id}-hint`;
+  const errorId = `${id}-error`;
+  const described = [hint ? hintId : null, error ? errorId : null].filter(Boolean).join(' ') || undefined;
+  const common = {
+    id,
+    name,
+    required,
+    'aria-invalid': error ? 'true' : undefined,
+    'aria-describedby': described,
+    onInput: onInput && ((event) => onInput(event.currentTarget.value, event)),
+    ...rest,
+  };
+  const control =
+    options === undefined
+      ? html`<input type=${type} value=${value ?? ''} ...${common} />`
+      : html`<select value=${value ?? ''} ...${common}>
+          ${options.map((option) => html`<option value=${option.value}>${option.label}</option>`)}
+        </select>`;
+  return html`<div class=${error ? 'field field-invalid' : 'field'}>
+    <label for=${id}
+      >${label}${required && html`<span class="field-required" aria-hidden="true"> *</span>`}</label
+    >
+    ${control} ${hint && html`<p class="field-hint" id=${hintId}>${hint}</p>`}
+    ${error && html`<p class="field-error" id=${errorId}>${error}</p>`}
+  </div>`;
+}
+
+/**
+ * A message across the page; `kind`: info, success, warning, error. Errors and warnings are
+ * announced at once (role=alert), the others politely (role=status).
+ */
+export function Banner({ kind = 'info', title, children, action }) {
+  const role = kind === 'error' || kind === 'warning' ? 'alert' : 'status';
+  return html`<div class=${`banner banner-${kind}`} role=${role}>
+    <div class="banner-text">${title && html`<p class="banner-title">${title}</p>`} ${children}</div>
+    ${action && html`<div class="banner-action">${action}</div>`}
+  </div>`;
+}
+
+/** A failed request as a banner: the server's message (`permission denied: …`) and its hint. */
+export function ErrorBanner({ error, title }) {
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = error instanceof ApiRequestError ? error.hint : '';
+  return html`<${Banner} kind="error" title=${title}>
+    <p>${message}</p>
+    ${hint && html`<p class="banner-hint">${hint}</p>`}
+  <//>`;
+}
+
+/** What a page shows when it has nothing to list: what that means and what to do next. */
+export function EmptyState({ title, children, action }) {
+  return html`<div class="empty-state">
+    <p class="empty-title">${title}</p>
+    ${children && html`<div>${children}</div>`} ${action && html`<div class="empty-action">${action}</div>`}
+  </div>`;
+}
+
+/** "Loading…", announced politely. */
+export function Loading({ label = 'Loading…' }) {
+  return html`<p class="loading" role="status">${label}</p>`;
+}
+
+/** Previous / next page buttons, in a nav named by `label`. */
+export function Pagination({ label = 'Pagination', hasPrevious, hasNext, onPrevious, onNext, status }) {
+  return html`<nav class="pagination" aria-label=${label}>
+    <${Button} variant="secondary" disabled=${!hasPrevious} onClick=${onPrevious}>Previous page<//>
+    ${status && html`<span class="pagination-status" aria-live="polite">${status}</span>`}
+    <${Button} variant="secondary" disabled=${!hasNext} onClick=${onNext}>Next page<//>
+  </nav>`;
+}
+
+/**
+ * A table with a caption, column headers and, given `pagination` (Pagination's props), page
+ * buttons under it. `columns`: `{key, label, render?(row)}`; `rowKey(row)` keys the rows.
+ */
+export function Table({ caption, columns, rows, rowKey = (row) => row.id, pagination }) {
+  return html`<div class="table-wrap">
+    <table class="table">
+      <caption>
+        ${caption}
+      </caption>
+      <thead>
+        <tr>
+          ${columns.map((column) => html`<th scope="col" key=${column.key}>${column.label}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows.map(
+          (row) =>
+            html`<tr key=${rowKey(row)}>
+              ${columns.map(
+                (column) =>
+                  html`<td key=${column.key}>${column.render ? column.render(row) : row[column.key]}</td>`,
+              )}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${pagination && html`<${Pagination} ...${pagination} />`}
+  </div>`;
+}

@@ -1,0 +1,293 @@
+/**
+ * The patients module's pages: plain ES modules, no build step. Preact, its hooks, htm and the
+ * shell's components come from the import map, so this layer shares the shell's copies.
+ * `/patients` searches and pages through the list, `/patients/new` creates a patient, and
+ * `/patients/:id` shows one and edits it; the server's validation errors are shown at the field.
+ */
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import {
+  Banner,
+  Button,
+  ButtonLink,
+  EmptyState,
+  ErrorBanner,
+  Field,
+  fieldErrors,
+  html,
+  Loading,
+  PageHeader,
+  Table,
+} from '@ward/ui';
+
+const API = '/patients/patients';
+const PAGE_SIZE = 25;
+const WRITE = 'patients.patient.write';
+
+const SEXES = [
+  { value: 'unknown', label: 'Unknown' },
+  { value: 'female', label: 'Female' },
+  { value: 'male', label: 'Male' },
+  { value: 'other', label: 'Other' },
+];
+
+const fullName = (patient) => `${patient.familyName}, ${patient.givenName}`;
+
+/** Mounts a component as a route's page; the shell calls the returned function when it leaves. */
+const mount = (Page) => (element, context) => {
+  render(html`<${Page} context=${context} />`, element);
+  return () => render(null, element);
+};
+
+function PatientList({ context }) {
+  const [typed, setTyped] = useState('');
+  const [query, setQuery] = useState('');
+  /** Cursors of the pages before this one: "Previous page" goes back through them. */
+  const [cursors, setCursors] = useState([]);
+  const [cursor, setCursor] = useState(null);
+  const [page, setPage] = useState(null);
+  const [error, setError] = useState(null);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
+    if (query !== '') params.set('q', query);
+    if (cursor !== null) params.set('cursor', cursor);
+    setError(null);
+    context.api.get(`${API}?${params}`, { signal: controller.signal }).then(setPage, (caught) => {
+      if (caught.name !== 'AbortError') setError(caught);
+    });
+    return () => controller.abort();
+  }, [query, cursor]);
+
+  const search = (event) => {
+    event.preventDefault();
+    setCursors([]);
+    setCursor(null);
+    setPage(null);
+    setQuery(typed.trim());
+  };
+
+  const columns = [
+    { key: 'mrn', label: 'MRN' },
+    {
+      key: 'name',
+      label: 'Name',
+      render: (patient) => html`<a href=${`/patients/${patient.id}`}>${fullName(patient)}</a>`,
+    },
+    { key: 'birthDate', label: 'Birth date', render: (patient) => patient.birthDate ?? '—' },
+    {
+      key: 'sex',
+      label: 'Sex',
+      render: (patient) => SEXES.find((sex) => sex.value === patient.sex)?.label ?? patient.sex,
+    },
+  ];
+
+  return html`<${PageHeader}
+      title="Patients"
+      actions=${context.can(WRITE) && html`<${ButtonLink} href="/patients/new">New patient<//>`}
+    />
+    <form class="search" role="search" onSubmit=${search}>
+      <${Field}
+        label="Search by name or MRN"
+        name="q"
+        type="search"
+        value=${typed}
+        onInput=${setTyped}
+        hint="Each word matches the start of a name or of the MRN."
+      />
+      <${Button} type="submit">Search<//>
+    </form>
+    ${error && html`<${ErrorBanner} error=${error} />`}
+    ${!error && page === null && html`<${Loading} label="Loading patients…" />`}
+    ${
+      !error && page !== null && page.items.length === 0 && cursors.length === 0
+        ? html`<${EmptyState} title=${query === '' ? 'No patients yet' : `No patient matches “${query}”`}>
+            ${query === '' && context.can(WRITE) && html`<p><a href="/patients/new">Add the first patient</a>.</p>`}
+          <//>`
+        : !error &&
+          page !== null &&
+          html`<${Table}
+            caption=${query === '' ? 'All patients, by name' : `Patients matching “${query}”`}
+            columns=${columns}
+            rows=${page.items}
+            pagination=${{
+              label: 'Patient list pages',
+              status: `Page ${cursors.length + 1}`,
+              hasPrevious: cursors.length > 0,
+              hasNext: page.nextCursor !== null,
+              onPrevious: () => {
+                setCursor(cursors.at(-1) ?? null);
+                setCursors(cursors.slice(0, -1));
+              },
+              onNext: () => {
+                setCursors([...cursors, cursor]);
+                setCursor(page.nextCursor);
+              },
+            }}
+          />`
+    }`;
+}
+
+/** Form values (strings) from a patient; '' for what it lacks. */
+const formOf = (patient) => ({
+  mrn: patient?.mrn ?? '',
+  familyName: patient?.familyName ?? '',
+  givenName: patient?.givenName ?? '',
+  birthDate: patient?.birthDate ?? '',
+  sex: patient?.sex ?? 'unknown',
+  phone: patient?.phone ?? '',
+  email: patient?.email ?? '',
+});
+
+/** The body to send: empty optional fields are null; on an edit, only what changed. */
+function bodyOf(values, original) {
+  const body = {};
+  for (const [key, value] of Object.entries(values)) {
+    const trimmed = key === 'mrn' ? value.trim() : value;
+    const sent = trimmed === '' && !['mrn', 'familyName', 'givenName'].includes(key) ? null : trimmed;
+    if (original === null || sent !== (original[key] ?? null)) body[key] = sent;
+  }
+  return body;
+}
+
+/** The patient form; `onSave(body)` sends it, and a 422 naming a field shows at that field. */
+function PatientForm({ initial, original, submitLabel, onSave, onCancel }) {
+  const [values, setValues] = useState(initial);
+  const [errors, setErrors] = useState({});
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const set = (key) => (value) => setValues({ ...values, [key]: value });
+
+  const submit = async (event) => {
+    event.preventDefault();
+    setBusy(true);
+    setErrors({});
+    setError(null);
+    try {
+      await onSave(bodyOf(values, original));
+    } catch (caught) {
+      const atField = fieldErrors(caught);
+      const duplicate = caught.status === 409 ? { '/mrn': caught.message } : {};
+      const fields = { ...atField, ...duplicate };
+      setErrors(fields);
+      setError(caught);
+      setBusy(false);
+      const first = Object.keys(fields)[0];
+      if (first !== undefined) document.getElementById(`field-${first.split('/')[1]}`)?.focus();
+    }
+  };
+
+  const field = (key, label, extra = {}) =>
+    html`<${Field}
+      label=${label}
+      name=${key}
+      value=${values[key]}
+      onInput=${set(key)}
+      error=${errors[`/${key}`]}
+      ...${extra}
+    />`;
+
+  return html`<form class="form" onSubmit=${submit} novalidate>
+    ${error && html`<${ErrorBanner} title="The patient was not saved" error=${error} />`}
+    <div class="form-grid">
+      ${field('mrn', 'MRN', { required: true, hint: 'Medical record number, unique in the clinic.' })}
+      ${field('familyName', 'Family name', { required: true, autocomplete: 'off' })}
+      ${field('givenName', 'Given name', { required: true, autocomplete: 'off' })}
+      ${field('birthDate', 'Birth date', { type: 'date' })} ${field('sex', 'Sex', { options: SEXES })}
+      ${field('phone', 'Phone', { type: 'tel' })} ${field('email', 'Email', { type: 'email' })}
+    </div>
+    <div class="form-actions">
+      <${Button} type="submit" busy=${busy}>${submitLabel}<//>
+      ${onCancel && html`<${Button} variant="secondary" onClick=${onCancel}>Cancel<//>`}
+    </div>
+  </form>`;
+}
+
+function NewPatient({ context }) {
+  const save = async (body) => {
+    const patient = await context.api.post(API, body);
+    context.navigate(`/patients/${patient.id}?created=1`);
+  };
+  return html`<${PageHeader} title="New patient" description="Fields marked * are required." />
+    <${PatientForm} initial=${formOf(null)} original=${null} submitLabel="Create patient" onSave=${save} />`;
+}
+
+function PatientDetail({ context }) {
+  const { id } = context.params;
+  const [patient, setPatient] = useState(null);
+  const [error, setError] = useState(null);
+  const [editing, setEditing] = useState(false);
+  const [notice, setNotice] = useState(context.query.created === '1' ? 'The patient was created.' : null);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    context.api
+      .get(`${API}/${encodeURIComponent(id)}`, { signal: controller.signal })
+      .then(setPatient, (caught) => {
+        if (caught.name !== 'AbortError') setError(caught);
+      });
+    return () => controller.abort();
+  }, [id]);
+
+  if (error) return html`<${PageHeader} title="Patient" /><${ErrorBanner} error=${error} />`;
+  if (patient === null) return html`<${Loading} label="Loading the patient…" />`;
+
+  const save = async (body) => {
+    if (Object.keys(body).length === 0) {
+      setEditing(false);
+      return;
+    }
+    setPatient(await context.api.patch(`${API}/${patient.id}`, body));
+    setEditing(false);
+    setNotice('The changes were saved.');
+  };
+
+  const rows = [
+    ['MRN', patient.mrn],
+    ['Family name', patient.familyName],
+    ['Given name', patient.givenName],
+    ['Birth date', patient.birthDate ?? '—'],
+    ['Sex', SEXES.find((sex) => sex.value === patient.sex)?.label ?? patient.sex],
+    ['Phone', patient.phone ?? '—'],
+    ['Email', patient.email ?? '—'],
+  ];
+
+  return html`<${PageHeader}
+      title=${fullName(patient)}
+      description=${`MRN ${patient.mrn}`}
+      actions=${
+        !editing &&
+        context.can(WRITE) &&
+        html`<${Button} variant="secondary" onClick=${() => (setNotice(null), setEditing(true))}>Edit<//>`
+      }
+    />
+    ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
+    ${
+      editing
+        ? html`<${PatientForm}
+            initial=${formOf(patient)}
+            original=${patient}
+            submitLabel="Save changes"
+            onSave=${save}
+            onCancel=${() => setEditing(false)}
+          />`
+        : html`<dl class="details">
+            ${rows.map(
+              ([label, value]) =>
+                html`<dt>${label}</dt>
+                  <dd>${value}</dd>`,
+            )}
+          </dl>`
+    }
+    <p><a href="/patients">Back to the patient list</a></p>`;
+}
+
+export default {
+  sdk: '^1.0.0',
+  routes: [
+    { path: '/patients', render: mount(PatientList) },
+    { path: '/patients/new', render: mount(NewPatient) },
+    { path: '/patients/:id', render: mount(PatientDetail) },
+  ],
+};

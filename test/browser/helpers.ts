@@ -1,0 +1,303 @@
+/**
+ * Browser tests: Debian's Chromium, driven by playwright-core, against a real `ward serve` on a
+ * real PostgreSQL with modules installed and users created through the CLI, as an operator would.
+ * One browser and one backend per test file; every test gets its own browser context (cookies).
+ */
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import type { ExecutionContext } from 'ava';
+import type { Knex } from 'knex';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { ROOT } from '../../src/config.ts';
+import { FIXTURES, scratchDir, WARD, ward, type Run, type WardEnv } from '../helpers/cli.ts';
+import { newDatabase } from '../helpers/database.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** What Chromium needs to run headless as root in a container without a GPU or network noise. */
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Generous: the machine is shared and a page may wait on a backend that is busy migrating. */
+export const TIMEOUT = 30_000;
+
+export const ARTIFACTS = path.join(ROOT, 'test', 'browser', 'artifacts');
+
+/** Passwords are long enough for the rule (12 characters) and obviously fake. */
+export const PASSWORD = 'correct horse battery';
+
+export interface LaunchedBrowser {
+  browser: Browser;
+  /** A fresh context (no cookies) with one page; closed when the test ends. */
+  page: (t: ExecutionContext) => Promise<Page>;
+  close: () => Promise<void>;
+}
+
+/**
+ * Chromium with exactly CHROMIUM_FLAGS and a scratch profile. Playwright's own defaults are left
+ * out; it still needs its control pipe, the one flag added.
+ */
+export async function launchBrowser(): Promise<LaunchedBrowser> {
+  const profile = await scratchDir('ward-chromium-');
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    ignoreDefaultArgs: true,
+    args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe'],
+    timeout: TIMEOUT,
+  });
+  return {
+    browser,
+    page: async (t) => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      context.setDefaultTimeout(TIMEOUT);
+      t.teardown(() => context.close());
+      return context.newPage();
+    },
+    close: async () => {
+      await browser.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface User {
+  username: string;
+  roles: string[];
+}
+
+export interface Backend {
+  base: string;
+  env: WardEnv;
+  /** The backend's database, to check what a page did or did not change. */
+  knex: Knex;
+  /** `bin/ward` against this backend's database and storage; fails the caller on a non-zero exit. */
+  cli: (args: string[], input?: string) => Promise<Run>;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** The fixture community modules (clinic_portal ships a frontend layer) next to the official ones. */
+const MODULE_PATHS = path.join(FIXTURES, 'modules', 'community');
+
+/**
+ * A scratch database (core schema by `ward db migrate`), storage folder and frontend folder (for
+ * modules.json); `modules` installed by `ward modules install` and applied by the first start of
+ * `ward serve`; modules.json written by `ward modules sync-frontend`; then `users` created by `ward
+ * users create` with PASSWORD. `grants` becomes the storage's grants.json (extra roles).
+ */
+export async function startBackend(options: {
+  modules: string[];
+  users: User[];
+  grants?: Record<string, string[]>;
+}): Promise<Backend> {
+  const database = await newDatabase({ prefix: 'ward_browser_' });
+  const storage = await scratchDir('ward-browser-');
+  const frontend = await scratchDir('ward-browser-frontend-');
+  if (options.grants !== undefined)
+    await writeFile(path.join(storage, 'grants.json'), JSON.stringify({ roles: options.grants }));
+  const env: WardEnv = {
+    DATABASE_URL: database.url,
+    WARD_STORAGE_DIR: storage,
+    WARD_MODULE_PATHS: MODULE_PATHS,
+    WARD_FRONTEND_DIR: frontend,
+  };
+  const cli = async (args: string[], input?: string) => {
+    const run = await ward(args, env, input === undefined ? {} : { input });
+    if (run.code !== 0)
+      throw new Error(`ward ${args.join(' ')} exited ${run.code}:\n${run.stdout}${run.stderr}`);
+    return run;
+  };
+  const cleanUp = async () => {
+    await database.drop();
+    await rm(storage, { recursive: true, force: true });
+    await rm(frontend, { recursive: true, force: true });
+  };
+  let served: Served;
+  try {
+    await cli(['db', 'migrate']);
+    for (const name of options.modules) await cli(['modules', 'install', name]);
+    served = await serve(env, await freePort());
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+  const backend: Backend = {
+    base: served.base,
+    env,
+    knex: database.knex,
+    cli,
+    output: served.output,
+    stop: async () => {
+      await served.stop();
+      await cleanUp();
+    },
+  };
+  try {
+    await cli(['modules', 'sync-frontend']);
+    for (const user of options.users)
+      await cli(
+        [
+          'users',
+          'create',
+          user.username,
+          ...user.roles.flatMap((role) => ['--role', role]),
+          '--password-stdin',
+        ],
+        `${PASSWORD}\n`,
+      );
+  } catch (error) {
+    await backend.stop();
+    throw error;
+  }
+  return backend;
+}
+
+interface Served {
+  base: string;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+/** `ward serve` on `port`; resolves once its first backend listens, rejects if it exits first. */
+function serve(env: WardEnv, port: number): Promise<Served> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(WARD, ['serve'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const exited = new Promise<void>((done) =>
+      child.on('exit', (code, signal) => {
+        reject(new Error(`ward serve exited (${code ?? signal}) before listening:\n${output}`));
+        done();
+      }),
+    );
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/listening on http/.test(output))
+        resolve({
+          base: `http://127.0.0.1:${port}`,
+          output: () => output,
+          // SIGTERM to the supervisor only (by its pid): it stops its backends and then exits.
+          stop: async () => {
+            if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+            await exited;
+          },
+        });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+  });
+}
+
+/** Fills the sign-in form by its labels and submits it with the button. */
+export async function signIn(page: Page, username: string, password = PASSWORD): Promise<void> {
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** The sidebar's entries. */
+export function sidebar(page: Page): Locator {
+  return page.getByRole('navigation', { name: 'Modules' }).getByRole('link');
+}
+
+/** The sidebar's labels, in order, once the sidebar is on the page. */
+export async function sidebarLabels(page: Page): Promise<string[]> {
+  await page.getByRole('navigation', { name: 'Modules' }).waitFor();
+  return (await sidebar(page).allInnerTexts()).map((label) => label.trim());
+}
+
+/**
+ * Presses Tab until `target` has the focus, as a keyboard user would; fails after `limit` presses
+ * (the target is not reachable by keyboard).
+ */
+export async function tabTo(page: Page, target: Locator, limit = 40): Promise<void> {
+  await target.waitFor();
+  for (let presses = 0; presses < limit; presses++) {
+    if (await target.evaluate((element) => element === element.ownerDocument.activeElement)) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`${String(target)} did not get the focus after ${limit} presses of Tab`);
+}
+
+/**
+ * Polls `read` until it returns what `t.deepEqual` accepts as `expected`, then asserts it; on
+ * timeout the assertion fails with the last value seen. Polling, not sleeping: the page decides
+ * when it is ready.
+ */
+export async function eventually<T>(
+  t: ExecutionContext,
+  read: () => Promise<T>,
+  expected: T,
+  message: string,
+): Promise<void> {
+  const deadline = Date.now() + TIMEOUT;
+  let last = await read();
+  while (!isDeepStrictEqual(last, expected) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    last = await read();
+  }
+  t.deepEqual(last, expected, message);
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  helpUrl: string;
+  nodes: Array<{ target: unknown[]; failureSummary?: string }>;
+}
+
+const AXE = createRequire(import.meta.url).resolve('axe-core');
+
+/** Runs axe-core in the page; fails the test on any serious or critical violation, listing each. */
+export async function axeCheck(page: Page, t: ExecutionContext): Promise<void> {
+  await page.addScriptTag({ path: AXE });
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: unknown[] }> } }).axe;
+    return (await axe.run()).violations;
+  });
+  const serious = (violations as AxeViolation[]).filter(
+    (violation) => violation.impact === 'serious' || violation.impact === 'critical',
+  );
+  const report = serious
+    .map(
+      (violation) =>
+        `${violation.impact} ${violation.id}: ${violation.help} (${violation.helpUrl})\n` +
+        violation.nodes
+          .map((node) => `  at ${JSON.stringify(node.target)}: ${node.failureSummary ?? ''}`)
+          .join('\n'),
+    )
+    .join('\n');
+  t.is(serious.length, 0, `axe found serious or critical violations on ${page.url()}:\n${report}`);
+}
+
+/** A full-page PNG under test/browser/artifacts/ (kept by CI, git-ignored) for a person to look at. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
