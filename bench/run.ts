@@ -6,7 +6,18 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from '../src/config.ts';
 
-const BENCHMARKS = ['planner', 'list', 'restart', 'permission', 'sign-in-flood', 'seeds', 'backup', 'import'];
+const BENCHMARKS = [
+  'planner',
+  'list',
+  'restart',
+  'permission',
+  'sign-in-flood',
+  'seeds',
+  'backup',
+  'import',
+  'frontend-size',
+  'page-load',
+];
 
 let failed = 0;
 for (const name of BENCHMARKS) {

@@ -2,7 +2,8 @@
  * The client the shell and layers call Ward with: same origin, so the session cookie goes along;
  * writes carry the session's CSRF token; Ward's `{error: {code, message, hint}}` becomes a thrown
  * ApiRequestError. A 401 on any call means the session is gone: `onSignedOut` sends the user to
- * sign-in, which brings them back to the page they were on.
+ * sign-in, which brings them back to the page they were on. A 403 may mean a role was revoked
+ * since the sidebar was drawn: `onForbidden` has the shell read the user's permissions again.
  */
 import { ApiRequestError } from '@ward/ui';
 
@@ -29,9 +30,10 @@ async function errorOf(response) {
 
 /**
  * `session.csrfToken` is read at each write, so a new sign-in's token is used at once.
- * `onSignedOut()` is called on a 401 of any request but the ones sent with `{signIn: true}`.
+ * `onSignedOut()` is called on a 401, `onForbidden()` on a 403, of any request but the ones sent
+ * with `{signIn: true}`.
  */
-export function createApi(session, onSignedOut) {
+export function createApi(session, onSignedOut, onForbidden) {
   async function request(method, path, body, options = {}) {
     const headers = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -56,6 +58,7 @@ export function createApi(session, onSignedOut) {
     if (!response.ok) {
       const error = await errorOf(response);
       if (response.status === 401 && !options.signIn) onSignedOut(error);
+      if (response.status === 403 && !options.signIn) onForbidden(error);
       throw error;
     }
     if (response.status === 204) return null;

@@ -7,7 +7,17 @@
 import { signal } from '@preact/signals';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { LocationProvider, Router, useLocation } from 'preact-iso';
-import { Banner, Button, EmptyState, ErrorBanner, Field, html, Loading, PageHeader } from '@ward/ui';
+import {
+  ApiRequestError,
+  Banner,
+  Button,
+  EmptyState,
+  ErrorBanner,
+  Field,
+  html,
+  Loading,
+  PageHeader,
+} from '@ward/ui';
 import { createApi } from './api.js';
 import { fetchModulesJson, listedLayers, loadLayers, moduleOfPath, under } from './layers.js';
 
@@ -34,12 +44,45 @@ const session = {
   },
 };
 
-const api = createApi(session, () => {
-  if (phase.value !== 'ready') return;
-  expired.value = true;
-  me.value = null;
-  phase.value = 'signed-out';
-});
+const api = createApi(
+  session,
+  () => {
+    if (phase.value !== 'ready') return;
+    expired.value = true;
+    me.value = null;
+    phase.value = 'signed-out';
+  },
+  () => void refreshAccess(),
+);
+
+/** The refresh of /me and /active under way, which every caller meanwhile shares. */
+let refreshing = null;
+
+/**
+ * Reads /me and /active again: after a 403 (a role may have been revoked) and at each navigation,
+ * so the sidebar and the layers' `can()` follow what the server allows without a full reload.
+ * Only what changed is replaced, so an unchanged answer re-renders nothing. A 403 of this refresh
+ * itself joins it rather than starting another.
+ */
+function refreshAccess() {
+  if (phase.value !== 'ready' || me.value === null || me.value.mustChangePassword) return refreshing;
+  refreshing ??= (async () => {
+    try {
+      const fresh = await api.get('/me');
+      if (phase.value !== 'ready' || me.value === null) return;
+      if (!sameJson(fresh, me.value)) me.value = fresh;
+      if (!fresh.mustChangePassword) await loadActive();
+    } catch {
+      // A 401 has signed the user out already; anything else keeps what is shown, and the next
+      // navigation or 403 tries again.
+    } finally {
+      refreshing = null;
+    }
+  })();
+  return refreshing;
+}
+
+const sameJson = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 async function loadMe() {
   bootError.value = null;
@@ -61,6 +104,7 @@ async function loadMe() {
 async function loadActive() {
   try {
     const answer = await api.get('/modules/-/active');
+    if (active.value.error === null && sameJson(answer.modules, active.value.modules)) return;
     active.value = { modules: answer.modules, error: null };
   } catch (error) {
     active.value = { modules: [], error };
@@ -107,6 +151,23 @@ function Unreachable() {
   </main>`;
 }
 
+/**
+ * Sign-in is admitted a few at a time (the server bounds password hashing and answers 503
+ * `sign_in_busy` with Retry-After beyond that), so several people signing in at once from one
+ * clinic address wait a moment instead of seeing an error.
+ */
+async function signInPatiently(username, password, attempts = 5) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await api.post('/auth/login', { username, password }, { signIn: true });
+    } catch (caught) {
+      if (!(caught instanceof ApiRequestError && caught.code === 'sign_in_busy') || attempt >= attempts)
+        throw caught;
+      await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+    }
+  }
+}
+
 function SignIn() {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
@@ -117,7 +178,7 @@ function SignIn() {
     setBusy(true);
     setError(null);
     try {
-      await api.post('/auth/login', { username, password }, { signIn: true });
+      await signInPatiently(username, password);
       expired.value = false;
       await loadMe();
     } catch (caught) {
@@ -250,6 +311,18 @@ function useModulesWatch(path) {
   }, [path]);
 }
 
+/** Reads the user's permissions again at each navigation (not at the first: they were just read). */
+function useAccessRefresh(path) {
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    void refreshAccess();
+  }, [path]);
+}
+
 /** Moves focus to the page at each navigation (not at the first), so keyboard users start there. */
 function useFocusOnNavigation(path) {
   const first = useRef(true);
@@ -266,6 +339,7 @@ function useFocusOnNavigation(path) {
 function Shell() {
   const { path, route } = useLocation();
   useModulesWatch(path);
+  useAccessRefresh(path);
   useFocusOnNavigation(path);
   const user = me.value;
   return html`<a class="skip-link" href="#main">Skip to main content</a>
@@ -384,6 +458,8 @@ function contextFor(layer, location, params) {
 /** One route of a layer: renders into its own element; a throw shows a panel in its place. */
 function LayerPage({ layer, route, params }) {
   const location = useLocation();
+  // New permissions render the page again, so its write buttons follow them.
+  const access = me.value.permissions.join(' ');
   const holder = useRef(null);
   const [error, setError] = useState(null);
   useEffect(() => {
@@ -414,7 +490,7 @@ function LayerPage({ layer, route, params }) {
         element.remove();
       }
     };
-  }, [location.url]);
+  }, [location.url, access]);
   return html`${error && html`<${LayerError} name=${layer.name} error=${error} />`}
     <div ref=${holder}></div>`;
 }

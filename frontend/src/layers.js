@@ -1,6 +1,6 @@
 /**
- * Module layers: `/modules.json` lists the layer of each installed module (`ward modules
- * sync-frontend` writes it); each is imported once after sign-in, checked against the SDK version,
+ * Module layers: `/modules.json` lists the layer of each installed module (the backend writes it at
+ * start) and the URL it is served at; each is imported once after sign-in, checked against the SDK version,
  * and its routes join the router. A layer that fails to load, or that needs another SDK, costs only
  * its own pages: they show what went wrong, every other page works.
  */
@@ -17,7 +17,7 @@ export async function fetchModulesJson() {
   return response.text();
 }
 
-/** `[{name, version, layer}]` from the text of /modules.json (null: none). */
+/** `[{name, version, layer, url}]` from the text of /modules.json (null: none). */
 export function listedLayers(text) {
   if (text === null) return [];
   const parsed = JSON.parse(text);
@@ -44,14 +44,23 @@ export function contractProblem(layer) {
 }
 
 /**
- * Imports every listed layer at once. Each result: `{name, version, layer, routes, error}`, with
+ * Imports every listed layer, from its `url`, at once. Each result: `{name, version, layer, url,
+ * routes, error}`, with
  * `routes` empty and `error` set when the import failed or the contract does not hold.
  */
 export function loadLayers(listed) {
   return Promise.all(
     listed.map(async (entry) => {
+      if (typeof entry.url !== 'string')
+        return {
+          ...entry,
+          routes: [],
+          error: new Error(
+            '/modules.json gives no URL for this layer (an older Ward wrote it); run `ward modules sync-frontend` on the server',
+          ),
+        };
       try {
-        const imported = await import(/* @vite-ignore */ `/${entry.layer}`);
+        const imported = await import(/* @vite-ignore */ entry.url);
         const problem = contractProblem(imported.default);
         if (problem !== null) return { ...entry, routes: [], error: new Error(problem) };
         return { ...entry, routes: imported.default.routes, error: null };

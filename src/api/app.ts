@@ -24,7 +24,8 @@ import type { Logger } from '../logger.ts';
 import { doctorReport, type ModuleSources } from '../server/module-reports.ts';
 import { DEFAULT_JSON_LIMIT } from './body.ts';
 import { appErrorListener, errorHandler } from './errors.ts';
-import { frontendMiddleware, rootRelative } from './frontend.ts';
+import { frontendMiddleware } from './frontend.ts';
+import { frontendModulesFile, layerInModule } from '../manifests/frontend-layers.ts';
 import { loadModuleRoutes, type ModuleFailure } from './mount-modules.ts';
 import { buildRouter } from './router.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -157,21 +158,12 @@ function frontendFiles(deps: AppDeps, installed: readonly InstalledModule[]) {
     installed.flatMap(({ module }) =>
       module.frontend === null
         ? []
-        : [
-            [
-              module.name,
-              {
-                layer: rootRelative(root, path.join(module.dir, module.frontend)),
-                dir: rootRelative(root, module.dir),
-              },
-            ] as const,
-          ],
+        : [[module.name, { dir: module.dir, layer: layerInModule(module.frontend) }] as const],
     ),
   );
   return {
     dist: deps.frontendDist ?? path.join(root, 'frontend', 'dist'),
-    modulesFile: path.join(deps.frontendDir ?? path.join(root, 'frontend'), 'modules.json'),
-    root,
+    modulesFile: frontendModulesFile(deps.frontendDir ?? path.join(root, 'frontend')),
     modules,
   };
 }
@@ -183,7 +175,7 @@ function startSources(deps: AppDeps): ModuleSources {
     doctor: () =>
       doctorReport(deps.knex, {
         inventory: deps.inventory,
-        files: { settings: null, grants: null },
+        files: { settings: null, database: null, storage: null, grants: null },
         searched: [],
       }),
   };

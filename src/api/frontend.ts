@@ -1,31 +1,28 @@
 /**
  * The web frontend on the API's origin: the built shell (`frontend/dist`), with every path that is
- * not a file answered by its index.html (the shell routes in the browser); `/modules.json`, as
- * `ward modules sync-frontend` wrote it; and the layers it lists, at the URL form of their path
- * (`/modules/patients/frontend/index.js`). Only the layer folders of installed modules that
- * modules.json lists are reachable, never another file of the Ward folder. nginx serves the same
- * layout in production, so nothing here is needed there but the API.
+ * not a file answered by its index.html (the shell routes in the browser); `/modules.json`, as the
+ * backend (or `ward modules sync-frontend`) wrote it; and the layer of each installed module at
+ * `/layers/<module>/<path inside the module folder>`, wherever the module lives (a module found
+ * through WARD_MODULE_PATHS may be outside the Ward folder). Only layer folders are reachable,
+ * never a module's server code nor another file of the Ward folder.
  */
 import { createReadStream } from 'node:fs';
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Context, Middleware, Next } from 'koa';
+import { LAYERS_PREFIX } from '../manifests/frontend-layers.ts';
 import { ApiError } from './errors.ts';
 
 export interface FrontendFiles {
   /** The built shell: index.html and assets/. */
   dist: string;
-  /** The modules.json `ward modules sync-frontend` writes (`<frontendDir>/modules.json`). */
+  /** The modules.json the backend writes at start (`<frontendDir>/modules.json`). */
   modulesFile: string;
-  /** What layer paths are relative to: the Ward directory. */
-  root: string;
-  /** Each installed module that ships a layer: its layer path and folder, relative to `root`, `/`-separated. */
-  modules: ReadonlyMap<string, { layer: string; dir: string }>;
-}
-
-/** A path as modules.json and `/active` write it: relative to `root`, `/`-separated. */
-export function rootRelative(root: string, file: string): string {
-  return path.relative(root, file).split(path.sep).join('/');
+  /**
+   * Each installed module that ships a layer: its folder (absolute) and its layer inside it
+   * (`layerInModule`: `/`-separated, `''` for the folder itself).
+   */
+  modules: ReadonlyMap<string, { dir: string; layer: string }>;
 }
 
 const TYPES: Readonly<Record<string, string>> = {
@@ -56,6 +53,7 @@ export type FrontendTarget =
   | { kind: 'pass' }
   | { kind: 'refused'; reason: string }
   | { kind: 'modules-json' }
+  | { kind: 'layer'; module: string; file: string }
   | { kind: 'path'; segments: string[] };
 
 /**
@@ -82,33 +80,27 @@ export function frontendTarget(pathname: string): FrontendTarget {
     if (segment.startsWith('.')) return { kind: 'refused', reason: 'hidden files are not served' };
     segments.push(segment);
   }
+  const [first, module, ...file] = segments;
+  if (`/${first}` === LAYERS_PREFIX) return { kind: 'layer', module: module ?? '', file: file.join('/') };
   return { kind: 'path', segments };
 }
 
 /**
- * The folder of each listed layer that may be served, as `/`-separated paths relative to the root,
- * with `only` set when just the entry may be (a layer whose entry sits in the module folder itself,
- * beside its server code). A module counts only when it is installed and modules.json names the
- * same layer path the installed module has. Pure.
+ * Whether `file` (inside the module folder, `/`-separated) belongs to the module's layer `layer`
+ * (`layerInModule`'s form): anything under a layer folder, or, for a layer that is one file, the
+ * files beside it; a layer file that sits in the module folder itself (beside its server code) is
+ * the only file served there, and a layer that is the module folder itself serves nothing. Pure.
  */
-export function servableLayers(
-  listed: ReadonlyArray<{ name: string; layer: string }>,
-  installed: FrontendFiles['modules'],
-  isDirectory: (layer: string) => boolean,
-): Array<{ dir: string; only: string | null }> {
-  return listed.flatMap(({ name, layer }) => {
-    const module = installed.get(name);
-    if (module?.layer !== layer) return [];
-    const dir = isDirectory(layer) ? layer : path.posix.dirname(layer);
-    return [{ dir, only: dir === module.dir ? layer : null }];
-  });
+export function inLayer(file: string, layer: string, layerIsDirectory: boolean): boolean {
+  if (layer === '') return false;
+  const folder = layerIsDirectory ? layer : path.posix.dirname(layer);
+  if (folder === '.') return file === layer;
+  return file.startsWith(`${folder}/`) && file.length > folder.length + 1;
 }
 
-/** Whether `file` (relative, `/`-separated) may be served from one of `layers`. Pure. */
-export function inLayer(file: string, layers: ReadonlyArray<{ dir: string; only: string | null }>): boolean {
-  return layers.some(({ dir, only }) =>
-    only === null ? file.startsWith(`${dir}/`) && file.length > dir.length + 1 : file === only,
-  );
+/** The folder a layer's files must really be in (symbolic links resolved). */
+function layerFolder(dir: string, layer: string, layerIsDirectory: boolean): string {
+  return path.join(dir, layerIsDirectory ? layer : path.posix.dirname(layer));
 }
 
 interface Found {
@@ -124,20 +116,6 @@ async function fileAt(file: string): Promise<Found | null> {
 
 function notFound(message: string, hint: string): ApiError {
   return new ApiError(404, 'not_found', message, hint);
-}
-
-/** Reads modules.json's list; a missing or unreadable file lists nothing. */
-async function listedModules(file: string): Promise<Array<{ name: string; layer: string }>> {
-  try {
-    const parsed = JSON.parse(await readFile(file, 'utf8')) as { modules?: unknown };
-    if (!Array.isArray(parsed.modules)) return [];
-    return parsed.modules.filter(
-      (entry): entry is { name: string; layer: string } =>
-        typeof entry?.name === 'string' && typeof entry?.layer === 'string',
-    );
-  } catch {
-    return [];
-  }
 }
 
 export function frontendMiddleware(files: FrontendFiles): Middleware {
@@ -157,23 +135,17 @@ export function frontendMiddleware(files: FrontendFiles): Middleware {
     ctx.length = found.size;
   };
 
-  const layerFile = async (relative: string): Promise<Found | null> => {
-    const listed = await listedModules(files.modulesFile);
-    const directories = new Set<string>();
-    for (const { layer } of listed) {
-      const info = await stat(path.join(files.root, layer)).catch(() => null);
-      if (info?.isDirectory()) directories.add(layer);
-    }
-    const layers = servableLayers(listed, files.modules, (layer) => directories.has(layer));
-    if (!inLayer(relative, layers) || !(path.extname(relative).toLowerCase() in TYPES)) return null;
-    const file = path.join(files.root, relative);
+  const layerFile = async (name: string, file: string): Promise<Found | null> => {
+    const module = files.modules.get(name);
+    if (module === undefined || !(path.extname(file).toLowerCase() in TYPES)) return null;
+    const isDirectory = (await stat(path.join(module.dir, module.layer)).catch(() => null))?.isDirectory();
+    if (isDirectory === undefined || !inLayer(file, module.layer, isDirectory)) return null;
+    const absolute = path.join(module.dir, file);
     // A symbolic link inside a layer folder must not lead out of it.
-    const real = await realpath(file).catch(() => null);
-    const owner = layers.find(({ dir }) => relative.startsWith(`${dir}/`));
-    const realDir =
-      owner === undefined ? null : await realpath(path.join(files.root, owner.dir)).catch(() => null);
-    if (real === null || realDir === null || !real.startsWith(`${realDir}${path.sep}`)) return null;
-    return fileAt(file);
+    const real = await realpath(absolute).catch(() => null);
+    const folder = await realpath(layerFolder(module.dir, module.layer, isDirectory)).catch(() => null);
+    if (real === null || folder === null || !real.startsWith(`${folder}${path.sep}`)) return null;
+    return fileAt(absolute);
   };
 
   const indexHtml = async (): Promise<Found> => {
@@ -197,22 +169,25 @@ export function frontendMiddleware(files: FrontendFiles): Middleware {
       if (found === null)
         throw notFound(
           `${files.modulesFile} does not exist, so no module has pages yet`,
-          'run `ward modules sync-frontend` on the server',
+          'the backend writes it at start: check its log for why it could not, or run `ward modules sync-frontend` on the server',
         );
       return send(ctx, found, REVALIDATE);
     }
-    const relative = target.segments.join('/');
-    const layer = relative === '' ? null : await layerFile(relative);
-    if (layer !== null) return send(ctx, layer, REVALIDATE);
-    const built = relative === '' ? null : await fileAt(path.join(files.dist, ...target.segments));
+    if (target.kind === 'layer') {
+      const layer = await layerFile(target.module, target.file);
+      if (layer === null)
+        throw notFound(
+          `no file at ${ctx.path}`,
+          `installed modules' layers are served at ${LAYERS_PREFIX}/<module>/<path inside the module folder>; check the module is installed and the path is inside its layer`,
+        );
+      return send(ctx, layer, REVALIDATE);
+    }
+    const built =
+      target.segments.length === 0 ? null : await fileAt(path.join(files.dist, ...target.segments));
     if (built !== null) return send(ctx, built, target.segments[0] === 'assets' ? IMMUTABLE : REVALIDATE);
     // A name with an extension is a file that is not there; anything else is a page of the shell.
     const last = target.segments.at(-1) ?? '';
-    if (last.includes('.'))
-      throw notFound(
-        `no file at ${ctx.path}`,
-        'check the path; module layers are served only once modules.json lists them',
-      );
+    if (last.includes('.')) throw notFound(`no file at ${ctx.path}`, 'check the path');
     return send(ctx, await indexHtml(), REVALIDATE);
   };
 }

@@ -99,6 +99,28 @@ export async function ensureFirstAdmin(
   return { username: FIRST_ADMIN, passwordFile: file };
 }
 
+const firstAdminFileExists = (file: string, cause?: unknown): WardError =>
+  new WardError(
+    'first_admin_file_exists',
+    `${file} already exists, yet this database has no user: it holds the first admin password of an earlier database, or was left by a first start that was interrupted`,
+    'if that database is gone for good or the first start never finished, delete the file and start again; Ward never overwrites it',
+    { cause },
+  );
+
+/**
+ * For the preflight: the refusal `ensureFirstAdmin` would meet at the next start, when base is
+ * (or is about to be) installed, no user exists, and the password file is already there.
+ */
+export async function leftoverFirstAdminFile(knex: Knex, storageDir: string): Promise<WardError | null> {
+  const base = await baseState(knex);
+  if (base === undefined || !(RUNNING.has(base) || base === 'to_install')) return null;
+  if ((await knex.schema.hasTable('base_user')) && (await knex('base_user').first('id')) !== undefined)
+    return null;
+  const file = firstAdminPasswordFile(storageDir);
+  const found = await stat(file).catch(() => null);
+  return found === null ? null : firstAdminFileExists(file);
+}
+
 type WriteText = (handle: FileHandle, text: string) => Promise<unknown>;
 
 /**
@@ -112,12 +134,7 @@ async function writePasswordFile(file: string, password: string, write: WriteTex
     handle = await open(file, 'wx', 0o600);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    throw new WardError(
-      'first_admin_file_exists',
-      `${file} already exists, yet this database has no user: it holds the first admin password of an earlier database, or was left by a first start that was interrupted`,
-      'if that database is gone for good or the first start never finished, delete the file and start again; Ward never overwrites it',
-      { cause: error },
-    );
+    throw firstAdminFileExists(file, error);
   }
   try {
     await write(handle, `${password}\n`);

@@ -10,13 +10,19 @@
  * - a request that hashes for a client first takes one of 10 admissions (`admissions`): 2
  *   hashing and 8 waiting, about a quarter of a second of queue. With none left it is refused at
  *   once (503 with Retry-After) rather than queued: answering "busy" costs nothing, and a queue
- *   that grows with the flood only makes every answer later.
+ *   that grows with the flood only makes every answer later;
+ * - one client address (IPv6 per /64, as the sign-in throttle counts it) holds at most 2 of them,
+ *   so a flood from few addresses cannot keep every other client, the owners among them, out.
+ *   Many addresses still can: the address limits of the throttle then slow each of them.
  */
+import { clientKey } from './throttle.ts';
 
 /** Hashes running at once: half the thread pool. */
 export const HASHES_AT_ONCE = 2;
 /** Requests admitted to hash at once: those running and a short queue behind them. */
 export const HASHING_ADMISSIONS = 10;
+/** Admissions one client address may hold at once. */
+export const ADMISSIONS_PER_CLIENT = 2;
 
 export interface HashQueue {
   /** Runs `hash` once fewer than the bound are running, in the order the calls came. */
@@ -46,21 +52,31 @@ export function hashQueue(atOnce: number): HashQueue {
 }
 
 export interface Admissions {
-  /** A place, and the function that gives it back (once), or null when all are taken. */
-  enter(): (() => void) | null;
+  /**
+   * A place for a request from `address`, and the function that gives it back (once), or null
+   * when all are taken or that client already holds its share.
+   */
+  enter(address: string): (() => void) | null;
 }
 
-export function admissions(places: number): Admissions {
+export function admissions(places: number, perClient = ADMISSIONS_PER_CLIENT): Admissions {
   let taken = 0;
+  const held = new Map<string, number>();
   return {
-    enter() {
-      if (taken >= places) return null;
+    enter(address) {
+      const client = clientKey(address);
+      const mine = held.get(client) ?? 0;
+      if (taken >= places || mine >= perClient) return null;
       taken++;
+      held.set(client, mine + 1);
       let left = false;
       return () => {
         if (left) return;
         left = true;
         taken--;
+        const still = (held.get(client) ?? 1) - 1;
+        if (still === 0) held.delete(client);
+        else held.set(client, still);
       };
     },
   };

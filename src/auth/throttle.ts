@@ -6,7 +6,7 @@
  * alone (five failures, then wait) would let anyone keep `admin` shut out by failing on purpose.
  * So the failures that make a client wait are counted per (client address, username) pair, as
  * OWASP's authentication and credential-stuffing guidance and NIST SP 800-63B (rate limiting)
- * advise, and a success forgets only that pair's failures. Three limits, the longest wait wins:
+ * advise, and a success forgets only that pair's failures. Four limits, the longest wait wins:
  *
  * - Per address and username (the username lowercased, as sign-in looks users up): the first 5
  *   consecutive failures cost nothing; after that each further attempt must wait 1 s, 2 s, 4 s, …
@@ -25,6 +25,10 @@
  * - Per client address: at most 100 failed sign-ins in any 15 minutes, whatever the usernames, so
  *   one client cannot spray guesses across many accounts. IPv6 addresses count per /64, the block
  *   one subscriber usually holds; an IPv4-mapped IPv6 address counts as its IPv4 address.
+ * - Per IPv6 /48 (a site's usual allocation, which holds 65,536 /64s): at most 1,000 failed
+ *   sign-ins in any 15 minutes, ten addresses' worth, so that a client hopping from /64 to /64
+ *   within its site does not get 100 more guesses with each. IPv4 has no such wider limit: a /24
+ *   holds unrelated clients as often as not.
  *
  * - A refused attempt is answered before its password is checked: it costs no scrypt work, tells
  *   nothing (a right password is refused alike) and counts as nothing.
@@ -33,8 +37,9 @@
  *   dies half-way (an error) still counts.
  * - Each table (pairs, usernames, addresses) tracks at most 10,000 keys, dropping the one written
  *   longest ago, so an attacker cannot grow memory without limit: about 20 MB at the very worst
- *   (each username and address keeps at most 110 times), a few MB in any real attack. Forgetting a
- *   key only ever lets attempts through sooner, so it can never lock anyone out.
+ *   (each username and address keeps at most 110 times), a few MB in any real attack; the /48s, a
+ *   tenth as many keys holding ten times the times, add as much again. Forgetting a key only ever
+ *   lets attempts through sooner, so it can never lock anyone out.
  *
  * Behind one address (a clinic's NAT, or a reverse proxy that Ward is not told to trust) everybody
  * is one client: someone guessing there makes everyone there wait for that username.
@@ -53,14 +58,15 @@ const USER_WINDOW_MS = 60 * 60_000;
 const USER_SLOWED_MS = 60_000;
 const ADDRESS_FAILURES = 100;
 const ADDRESS_WINDOW_MS = 15 * 60_000;
+const NETWORK_FAILURES = 10 * ADDRESS_FAILURES;
 /**
  * Times kept beyond a window's limit: a success withdraws the newest time, and sign-ins still in
  * flight (the hashing bound admits 10 at once) must not make it withdraw one the limit needs.
  */
 const IN_FLIGHT = 10;
 
-/** The limits, in the order that wins a tie: this username from this address, the username, the address. */
-const LIMITS = ['pair', 'user', 'address'] as const;
+/** The limits, in the order that wins a tie: this username from this address, the username, the address, its /48. */
+const LIMITS = ['pair', 'user', 'address', 'network'] as const;
 export type SignInLimit = (typeof LIMITS)[number];
 
 export interface SignInRefusal {
@@ -97,6 +103,7 @@ export function createSignInThrottle(options: SignInThrottleOptions = {}): SignI
   const pairs = new RecentlyWritten<PairFailures>(maxKeys);
   const users = new RecentlyWritten<number[]>(maxKeys);
   const clients = new RecentlyWritten<number[]>(maxKeys);
+  const networks = new RecentlyWritten<number[]>(Math.max(1, Math.floor(maxKeys / 10)));
   return {
     attempt(username, address) {
       const at = now();
@@ -110,10 +117,13 @@ export function createSignInThrottle(options: SignInThrottleOptions = {}): SignI
           : null;
       const userTimes = within(users.get(user), at, USER_WINDOW_MS);
       const clientTimes = within(clients.get(client), at, ADDRESS_WINDOW_MS);
+      const network = networkKey(address);
+      const networkTimes = network === null ? [] : within(networks.get(network), at, ADDRESS_WINDOW_MS);
       const waits: Record<SignInLimit, number> = {
         pair: counted === null ? 0 : counted.last + delayMs(counted.count) - at,
         user: userTimes.length < USER_FAILURES || counted === null ? 0 : counted.last + USER_SLOWED_MS - at,
         address: windowWait(clientTimes, ADDRESS_FAILURES, ADDRESS_WINDOW_MS, at),
+        network: windowWait(networkTimes, NETWORK_FAILURES, ADDRESS_WINDOW_MS, at),
       };
       const reason = LIMITS.reduce((longest, limit) => (waits[limit] > waits[longest] ? limit : longest));
       if (waits[reason] > 0)
@@ -121,6 +131,7 @@ export function createSignInThrottle(options: SignInThrottleOptions = {}): SignI
       pairs.set(pair, { count: (counted?.count ?? 0) + 1, last: at });
       users.set(user, [...userTimes, at].slice(-USER_FAILURES - IN_FLIGHT));
       clients.set(client, [...clientTimes, at].slice(-ADDRESS_FAILURES - IN_FLIGHT));
+      if (network !== null) networks.set(network, [...networkTimes, at].slice(-NETWORK_FAILURES - IN_FLIGHT));
       return { allowed: true };
     },
     succeeded(username, address) {
@@ -129,6 +140,8 @@ export function createSignInThrottle(options: SignInThrottleOptions = {}): SignI
       pairs.delete(pairKey(client, user));
       users.get(user)?.pop();
       clients.get(client)?.pop();
+      const network = networkKey(address);
+      if (network !== null) networks.get(network)?.pop();
     },
   };
 }
@@ -151,11 +164,25 @@ function windowWait(times: readonly number[], limit: number, window: number, at:
 /** Neither an address nor a header value can hold a line feed, so the two parts cannot run together. */
 const pairKey = (client: string, user: string): string => `${client}\n${user}`;
 
-/** One key per client: per /64 for IPv6, since rotating through one's own /64 is free. */
-function clientKey(address: string): string {
+/**
+ * One key per client: per /64 for IPv6, since rotating through one's own /64 is free. Admissions
+ * to hash (hash-limit.ts) are held per client alike.
+ */
+export function clientKey(address: string): string {
   const mapped = /^::ffff:(.+)$/i.exec(address)?.[1];
   if (mapped !== undefined && isIPv4(mapped)) return mapped;
-  if (!isIPv6(address)) return address;
+  return isIPv6(address) ? ipv6Prefix(address, 64) : address;
+}
+
+/** The /48 of an IPv6 client (not an IPv4-mapped one); null for IPv4. */
+function networkKey(address: string): string | null {
+  const mapped = /^::ffff:(.+)$/i.exec(address)?.[1];
+  if (mapped !== undefined && isIPv4(mapped)) return null;
+  return isIPv6(address) ? ipv6Prefix(address, 48) : null;
+}
+
+/** The first `bits` (a multiple of 16, at most 64) of an IPv6 address, as `a:b:c::/bits`. */
+function ipv6Prefix(address: string, bits: 48 | 64): string {
   const [head, tail] = address.replace(/%.*$/, '').split('::');
   // A dotted IPv4 part is the last two groups; the first four, the /64, never include it.
   const groups = (part: string | undefined) =>
@@ -164,8 +191,8 @@ function clientKey(address: string): string {
       : part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g]));
   const [first, last] = [groups(head), groups(tail)];
   const all = [...first, ...Array<string>(8 - first.length - last.length).fill('0'), ...last];
-  const prefix = all.slice(0, 4).map((group) => Number.parseInt(group, 16).toString(16));
-  return `${prefix.join(':')}::/64`;
+  const prefix = all.slice(0, bits / 16).map((group) => Number.parseInt(group, 16).toString(16));
+  return `${prefix.join(':')}::/${bits}`;
 }
 
 /** A Map holding at most `max` keys: writing one makes it the newest, and the oldest goes first. */

@@ -9,6 +9,11 @@
  * supervisor that is backing off start one at once. A backend that refuses a request because its
  * next start would fail (src/planner/preflight.ts) says so on a second channel, which
  * `ward modules restart --wait` LISTENs to.
+ *
+ * A request names the backends it is for, by the pids the CLI saw: a backend that started after
+ * the CLI looked (the new one of a restart already under way) is not among them and keeps
+ * serving, rather than being restarted by a second request meant for its predecessor.
+ * Supervisors act on every request: with no backend named, a request only wakes them.
  */
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
@@ -31,7 +36,13 @@ export interface RunningBackend {
 export interface RestartRequest {
   /** Restart even if the next start would refuse (`--force`): no preflight. */
   force: boolean;
+  /** The pids of the backends to restart; null (a request from an older CLI): every backend. */
+  backends: readonly number[] | null;
 }
+
+/** Pure: whether the backend with this pid is to act on `request`. */
+export const addressedTo = (request: RestartRequest, pid: number): boolean =>
+  request.backends === null || request.backends.includes(pid);
 
 export interface RestartRefusal {
   /** The backend that refused, and keeps serving. */
@@ -72,7 +83,14 @@ export async function listenForRestart(
   logger: Logger,
   onRestart: (request: RestartRequest) => void,
 ): Promise<RestartListener> {
-  const listener = restartListener(async () => url, `${BACKEND_PREFIX}${process.pid}`, logger, onRestart);
+  const listener = restartListener(
+    async () => url,
+    `${BACKEND_PREFIX}${process.pid}`,
+    logger,
+    (request) => {
+      if (addressedTo(request, process.pid)) onRestart(request);
+    },
+  );
   try {
     await listener.ready;
   } catch (error) {
@@ -114,20 +132,35 @@ export const runningBackends = (knex: Knex): Promise<RunningBackend[]> => announ
 export const runningSupervisors = (knex: Knex): Promise<RunningBackend[]> =>
   announced(knex, SUPERVISOR_PREFIX);
 
-/** Asks every listening backend to restart; NOTIFY is delivered when this transaction commits. */
-export async function requestRestart(knex: Knex, request: RestartRequest = { force: false }): Promise<void> {
+/**
+ * Asks the backends `request.backends` names to restart, and wakes every supervisor; NOTIFY is
+ * delivered when this transaction commits.
+ */
+export async function requestRestart(
+  knex: Knex,
+  request: RestartRequest = { force: false, backends: null },
+): Promise<void> {
   await knex.raw('select pg_notify(?, ?)', [
     CHANNEL,
-    JSON.stringify({ requestedAt: new Date().toISOString(), force: request.force }),
+    JSON.stringify({
+      requestedAt: new Date().toISOString(),
+      force: request.force,
+      backends: request.backends,
+    }),
   ]);
 }
 
-/** A payload from an older CLI, or none, is a plain request. */
-function parseRequest(payload: string): RestartRequest {
+/** A payload from an older CLI, or none, is a plain request for every backend. */
+export function parseRequest(payload: string): RestartRequest {
   try {
-    return { force: (JSON.parse(payload) as { force?: unknown }).force === true };
+    const value = JSON.parse(payload) as { force?: unknown; backends?: unknown };
+    const backends =
+      Array.isArray(value.backends) && value.backends.every((pid) => Number.isInteger(pid))
+        ? (value.backends as number[])
+        : null;
+    return { force: value.force === true, backends };
   } catch {
-    return { force: false };
+    return { force: false, backends: null };
   }
 }
 

@@ -51,7 +51,9 @@ function describeSchemaError(error: ErrorObject): string {
       return `lists ${JSON.stringify(repeated)} twice (items ${String(params.j)} and ${String(params.i)})`;
     }
     case 'minLength':
-      return 'must not be empty';
+      return Number(params.limit) <= 1
+        ? 'must not be empty'
+        : `must be at least ${String(params.limit)} characters long`;
     case 'pattern': {
       const value = error.propertyName ?? error.data;
       const message = title === undefined ? undefined : patternMessages[title];

@@ -53,7 +53,7 @@ export function diagnose(
   rows: readonly ModuleRow[],
   missingTables: readonly MissingTable[] = [],
   searched: readonly SearchSetting[] = [],
-  files: FileChecks = { settings: null, grants: null },
+  files: FileChecks = { settings: null, database: null, storage: null, grants: null },
 ): DoctorReport {
   const states = new Map(rows.map((row) => [row.name, row.state]));
   const problemModules = new Set(inventory.problems.map((problem) => problem.module));

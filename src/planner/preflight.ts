@@ -20,6 +20,10 @@ export interface Finding {
 export interface FileChecks {
   /** The settings files and the settings a backend parses (PORT, HOST, WARD_JSON_LIMIT, ...). */
   settings: WardError | null;
+  /** DATABASE_URL, parsed as the start parses it. */
+  database: WardError | null;
+  /** The storage folder, which the start creates if need be and must be able to write. */
+  storage: WardError | null;
   /** The grants file. */
   grants: WardError | null;
 }
@@ -29,6 +33,8 @@ export interface StartInputs extends FileChecks {
   inventory: Inventory;
   rows: readonly ModuleRow[];
   missingTables: readonly MissingTable[];
+  /** The first admin's password file left from before, in a database with no user. */
+  firstAdminFile: WardError | null;
 }
 
 const finding = (error: WardError): Finding => ({
@@ -37,9 +43,11 @@ const finding = (error: WardError): Finding => ({
   hint: error.hint,
 });
 
-/** The settings and grants file findings, in the order a start checks them. */
+/** The findings of the files and settings a start reads, in the order it checks them. */
 export function fileFindings(checks: FileChecks): Finding[] {
-  return [checks.settings, checks.grants].filter((error) => error !== null).map(finding);
+  return [checks.settings, checks.database, checks.storage, checks.grants]
+    .filter((error) => error !== null)
+    .map(finding);
 }
 
 /** Every finding that would make the next start refuse, in the order the start checks them; [] to go ahead. */
@@ -48,7 +56,22 @@ export function preflight(inputs: StartInputs): Finding[] {
     unusableModulesRefusal(inputs.inventory, inputs.rows),
     missingTablesRefusal(inputs.missingTables),
   ].filter((error) => error !== null);
-  return [...fileFindings(inputs), ...modules.map(finding)];
+  return [...fileFindings(inputs), ...modules.map(finding), ...firstAdmin(inputs)];
+}
+
+const firstAdmin = (inputs: StartInputs): Finding[] =>
+  inputs.firstAdminFile === null ? [] : [finding(inputs.firstAdminFile)];
+
+/**
+ * A running backend asked to restart, whose settings now name another database than the one it
+ * uses: its rows say nothing of the database the next start would open.
+ */
+export function databaseChanged(running: string, next: string): Finding {
+  return {
+    code: 'database_url_changed',
+    message: `DATABASE_URL changed since this backend started (from ${running} to ${next}): the next start would open another database, which this backend cannot check`,
+    hint: 'restart with --force (`ward modules restart --force`, or "force": true over HTTP) to switch databases, or set DATABASE_URL back',
+  };
 }
 
 /** The findings as lines for a terminal or a log: each message, then its fix. */

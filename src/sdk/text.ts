@@ -7,14 +7,22 @@
  *
  * - An identifier (MRN, code, username) holds no control character (Cc), no format character (Cf:
  *   zero-width characters, bidi controls, soft hyphen, …), no line or paragraph separator (Zl, Zp),
- *   no space but U+0020 (a no-break space looks like a space), no lone surrogate.
+ *   no space but U+0020 (a no-break space looks like a space), no lone surrogate, and no other
+ *   character Unicode marks Default_Ignorable_Code_Point, which renderers draw as nothing: the
+ *   combining grapheme joiner, variation selectors (an emoji's among them), Hangul fillers, Khmer
+ *   inherent vowels, Mongolian free variation selectors, tags.
  * - Text (a name, a title, a note) holds no control character (multi-line text may hold tab, LF and
- *   CR), no line or paragraph separator, no lone surrogate, and no format character except
+ *   CR), no line or paragraph separator, no lone surrogate, no default-ignorable character but a
+ *   variation selector right after a symbol or emoji (❤️, 1️⃣: it picks how that one is drawn),
+ *   and no format character except
  *   U+200C ZERO WIDTH NON-JOINER and U+200D ZERO WIDTH JOINER between two letters, marks or
  *   symbols: Persian writes ZWNJ inside words (می‌خواهم), Indic scripts put ZWJ or ZWNJ after a
  *   virama to choose a conjunct's form, emoji sequences are joined by ZWJ. At the edges of a word
  *   or next to a space they change nothing visible and only hide a difference. (IDNA's CONTEXTJ
  *   rule is narrower still, but needs joining types JavaScript's regular expressions cannot see.)
+ *   Variation selectors after a CJK ideograph or a Mongolian letter, which do change a glyph, are
+ *   refused as well for now: no clinic text is known to need them, and each refusal names the
+ *   character.
  *
  * Pure: no I/O, no state.
  */
@@ -38,6 +46,15 @@ const NAMES: ReadonlyMap<number, string> = new Map([
   [0x0085, 'NEXT LINE'],
   [0x00a0, 'NO-BREAK SPACE'],
   [0x00ad, 'SOFT HYPHEN'],
+  [0x034f, 'COMBINING GRAPHEME JOINER'],
+  [0x115f, 'HANGUL CHOSEONG FILLER'],
+  [0x1160, 'HANGUL JUNGSEONG FILLER'],
+  [0x17b4, 'KHMER VOWEL INHERENT AQ'],
+  [0x17b5, 'KHMER VOWEL INHERENT AA'],
+  [0x180b, 'MONGOLIAN FREE VARIATION SELECTOR ONE'],
+  [0x180c, 'MONGOLIAN FREE VARIATION SELECTOR TWO'],
+  [0x180d, 'MONGOLIAN FREE VARIATION SELECTOR THREE'],
+  [0x180f, 'MONGOLIAN FREE VARIATION SELECTOR FOUR'],
   [0x061c, 'ARABIC LETTER MARK'],
   [0x180e, 'MONGOLIAN VOWEL SEPARATOR'],
   [0x2002, 'EN SPACE'],
@@ -69,7 +86,9 @@ const NAMES: ReadonlyMap<number, string> = new Map([
   [0x2068, 'FIRST STRONG ISOLATE'],
   [0x2069, 'POP DIRECTIONAL ISOLATE'],
   [0x3000, 'IDEOGRAPHIC SPACE'],
+  [0x3164, 'HANGUL FILLER'],
   [0xfeff, 'ZERO WIDTH NO-BREAK SPACE'],
+  [0xffa0, 'HALFWIDTH HANGUL FILLER'],
   [0xfff9, 'INTERLINEAR ANNOTATION ANCHOR'],
   [0xfffa, 'INTERLINEAR ANNOTATION SEPARATOR'],
   [0xfffb, 'INTERLINEAR ANNOTATION TERMINATOR'],
@@ -78,24 +97,34 @@ const NAMES: ReadonlyMap<number, string> = new Map([
 /** Printable ASCII: most values are, and none of it is ever refused. */
 const PLAIN = /^[\x20-\x7e]*$/;
 
-const IDENTIFIER_REFUSED = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]|(?! )\p{Zs}/u;
+const IDENTIFIER_REFUSED = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/u;
 
 const JOINABLE = '[\\p{L}\\p{M}\\p{S}]';
 const JOINER_OUT_OF_PLACE = `(?<!${JOINABLE})[\\u200C\\u200D]|[\\u200C\\u200D](?!${JOINABLE})`;
+/** \p{Emoji} as well as \p{S}: keycaps (1️⃣) put the selector after a digit. */
+const SELECTOR_IN_PLACE = '(?<=[\\p{S}\\p{Emoji}])[\\uFE00-\\uFE0F\\u{E0100}-\\u{E01EF}]';
+const TEXT_INVISIBLE = '[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}\\p{Default_Ignorable_Code_Point}]';
 const TEXT_REFUSED = new RegExp(
-  `(?![\\u200C\\u200D])[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}]|${JOINER_OUT_OF_PLACE}`,
+  `(?![\\u200C\\u200D])(?!${SELECTOR_IN_PLACE})${TEXT_INVISIBLE}|${JOINER_OUT_OF_PLACE}`,
   'u',
 );
 const MULTILINE_REFUSED = new RegExp(
-  `(?![\\t\\n\\r\\u200C\\u200D])[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}]|${JOINER_OUT_OF_PLACE}`,
+  `(?![\\t\\n\\r\\u200C\\u200D])(?!${SELECTOR_IN_PLACE})${TEXT_INVISIBLE}|${JOINER_OUT_OF_PLACE}`,
   'u',
 );
 
 /** `U+200B ZERO WIDTH SPACE`; just `U+E0041` for a character without a name here. */
 export function describeCharacter(codePoint: number): string {
   const hex = `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
-  const name = NAMES.get(codePoint);
+  const name = NAMES.get(codePoint) ?? selectorName(codePoint);
   return name === undefined ? hex : `${hex} ${name}`;
+}
+
+/** Unicode numbers the 256 variation selectors in two blocks: 1 to 16, then 17 to 256. */
+function selectorName(codePoint: number): string | undefined {
+  if (codePoint >= 0xfe00 && codePoint <= 0xfe0f) return `VARIATION SELECTOR-${codePoint - 0xfe00 + 1}`;
+  if (codePoint >= 0xe0100 && codePoint <= 0xe01ef) return `VARIATION SELECTOR-${codePoint - 0xe0100 + 17}`;
+  return undefined;
 }
 
 function reason(codePoint: number, character: string, rule: 'identifier' | 'text'): string {
@@ -108,6 +137,11 @@ function reason(codePoint: number, character: string, rule: 'identifier' | 'text
   if (/\p{Cs}/u.test(character)) return 'a lone surrogate, which is no character';
   if (/[\p{Zl}\p{Zp}]/u.test(character)) return 'a line or paragraph separator';
   if (/\p{Zs}/u.test(character)) return 'a space other than U+0020 SPACE';
+  if (/\p{Variation_Selector}/u.test(character))
+    return rule === 'text' && selectorName(codePoint) !== undefined
+      ? 'a variation selector, allowed only right after a symbol or emoji'
+      : 'a variation selector';
+  if (!/\p{Cf}/u.test(character)) return 'a character that is not displayed';
   return 'an invisible format character';
 }
 

@@ -38,6 +38,16 @@ export async function runBackend(
     })();
     return stopping;
   };
+  // Registered before the start, which can take a while (the reconcile): a change `ward serve
+  // --watch` reports meanwhile would otherwise reach no listener and be lost. It is acted on,
+  // once, as soon as this backend serves.
+  let supervisorRestart: (() => void) | null = null;
+  let requestedEarly = false;
+  process.on('message', (message) => {
+    if (!isWardMessage(message, 'restart')) return;
+    if (supervisorRestart === null) requestedEarly = true;
+    else supervisorRestart();
+  });
   backend = await startBackend(config, logger, {
     onRestart: () => void stop('restart requested over HTTP'),
     print,
@@ -68,15 +78,14 @@ export async function runBackend(
     }
     void stop(`restart requested ${by}`);
   };
-  process.on('message', (message) => {
-    if (isWardMessage(message, 'restart')) void requested('by the supervisor', { force: false });
-  });
   const stopped = new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => void stop(signal).then(resolve);
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
     running.server.once('close', () => void stop('server closed').then(resolve));
   });
+  supervisorRestart = () => void requested('by the supervisor', { force: false, backends: null });
+  if (requestedEarly) supervisorRestart();
   // A stop can arrive while these are being set up; whatever comes up after it is closed at once.
   const keep = async (closer: { close(): Promise<void> }) => {
     if (stopping === null) closers.push(closer);

@@ -11,7 +11,18 @@ import { loadConfig, type Config } from '../config.ts';
 import { isWardError, type WardError } from '../errors/ward-error.ts';
 import { missingModuleTables, readModuleRows } from '../db/modules.ts';
 import { discover } from '../manifests/discover.ts';
-import { preflight, type FileChecks, type Finding, type StartInputs } from '../planner/preflight.ts';
+import { leftoverFirstAdminFile } from '../auth/first-admin.ts';
+import { redactUrl } from '../config/redact-url.ts';
+import { checkDatabaseUrl } from '../db/connection.ts';
+import { checkStorageDir } from '../storage-dir.ts';
+import {
+  databaseChanged,
+  fileFindings,
+  preflight,
+  type FileChecks,
+  type Finding,
+  type StartInputs,
+} from '../planner/preflight.ts';
 import type { Inventory } from '../planner/types.ts';
 import { backendSettings } from './backend-settings.ts';
 
@@ -26,13 +37,15 @@ async function refusalOf(check: () => unknown): Promise<WardError | null> {
   }
 }
 
-/** The settings a backend parses and the grants file, checked as a start checks them. */
+/** The settings a backend parses, DATABASE_URL, the storage folder and the grants file, checked as a start checks them. */
 export async function checkFiles(config: Config): Promise<FileChecks> {
-  const [settings, grants] = await Promise.all([
+  const [settings, database, storage, grants] = await Promise.all([
     refusalOf(() => backendSettings(config)),
+    refusalOf(() => (config.databaseUrl === null ? null : checkDatabaseUrl(config.databaseUrl))),
+    checkStorageDir(config.storageDir),
     refusalOf(() => readGrants(config.grantsFile)),
   ]);
-  return { settings, grants };
+  return { settings, database, storage, grants };
 }
 
 /** What a start with `config` would see; `inventory`: what discovery found, when the caller has it. */
@@ -41,22 +54,29 @@ export async function startInputs(
   config: Config,
   inventory?: Promise<Inventory>,
 ): Promise<StartInputs> {
-  const [found, rows, missingTables, files] = await Promise.all([
+  const [found, rows, missingTables, files, firstAdminFile] = await Promise.all([
     inventory ?? discover(config),
     readModuleRows(knex),
     missingModuleTables(knex),
     checkFiles(config),
+    leftoverFirstAdminFile(knex, config.storageDir),
   ]);
-  return { inventory: found, rows, missingTables, ...files };
+  return { inventory: found, rows, missingTables, firstAdminFile, ...files };
 }
 
 /**
  * In a running backend: what its next start would refuse. The settings files are read again, as
  * that start will read them; if they no longer parse, that is a finding, and the rest is checked
- * with the settings this backend started with.
+ * with the settings this backend started with. If they now name another database, the rows of
+ * this one would say nothing of it: that is the finding, with the files.
  */
 export async function recheck(knex: Knex, running: Config): Promise<Finding[]> {
   const { config, unreadable } = rereadConfig(running);
+  if (config.databaseUrl !== running.databaseUrl) {
+    const shown = (url: string | null) => (url === null ? 'the embedded PostgreSQL' : redactUrl(url));
+    const files = await checkFiles(config);
+    return [...fileFindings(files), databaseChanged(shown(running.databaseUrl), shown(config.databaseUrl))];
+  }
   const inputs = await startInputs(knex, config);
   return preflight({ ...inputs, settings: unreadable ?? inputs.settings });
 }

@@ -21,6 +21,7 @@ import { nextStartSources } from './module-reports.ts';
 import { recheck, rereadConfig } from './preflight.ts';
 import { WardError } from '../errors/ward-error.ts';
 import { readModuleRows } from '../db/modules.ts';
+import { syncFrontendModules } from '../manifests/frontend-layers.ts';
 import { ensureStorageDir } from '../storage-dir.ts';
 import type { Logger } from '../logger.ts';
 
@@ -69,10 +70,13 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
     // Each step is announced over NOTIFY for `ward modules restart --wait` to follow.
     reconciled = await reconcile(knex, url, config, logger, [announceSteps(knex)]);
     await ensureFirstAdmin(knex, logger, config.storageDir, hooks.print);
+    const rows = await readModuleRows(knex);
+    // Before serving, so a plain start's pages work without `ward modules sync-frontend`.
+    await syncFrontendModules(config, reconciled.inventory, rows, (message) => logger.warn(message));
     app = await createApp({
       knex,
       inventory: reconciled.inventory,
-      rows: await readModuleRows(knex),
+      rows,
       logger,
       onRestart: hooks.onRestart,
       preflight,

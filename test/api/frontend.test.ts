@@ -1,18 +1,22 @@
 /**
  * The web frontend on the API's origin: the built shell with its history fallback, modules.json,
- * and the layers modules.json lists — and nothing else of the Ward folder, whatever the path says.
+ * and the layer of each installed module under /layers/ — and nothing else of the Ward folder or of
+ * a module's folder, whatever the path says.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
-import { frontendTarget, inLayer, servableLayers } from '../../src/api/frontend.ts';
+import { frontendTarget, inLayer } from '../../src/api/frontend.ts';
+import { frontendModules, layerInModule, layerUrl } from '../../src/manifests/frontend-layers.ts';
+import type { Inventory, ModuleRow } from '../../src/planner/types.ts';
 import { call, installedDatabase, startApp } from '../helpers/app.ts';
 import { scratchDir } from '../helpers/cli.ts';
 
 /** intake (test/fixtures/modules/auth) ships the folder `frontend` as its layer. */
 const INTAKE_LAYER = 'test/fixtures/modules/auth/intake/frontend';
+const INTAKE_URL = '/layers/intake/frontend';
 const INDEX = '<!doctype html><title>Ward</title><div id="app"></div>';
 
 async function world(t: ExecutionContext, options: { listed?: object | null; built?: boolean } = {}) {
@@ -28,7 +32,7 @@ async function world(t: ExecutionContext, options: { listed?: object | null; bui
   const frontendDir = await scratchDir('ward-frontend-');
   const listed =
     options.listed === undefined
-      ? { modules: [{ name: 'intake', version: '1.0.0', layer: INTAKE_LAYER }] }
+      ? { modules: [{ name: 'intake', version: '1.0.0', layer: INTAKE_LAYER, url: INTAKE_URL }] }
       : options.listed;
   if (listed !== null) await writeFile(path.join(frontendDir, 'modules.json'), JSON.stringify(listed));
   const { knex } = await installedDatabase(t);
@@ -104,13 +108,13 @@ test('a missing file is a JSON 404, not the shell', async (t) => {
   t.like(answer.body, { error: { code: 'not_found', message: 'no file at /assets/index-gone.js' } });
 });
 
-test('/modules.json is the file sync-frontend writes, revalidated at each use', async (t) => {
+test('/modules.json is the file the backend and sync-frontend write, revalidated at each use', async (t) => {
   const { base } = await world(t);
   const answer = await call(base, 'GET', '/modules.json');
   t.is(answer.status, 200);
   t.is(answer.headers.get('content-type'), 'application/json; charset=utf-8');
   t.is(answer.headers.get('cache-control'), 'no-cache');
-  t.like(answer.body, { modules: [{ name: 'intake', layer: INTAKE_LAYER }] });
+  t.like(answer.body, { modules: [{ name: 'intake', layer: INTAKE_LAYER, url: INTAKE_URL }] });
 });
 
 test('without modules.json, /modules.json is a 404 that says to run sync-frontend', async (t) => {
@@ -119,21 +123,31 @@ test('without modules.json, /modules.json is a 404 that says to run sync-fronten
   t.is(answer.status, 404);
   const { error } = answer.body as { error: { message: string; hint: string } };
   t.is(error.message, `${path.join(frontendDir, 'modules.json')} does not exist, so no module has pages yet`);
-  t.is(error.hint, 'run `ward modules sync-frontend` on the server');
+  t.is(
+    error.hint,
+    'the backend writes it at start: check its log for why it could not, or run `ward modules sync-frontend` on the server',
+  );
 });
 
-test('a listed layer of an installed module is served as JavaScript, revalidated at each use', async (t) => {
+test('the layer of an installed module is served under /layers/ as JavaScript, revalidated at each use', async (t) => {
   const { base } = await world(t);
-  const answer = await call(base, 'GET', `/${INTAKE_LAYER}/index.js`);
+  const answer = await call(base, 'GET', `${INTAKE_URL}/index.js`);
   t.is(answer.status, 200);
   t.is(answer.text, 'export default {};\n');
   t.is(answer.headers.get('content-type'), 'text/javascript; charset=utf-8');
   t.is(answer.headers.get('cache-control'), 'no-cache');
 });
 
-test('no file outside the listed layer folders is reachable: module code, Ward code, configuration', async (t) => {
+test('no file outside the layer folders is reachable: module code, Ward code, configuration', async (t) => {
   const { base } = await world(t);
   for (const pathname of [
+    `/${INTAKE_LAYER}/index.js`,
+    '/layers/intake/routes.ts',
+    '/layers/intake/manifest.json',
+    '/layers/intake/frontend',
+    '/layers/patients/frontend/index.js',
+    '/layers/intake',
+    '/layers',
     '/test/fixtures/modules/auth/intake/routes.ts',
     '/test/fixtures/modules/auth/intake/manifest.json',
     '/package.json',
@@ -146,29 +160,29 @@ test('no file outside the listed layer folders is reachable: module code, Ward c
   }
 });
 
-test('a layer is not served when modules.json does not list it, or lists another path for it', async (t) => {
+test('a layer is served whatever modules.json lists: it names what the shell loads, not what may be', async (t) => {
   const unlisted = await world(t, { listed: { modules: [] } });
-  t.is((await call(unlisted.base, 'GET', `/${INTAKE_LAYER}/index.js`)).status, 404);
+  t.is((await call(unlisted.base, 'GET', `${INTAKE_URL}/index.js`)).status, 200);
   const widened = await world(t, {
-    listed: { modules: [{ name: 'intake', version: '1.0.0', layer: 'src' }] },
+    listed: { modules: [{ name: 'intake', version: '1.0.0', layer: 'src', url: '/layers/intake/..' }] },
   });
   t.is((await call(widened.base, 'GET', '/src/config.ts')).status, 404);
-  t.is((await call(widened.base, 'GET', `/${INTAKE_LAYER}/index.js`)).status, 404);
+  t.is((await call(widened.base, 'GET', '/layers/intake/routes.ts')).status, 404);
 });
 
 test('"..", its percent-encoded form and hidden files are refused with 400, naming why', async (t) => {
   const { base } = await world(t);
   for (const pathname of [
-    `/${INTAKE_LAYER}/../routes.ts`,
-    `/${INTAKE_LAYER}/%2e%2e/routes.ts`,
-    `/${INTAKE_LAYER}/%2E%2E/%2E%2E/manifest.json`,
+    `${INTAKE_URL}/../routes.ts`,
+    `${INTAKE_URL}/%2e%2e/routes.ts`,
+    `${INTAKE_URL}/%2E%2E/%2E%2E/manifest.json`,
   ]) {
     const answer = await rawGet(base, pathname);
     t.is(answer.status, 400, pathname);
     t.regex(answer.type, /application\/json/);
     t.is(JSON.parse(answer.text).error.message, 'the path holds a "." or ".." segment');
   }
-  const encodedSlash = await rawGet(base, `/${INTAKE_LAYER}/..%2froutes.ts`);
+  const encodedSlash = await rawGet(base, `${INTAKE_URL}/..%2froutes.ts`);
   t.is(encodedSlash.status, 400);
   t.is(JSON.parse(encodedSlash.text).error.message, 'a path segment holds a separator or NUL');
   const hidden = await rawGet(base, '/.vite/manifest.json');
@@ -196,32 +210,53 @@ test('frontendTarget leaves /api and /health to the API and decodes each segment
   t.deepEqual(frontendTarget('/health'), { kind: 'pass' });
   t.deepEqual(frontendTarget('/apiary'), { kind: 'path', segments: ['apiary'] });
   t.deepEqual(frontendTarget('/modules.json'), { kind: 'modules-json' });
+  t.deepEqual(frontendTarget('/layers/lab/web/a%20b.js'), {
+    kind: 'layer',
+    module: 'lab',
+    file: 'web/a b.js',
+  });
+  t.deepEqual(frontendTarget('/layers'), { kind: 'layer', module: '', file: '' });
   t.deepEqual(frontendTarget('/a%20b//c'), { kind: 'path', segments: ['a b', 'c'] });
   t.like(frontendTarget('/%E0%A4%A'), { kind: 'refused' });
   t.like(frontendTarget('/a/%00'), { kind: 'refused' });
 });
 
-test('a layer whose entry sits in the module folder serves only that entry', (t) => {
-  const installed = new Map([
-    ['lab', { layer: 'modules/lab/index.js', dir: 'modules/lab' }],
-    ['vitals', { layer: 'modules/vitals/web', dir: 'modules/vitals' }],
+test('a layer folder serves what is under it; a layer file, the files beside it, or only itself in the module folder', (t) => {
+  t.true(inLayer('web/charts/line.js', 'web', true));
+  t.false(inLayer('web', 'web', true));
+  t.false(inLayer('routes.ts', 'web', true));
+  t.true(inLayer('frontend/chart.js', 'frontend/index.js', false));
+  t.false(inLayer('hooks.ts', 'frontend/index.js', false));
+  t.true(inLayer('index.js', 'index.js', false));
+  t.false(inLayer('routes.js', 'index.js', false));
+  t.false(inLayer('routes.ts', '', true));
+});
+
+test('modules.json gives each layer its path from the Ward folder and a URL that reaches it anywhere', (t) => {
+  t.is(layerInModule('./web/'), 'web');
+  t.is(layerInModule('web\\index.js'), 'web/index.js');
+  t.is(layerUrl('lab', './web/index.js'), '/layers/lab/web/index.js');
+  t.is(layerUrl('lab', 'my pages'), '/layers/lab/my%20pages');
+  const modules = new Map([
+    ['outside', { name: 'outside', version: '1.0.0', dir: '/srv/extra/outside', frontend: 'web' }],
+    ['inside', { name: 'inside', version: '2.0.0', dir: '/srv/ward/modules/inside', frontend: 'index.js' }],
   ]);
-  const layers = servableLayers(
-    [
-      { name: 'lab', layer: 'modules/lab/index.js' },
-      { name: 'vitals', layer: 'modules/vitals/web' },
-      { name: 'ghost', layer: 'modules/ghost/frontend/index.js' },
-    ],
-    installed,
-    (layer) => layer === 'modules/vitals/web',
+  const rows = [
+    { name: 'outside', state: 'installed', version: '1.0.0' },
+    { name: 'inside', state: 'to_upgrade', version: '1.5.0' },
+  ];
+  t.deepEqual(
+    frontendModules({ modules } as unknown as Inventory, rows as unknown as ModuleRow[], '/srv/ward'),
+    {
+      modules: [
+        {
+          name: 'inside',
+          version: '1.5.0',
+          layer: 'modules/inside/index.js',
+          url: '/layers/inside/index.js',
+        },
+        { name: 'outside', version: '1.0.0', layer: '../extra/outside/web', url: '/layers/outside/web' },
+      ],
+    },
   );
-  t.deepEqual(layers, [
-    { dir: 'modules/lab', only: 'modules/lab/index.js' },
-    { dir: 'modules/vitals/web', only: null },
-  ]);
-  t.true(inLayer('modules/lab/index.js', layers));
-  t.false(inLayer('modules/lab/routes.js', layers));
-  t.true(inLayer('modules/vitals/web/charts/line.js', layers));
-  t.false(inLayer('modules/vitals/web', layers));
-  t.false(inLayer('modules/ghost/frontend/index.js', layers));
 });

@@ -89,8 +89,8 @@ test('active modules: every installed module, navigation filtered to what the ca
       name: 'base',
       version: '1.0.0',
       summary: 'Users, roles and permissions',
-      navigation: [],
-      frontend: null,
+      navigation: [{ label: 'Modules', path: '/modules', permission: 'base.module.read' }],
+      frontend: 'modules/base/frontend/index.js',
     },
     {
       name: 'intake',

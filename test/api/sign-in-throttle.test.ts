@@ -10,7 +10,7 @@ import { hashPassword } from '../../src/auth/password.ts';
 import { createSignInThrottle } from '../../src/auth/throttle.ts';
 import { createUser } from '../../src/auth/users.ts';
 import type { AppDeps } from '../../src/api/app.ts';
-import { PASSWORD, addUser, call, installedDatabase, startApp } from '../helpers/app.ts';
+import { PASSWORD, addUser, call, installedDatabase, signIn, startApp } from '../helpers/app.ts';
 
 const WRONG = 'not the password';
 const from = (address: string) => ({ 'x-forwarded-for': address });
@@ -24,7 +24,7 @@ async function throttledApp(t: ExecutionContext, overrides: Partial<AppDeps> = {
   const { base } = await startApp(t, knex, { overrides: { signInThrottle: throttle, ...overrides } });
   const login = (username: string, password: string, headers: Record<string, string> = {}) =>
     call(base, 'POST', '/api/v1/auth/login', { json: { username, password }, headers });
-  return { knex, clock, throttle, login };
+  return { knex, clock, throttle, login, base };
 }
 
 test('after five wrong passwords from one address its sixth sign-in gets 429 with Retry-After, even with the right password, which is not checked; the owner elsewhere signs in', async (t) => {
@@ -92,7 +92,7 @@ test('with no place left to check a password, sign-in answers 503 with Retry-Aft
   const { knex, throttle, login } = await throttledApp(t, { signInHashing: places });
   const outdated = await hashPassword(PASSWORD, { ln: 10, r: 8, p: 1 });
   await createUser(knex, { username: 'ada', roles: ['admin'], passwordHash: outdated });
-  const held = places.enter();
+  const held = places.enter('192.0.2.1');
   for (let i = 0; i < 10; i++) {
     const busy = await login('ada', i === 0 ? PASSWORD : WRONG);
     t.is(busy.status, 503, busy.text);
@@ -133,7 +133,8 @@ test('a successful sign-in resets the count; the waits then double again from on
 });
 
 test('parallel attempts cannot outrun the throttle: of ten wrong passwords sent at once, five are checked', async (t) => {
-  const { knex, login } = await throttledApp(t);
+  // Ten places for the one address, so the admissions (at most two per address) turn none away.
+  const { knex, login } = await throttledApp(t, { signInHashing: admissions(10, 10) });
   await addUser(knex, 'ada', ['admin']);
   const answers = await Promise.all(Array.from({ length: 10 }, () => login('ada', WRONG)));
   t.deepEqual(
@@ -193,4 +194,41 @@ test('the OpenAPI document describes the 429', async (t) => {
   };
   t.regex(doc.components.responses.TooManyRequests?.description ?? '', /`too_many_sign_ins`.*Retry-After/);
   t.regex(doc.paths['/api/v1/auth/login']?.post?.summary ?? '', /429 TooManyRequests/);
+});
+
+const changePassword = (base: string, token: string, currentPassword: string) =>
+  call(base, 'POST', '/api/v1/auth/password', {
+    token,
+    json: { currentPassword, newPassword: 'a passphrase of my own' },
+  });
+
+test('a password change checks the current password under the sign-in throttle: after five wrong ones the sixth gets 429, the right one included', async (t) => {
+  const { knex, clock, base } = await throttledApp(t);
+  await addUser(knex, 'ada', ['admin']);
+  const { token } = await signIn(base, 'ada');
+  const before = await knex('base_user').where({ username: 'ada' }).first('password_hash');
+  for (let i = 0; i < 5; i++) t.is((await changePassword(base, token, WRONG)).status, 403);
+  const throttled = await changePassword(base, token, PASSWORD);
+  t.is(throttled.status, 429, throttled.text);
+  t.is(throttled.headers.get('retry-after'), '1');
+  t.like(throttled.body, { error: { code: 'too_many_sign_ins' } });
+  t.deepEqual(await knex('base_user').where({ username: 'ada' }).first('password_hash'), before);
+  clock.now += 1_000;
+  t.is((await changePassword(base, token, PASSWORD)).status, 204, 'after the wait, the right password');
+});
+
+test('with no place left to hash, a password change answers 503 sign_in_busy at once and changes nothing', async (t) => {
+  const places = admissions(1);
+  const { knex, base } = await throttledApp(t, { signInHashing: places });
+  await addUser(knex, 'ada', ['admin']);
+  const { token } = await signIn(base, 'ada');
+  const before = await knex('base_user').where({ username: 'ada' }).first('password_hash');
+  const held = places.enter('192.0.2.1');
+  const busy = await changePassword(base, token, PASSWORD);
+  t.is(busy.status, 503, busy.text);
+  t.like(busy.body, { error: { code: 'sign_in_busy' } });
+  t.is(busy.headers.get('retry-after'), '1');
+  t.deepEqual(await knex('base_user').where({ username: 'ada' }).first('password_hash'), before);
+  held?.();
+  t.is((await changePassword(base, token, PASSWORD)).status, 204, 'the place given back, the change is made');
 });

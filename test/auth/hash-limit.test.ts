@@ -2,6 +2,7 @@
 import crypto from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
 import test from 'ava';
+import fc from 'fast-check';
 import { admissions, hashQueue } from '../../src/auth/hash-limit.ts';
 import { CURRENT_PARAMS, hashPassword, verifyPassword } from '../../src/auth/password.ts';
 
@@ -48,20 +49,63 @@ test('a queue left idle starts the next hash at once', async (t) => {
 
 test('admissions: as many as there are places, then none until one is given back, once', (t) => {
   const places = admissions(2);
-  const first = places.enter();
-  const second = places.enter();
+  const first = places.enter('10.0.0.1');
+  const second = places.enter('10.0.0.2');
   t.not(first, null);
   t.not(second, null);
-  t.is(places.enter(), null, 'all places taken');
+  t.is(places.enter('10.0.0.3'), null, 'all places taken');
   first?.();
   first?.();
-  const third = places.enter();
+  const third = places.enter('10.0.0.3');
   t.not(third, null, 'a place given back');
-  t.is(places.enter(), null, 'giving the same place back twice frees it once');
+  t.is(places.enter('10.0.0.4'), null, 'giving the same place back twice frees it once');
   second?.();
   third?.();
-  t.not(places.enter(), null);
-  t.is(admissions(0).enter(), null);
+  t.not(places.enter('10.0.0.4'), null);
+  t.is(admissions(0).enter('10.0.0.1'), null);
+});
+
+test('admissions: one client address holds at most two places, so others still get in; IPv6 counts per /64', (t) => {
+  const places = admissions(10);
+  const held = [places.enter('203.0.113.9'), places.enter('203.0.113.9')];
+  t.false(held.includes(null));
+  t.is(places.enter('203.0.113.9'), null, 'a third from the same address');
+  t.is(places.enter('::ffff:203.0.113.9'), null, 'the same address, IPv4-mapped');
+  t.not(places.enter('198.51.100.7'), null, 'another address gets in');
+  t.not(places.enter('2001:db8:1:2::1'), null);
+  t.not(places.enter('2001:db8:1:2::2'), null);
+  t.is(places.enter('2001:db8:1:2:ffff::3'), null, 'a third from the same /64');
+  t.not(places.enter('2001:db8:1:3::1'), null, 'the next /64');
+  held[0]?.();
+  t.not(places.enter('203.0.113.9'), null, 'a place given back is the address’s again');
+});
+
+test('property: however clients come and go, no client ever holds more than two places, nor all clients more than the total', (t) => {
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.tuple(
+          fc.boolean(),
+          fc.constantFrom('10.0.0.1', '10.0.0.2', '2001:db8::1', '2001:db8::2', '2001:db8:0:1::1'),
+        ),
+      ),
+      (steps) => {
+        const places = admissions(3);
+        const held: Array<{ client: string; leave: () => void }> = [];
+        const key = (client: string) => (client.startsWith('2001:db8::') ? '2001:db8::/64' : client);
+        for (const [enter, client] of steps) {
+          if (enter) {
+            const leave = places.enter(client);
+            const mine = held.filter((h) => key(h.client) === key(client)).length;
+            if ((leave === null) !== (held.length >= 3 || mine >= 2)) return false;
+            if (leave !== null) held.push({ client, leave });
+          } else held.shift()?.leave();
+        }
+        return true;
+      },
+    ),
+  );
+  t.pass();
 });
 
 test('every scrypt in the process goes through the queue: of 16 hashes and checks at once, at most 2 run at any time', async (t) => {

@@ -257,6 +257,46 @@ test('IPv6 clients count per /64; IPv4-mapped addresses as their IPv4 address', 
   t.deepEqual(subject.attempt('ada', '2001:db8:5:6::2'), refusedFor('pair', 1), 'pairs count per /64 too');
 });
 
+test('an IPv6 /48 gets at most 1,000 failed sign-ins in any 15 minutes, however many /64s it spreads them over', (t) => {
+  const subject = throttle();
+  for (let net = 0; net < 10; net++)
+    for (let i = 0; i < 100; i++)
+      t.true(subject.attempt(`user${i}`, `2001:db8:7:${net.toString(16)}::1`).allowed);
+  t.like(subject.attempt('x', '2001:db8:7:ff::1'), { allowed: false, reason: 'network' }, 'an 11th /64');
+  t.true(subject.attempt('x', '2001:db8:8:ff::1').allowed, 'the next /48');
+  t.true(subject.attempt('x', '198.51.100.1').allowed, 'IPv4 has no wider limit');
+  subject.clock.now += 15 * MINUTE;
+  t.true(subject.attempt('x', '2001:db8:7:ff::1').allowed, '15 minutes later');
+});
+
+test('property: within any 15 minutes no /48 has more than 1,000 attempts allowed, and a success gives one back', (t) => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.integer({ min: 0, max: 40 }), fc.nat({ max: 500 }), fc.boolean()), {
+        minLength: 1,
+        maxLength: 2_500,
+      }),
+      (steps) => {
+        const subject = throttle();
+        const counted: number[] = [];
+        for (const [net, gap, succeeds] of steps) {
+          subject.clock.now += gap;
+          const address = `2001:db8:9:${net.toString(16)}::${(gap % 7).toString(16)}`;
+          const username = `user${gap % 50}`;
+          if (!subject.attempt(username, address).allowed) continue;
+          if (succeeds) subject.succeeded(username, address);
+          else counted.push(subject.clock.now);
+          const recent = counted.filter((at) => subject.clock.now - at < 15 * MINUTE);
+          if (recent.length > 1_000) return false;
+        }
+        return true;
+      },
+    ),
+    { numRuns: 30 },
+  );
+  t.pass();
+});
+
 test('when several limits refuse, the longest wait is given', (t) => {
   const subject = throttle();
   fail(subject, 'ada', 5, '192.0.2.7');

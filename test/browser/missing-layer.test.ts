@@ -1,8 +1,10 @@
 /**
- * A module installed without `ward modules sync-frontend` afterwards: its navigation entry is in
- * the sidebar, but modules.json lacks its layer, so its page is a 404 that names the module and the
- * command that fixes it.
+ * A module whose layer modules.json lacks (the file was replaced by hand, or copied from another
+ * installation, after the backend wrote it at start): its navigation entry is in the sidebar, but
+ * its page is a 404 that names the module and the command that fixes it.
  */
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import test from 'ava';
 import {
   axeCheck,
@@ -24,6 +26,10 @@ test.before(async () => {
   // The community fixture clinic_portal ships a layer; installed and restarted into, never synced.
   await backend.cli(['modules', 'install', 'clinic_portal']);
   await backend.cli(['modules', 'restart', '--wait']);
+  const file = path.join(backend.env.WARD_FRONTEND_DIR as string, 'modules.json');
+  const listed = JSON.parse(await readFile(file, 'utf8')) as { modules: Array<{ name: string }> };
+  const modules = listed.modules.filter((module) => module.name !== 'clinic_portal');
+  await writeFile(file, `${JSON.stringify({ modules })}\n`);
 });
 
 test.after.always(async () => {

@@ -19,7 +19,7 @@ import {
 } from './helpers.ts';
 
 /** Every official module with navigation; installing migration_import brings the others along. */
-const MODULES = ['base', 'appointments', 'documents', 'migration_import', 'patients'];
+const MODULES = ['appointments', 'base', 'documents', 'migration_import', 'patients'];
 
 let browser: LaunchedBrowser;
 let backend: Backend;

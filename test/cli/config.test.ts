@@ -138,7 +138,7 @@ test('doctor finds a module in a WARD_MODULE_PATHS folder given only in ward.env
   const { url, knex } = await testDatabase(t, { migrated: true });
   await setRows(knex, [
     { name: 'base', state: 'installed', version: '1.0.0' },
-    { name: 'patients', state: 'installed', version: '1.0.0' },
+    { name: 'patients', state: 'installed', version: '1.1.0' },
     { name: 'legacy_reports', state: 'installed', version: '0.9.0' },
   ]);
   // DATABASE_URL too comes from the file: the command line gives only the storage folder.

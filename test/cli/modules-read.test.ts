@@ -21,7 +21,7 @@ test('list prints NAME VERSION STATE CATEGORY DEPENDS with - for no dependencies
       'base              1.0.0    installed    official  -',
       'documents         1.0.0    uninstalled  official  patients',
       'migration_import  1.0.0    uninstalled  official  patients,appointments,documents',
-      'patients          1.0.0    uninstalled  official  base',
+      'patients          1.1.0    uninstalled  official  base',
       '',
     ].join('\n'),
   );
@@ -65,7 +65,7 @@ test('info shows version, state, applied revision, last state change and error',
     name: 'patients',
     state: 'to_install',
     version: null,
-    diskVersion: '1.0.0',
+    diskVersion: '1.1.0',
     category: 'official',
     depends: ['base'],
     removable: false,
@@ -227,11 +227,11 @@ test('plan and restart show what the next restart applies', async (t) => {
     { name: 'patients', state: 'to_install' },
   ]);
   const plan = await ward(['modules', 'plan'], env);
-  t.regex(plan.stdout, /^ {2}\+ patients {2}1\.0\.0 {2}pending$/m);
+  t.regex(plan.stdout, /^ {2}\+ patients {2}1\.1\.0 {2}pending$/m);
   t.regex(plan.stdout, /Plan: 1 to install, 0 to upgrade, 0 to uninstall\./);
   const restart = await ward(['modules', 'restart'], env);
   t.is(restart.code, 0);
-  t.regex(restart.stdout, /^ {2}\+ patients {2}1\.0\.0 {2}pending$/m);
+  t.regex(restart.stdout, /^ {2}\+ patients {2}1\.1\.0 {2}pending$/m);
   t.regex(restart.stdout, /No backend is running, so nothing was restarted\. Start it to apply the plan:/);
   t.like(parseJson(await ward(['modules', 'plan', '--json'], env)), {
     summary: { install: 1, upgrade: 0, uninstall: 0 },
@@ -249,12 +249,17 @@ test('sync-frontend writes the layer path of installed modules that ship one', a
   await setRows(knex, [{ name: 'clinic_portal', state: 'installed', version: '1.2.0' }]);
   const second = await ward(['modules', 'sync-frontend'], env);
   t.regex(second.stdout, /^Wrote .*modules\.json \(1 module layer\(s\)\)/);
+  t.regex(
+    second.stdout,
+    /^Next step: reload the open pages; the shell loads the layers modules\.json lists at each page load\.$/m,
+  );
   t.deepEqual(JSON.parse(await readFile(path.join(frontend, 'modules.json'), 'utf8')), {
     modules: [
       {
         name: 'clinic_portal',
         version: '1.2.0',
         layer: 'test/fixtures/modules/community/clinic_portal/frontend',
+        url: '/layers/clinic_portal/frontend',
       },
     ],
   });

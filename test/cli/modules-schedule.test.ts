@@ -29,7 +29,7 @@ test('install schedules the module and its dependency chain, printing the plan',
       'Ward will perform the following actions at the next restart:',
       '',
       '  + base          1.0.0  dependency of patients',
-      '  + patients      1.0.0  dependency of appointments',
+      '  + patients      1.1.0  dependency of appointments',
       '  + appointments  1.0.0  requested',
       '',
       'Plan: 3 to install, 0 to upgrade, 0 to uninstall.',
@@ -146,7 +146,7 @@ test('uninstall of a legacy module names the missing branch and --force does not
   const { knex, env } = await setup(t);
   await setRows(knex, [
     { name: 'base', state: 'installed', version: '1.0.0' },
-    { name: 'patients', state: 'installed', version: '1.0.0' },
+    { name: 'patients', state: 'installed', version: '1.1.0' },
     { name: 'legacy_reports', state: 'installed', version: '0.9.0' },
   ]);
   const before = await snapshot(knex);
@@ -192,7 +192,7 @@ test('uninstall --cascade schedules installed dependents first', async (t) => {
   const { knex, env } = await setup(t);
   await setRows(knex, [
     { name: 'base', state: 'installed', version: '1.0.0' },
-    { name: 'patients', state: 'installed', version: '1.0.0' },
+    { name: 'patients', state: 'installed', version: '1.1.0' },
     { name: 'appointments', state: 'installed', version: '1.0.0' },
     { name: 'clinic_portal', state: 'installed', version: '1.2.0' },
   ]);

@@ -4,7 +4,15 @@
  */
 import test from 'ava';
 import pg from 'pg';
-import { listenForRestart, requestRestart } from '../../src/db/restart-signal.ts';
+import {
+  addressedTo,
+  listenAsSupervisor,
+  listenForRestart,
+  parseRequest,
+  requestRestart,
+  runningSupervisors,
+  type RestartRequest,
+} from '../../src/db/restart-signal.ts';
 import { silentLogger } from '../../src/logger.ts';
 import { testDatabase } from '../helpers/database.ts';
 
@@ -46,4 +54,43 @@ test('a restart request arrives after the listener lost its connection and a rec
     await until(() => restarts > 0, 500);
   }
   t.true(restarts > 0, 'the listener reconnected after its first retry failed');
+});
+
+test('a request names the backends it is for: another backend ignores it, one with no backend named only wakes supervisors', async (t) => {
+  const { url, knex } = await testDatabase(t);
+  const backend: RestartRequest[] = [];
+  const supervisor: RestartRequest[] = [];
+  const listener = await listenForRestart(url, silentLogger, (request) => backend.push(request));
+  t.teardown(() => listener.close());
+  const woken = listenAsSupervisor(
+    async () => url,
+    silentLogger,
+    (request) => supervisor.push(request),
+  );
+  t.teardown(() => woken.close());
+  let supervisorUp = false;
+  const poll = setInterval(() => {
+    void runningSupervisors(knex).then((found) => (supervisorUp ||= found.length > 0));
+  }, 50);
+  t.teardown(() => clearInterval(poll));
+  // The supervisor announces itself once it listens.
+  t.true(await until(() => supervisorUp, 10_000));
+  await requestRestart(knex, { force: false, backends: [process.pid + 1] });
+  await requestRestart(knex, { force: false, backends: [] });
+  await requestRestart(knex, { force: true, backends: [process.pid] });
+  // Notifications arrive in the order they were sent: once the last is here, so are the others.
+  t.true(await until(() => backend.length > 0 && supervisor.length === 3, 10_000));
+  t.deepEqual(backend, [{ force: true, backends: [process.pid] }], 'only the request naming this backend');
+  t.deepEqual(
+    supervisor.map((request) => request.backends),
+    [[process.pid + 1], [], [process.pid]],
+  );
+});
+
+test('a payload from an older CLI, without backends, is for every backend', (t) => {
+  t.deepEqual(parseRequest('{"force":true}'), { force: true, backends: null });
+  t.deepEqual(parseRequest(''), { force: false, backends: null });
+  t.true(addressedTo(parseRequest('{"force":false}'), 4242));
+  t.false(addressedTo(parseRequest('{"force":false,"backends":[]}'), 4242));
+  t.true(addressedTo(parseRequest('{"force":false,"backends":[1,4242]}'), 4242));
 });

@@ -44,8 +44,12 @@ async function installLab(env: Record<string, string>) {
 test('install then restart: migrations, seeds and post_install run and the module is installed', async (t) => {
   const { knex, env } = await setup(t);
   await installLab(env);
-  for (const name of ['base', 'patients', 'lab'])
-    t.like(await moduleRow(knex, name), { state: 'installed', version: '1.0.0', error_message: null });
+  for (const [name, version] of [
+    ['base', '1.0.0'],
+    ['patients', '1.1.0'],
+    ['lab', '1.0.0'],
+  ] as const)
+    t.like(await moduleRow(knex, name), { state: 'installed', version, error_message: null });
   t.truthy((await moduleRow(knex, 'lab')).installed_at);
   t.true(await tableExists(knex, 'lab_result'));
   t.deepEqual(await knex('lab_test').orderBy('code').pluck('code'), ['CUSTOM', 'GLU', 'HBA1C', 'OLD']);

@@ -14,7 +14,10 @@ const healthy: StartInputs = {
   rows: rowsOf({ base: 'installed', lab: 'to_install' }),
   missingTables: [],
   settings: null,
+  database: null,
+  storage: null,
   grants: null,
+  firstAdminFile: null,
 };
 
 const grantsError = new WardError(
@@ -23,6 +26,17 @@ const grantsError = new WardError(
   'fix the file',
 );
 const settingsError = new WardError('invalid_setting', 'PORT="eighty" is not a TCP port', 'give a number');
+const databaseError = new WardError('database_url_invalid', 'DATABASE_URL is not a URL', 'give postgres://…');
+const storageError = new WardError(
+  'storage_unusable',
+  'cannot use the storage folder /srv (EACCES)',
+  'set it',
+);
+const firstAdminError = new WardError(
+  'first_admin_file_exists',
+  '/srv/first-admin-password already exists',
+  'delete it',
+);
 
 test('nothing that would stop a start: no findings', (t) => {
   t.deepEqual(preflight(healthy), []);
@@ -37,17 +51,28 @@ test('every reason a start would refuse is found, in the order the start checks 
     rows,
     missingTables,
     settings: settingsError,
+    database: databaseError,
+    storage: storageError,
     grants: grantsError,
+    firstAdminFile: firstAdminError,
   });
   t.deepEqual(
     findings.map((finding) => finding.code),
-    ['invalid_setting', 'invalid_grants_file', 'orphan_modules', 'tables_missing'],
+    [
+      'invalid_setting',
+      'database_url_invalid',
+      'storage_unusable',
+      'invalid_grants_file',
+      'orphan_modules',
+      'tables_missing',
+      'first_admin_file_exists',
+    ],
   );
   // The start's own words: the same check, one source of truth.
   const orphans = t.throws(() => assertNoOrphans(inventory, rows)) as WardError;
-  t.deepEqual(findings[2], { code: orphans.code, message: orphans.message, hint: orphans.hint });
+  t.deepEqual(findings[4], { code: orphans.code, message: orphans.message, hint: orphans.hint });
   const tables = t.throws(() => assertTablesPresent(missingTables)) as WardError;
-  t.deepEqual(findings[3], { code: tables.code, message: tables.message, hint: tables.hint });
+  t.deepEqual(findings[5], { code: tables.code, message: tables.message, hint: tables.hint });
 });
 
 test('a module the database counts on whose manifest is broken is found; one it does not count on is not', (t) => {
@@ -79,12 +104,15 @@ test('the refusal lists each finding with its fix and says how to restart anyway
   t.regex(error.hint, /^a running backend keeps serving; .* `--force` restarts anyway/);
 });
 
-test('doctor reports the settings and grants file findings the preflight finds', (t) => {
-  const report = diagnose(healthy.inventory, healthy.rows, [], [], {
+test('doctor reports the settings, database URL, storage and grants file findings the preflight finds', (t) => {
+  const files = {
     settings: settingsError,
+    database: databaseError,
+    storage: storageError,
     grants: grantsError,
-  });
-  t.deepEqual(report.configuration, preflight({ ...healthy, settings: settingsError, grants: grantsError }));
-  t.is(findingCount(report), 2);
+  };
+  const report = diagnose(healthy.inventory, healthy.rows, [], [], files);
+  t.deepEqual(report.configuration, preflight({ ...healthy, ...files }));
+  t.is(findingCount(report), 4);
   t.deepEqual(diagnose(healthy.inventory, healthy.rows).configuration, []);
 });

@@ -84,6 +84,40 @@ test('names refuse bidi controls, other format characters, zero-width spaces and
   t.is(textProblem('Zoë\u00A0Lee'), null, 'a no-break space is visible: text keeps it');
 });
 
+const IGNORABLE = ['\u034F', '\uFE0F', '\u{E0100}', '\u3164', '\u115F', '\u17B4', '\u180B', '\uFFA0'];
+
+test('identifiers refuse every default-ignorable character: grapheme joiner, variation selectors, Hangul fillers, Khmer and Mongolian ones', (t) => {
+  for (const invisible of IGNORABLE) {
+    const problem = identifierProblem(`MRN${invisible}-7`);
+    t.like(problem, { codePoint: invisible.codePointAt(0), position: 4 }, invisible);
+  }
+  t.is(identifierProblem('MRN\uFE0F')?.character, 'U+FE0F VARIATION SELECTOR-16');
+  t.is(
+    identifierProblem('MRN\u{E0100}')?.message,
+    'contains U+E0100 VARIATION SELECTOR-17 (a variation selector) at character 4',
+  );
+  t.is(
+    identifierProblem('\u3164')?.message,
+    'contains U+3164 HANGUL FILLER (a character that is not displayed) at character 1',
+  );
+  t.is(
+    identifierProblem('❤️')?.codePoint,
+    0xfe0f,
+    'an emoji’s presentation selector too: an identifier is typed, not drawn',
+  );
+});
+
+test('text refuses them too, but keeps a variation selector right after a symbol or emoji', (t) => {
+  for (const value of ['❤️', '☎️ +33 1', '1️⃣', `👩${ZWJ}⚕️`, '👁️‍🗨️']) t.is(textProblem(value), null, value);
+  for (const invisible of IGNORABLE) t.not(textProblem(`Kim${invisible}`), null, invisible);
+  t.is(
+    textProblem('Ann\uFE0Fa')?.message,
+    'contains U+FE0F VARIATION SELECTOR-16 (a variation selector, allowed only right after a symbol or emoji) at character 4',
+  );
+  t.is(textProblem('❤️\uFE0F')?.position, 3, 'a second selector in a row');
+  t.is(textProblem('\u3164\u3164')?.character, 'U+3164 HANGUL FILLER', 'a name that is only fillers');
+});
+
 test('multi-line text keeps tab, LF and CR, and nothing else of the controls', (t) => {
   t.is(textProblem('line one\r\n\tline two', { multiline: true }), null);
   t.is(textProblem('bell\u0007', { multiline: true })?.character, 'U+0007');
@@ -115,6 +149,11 @@ const mixed = fc.string({
         '\uD800',
         '\u0301',
         'e\u0301',
+        '\uFE0F',
+        '\u{E0100}',
+        '\u3164',
+        '\u034F',
+        '\u2764',
       ),
     },
   ),
@@ -159,6 +198,23 @@ test('property: NFC never changes whether a value is refused', (t) => {
       return (
         (identifierProblem(value) === null) === (identifierProblem(normal) === null) &&
         (textProblem(value) === null) === (textProblem(normal) === null)
+      );
+    }),
+  );
+  t.pass();
+});
+
+test('property: no accepted identifier holds a default-ignorable character, and accepted text only the allowed ones in place', (t) => {
+  fc.assert(
+    fc.property(mixed, (value) => {
+      const characters = codePoints(value);
+      if (identifierProblem(value) === null && characters.some((c) => /\p{DI}/u.test(c))) return false;
+      if (textProblem(value) !== null) return true;
+      return characters.every(
+        (c, i) =>
+          !/\p{DI}/u.test(c) ||
+          /[\u200C\u200D]/u.test(c) ||
+          (/\p{Variation_Selector}/u.test(c) && i > 0 && /[\p{S}\p{Emoji}]/u.test(characters[i - 1]!)),
       );
     }),
   );

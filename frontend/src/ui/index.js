@@ -8,7 +8,7 @@ import { h } from 'preact';
 import htm from 'htm';
 
 /** The SDK version; a layer's `sdk` range is checked against it. */
-export const SDK_VERSION = '1.0.0';
+export const SDK_VERSION = '1.1.0';
 
 /** JSX-free templates bound to the shared Preact: html`<${Button}>Save<//>`. */
 export const html = htm.bind(h);
@@ -40,10 +40,64 @@ function bodyPointer(code, message) {
   return missing === null ? found[1] : `${found[1] === '/' ? '' : found[1]}/${missing[1]}`;
 }
 
-/** The message of a field's 422, without "the request body is invalid at …", for showing at the field. */
+/** What people are asked for, by the JSON Schema `format` Ward's 422 names. */
+const FORMATS = {
+  email: 'Enter an email address, such as name@example.org.',
+  date: 'Enter a date as year-month-day, such as 2026-03-14.',
+  'date-time': 'Enter a full date and time, such as 2026-03-14T09:30:00Z.',
+  time: 'Enter a time, such as 09:30.',
+  uri: 'Enter a web address, such as https://example.org.',
+  uuid: 'Enter an identifier such as 123e4567-e89b-12d3-a456-426614174000.',
+};
+
+const TYPES = {
+  string: 'Enter text.',
+  number: 'Enter a number.',
+  integer: 'Enter a whole number.',
+  boolean: 'Choose yes or no.',
+};
+
+/**
+ * The server's words for a field (Ward's JSON Schema messages) in a clerk's words, or the server's
+ * own text when it says something else (a module's own check already speaks plainly).
+ */
+const PLAIN = [
+  [/^missing required field "[^"]+"$/, () => 'Fill in this field.'],
+  [/^must not be empty$/, () => 'Fill in this field.'],
+  [/^must match format "([^"]+)"$/, ([format]) => FORMATS[format] ?? null],
+  [
+    /^must NOT have more than (\d+) characters?$/,
+    ([n]) => `Use at most ${n} character${n === '1' ? '' : 's'}.`,
+  ],
+  [
+    /^must NOT have fewer than (\d+) characters?$/,
+    ([n]) => `Use at least ${n} character${n === '1' ? '' : 's'}.`,
+  ],
+  [/^must be equal to one of the allowed values$/, () => 'Choose one of the offered values.'],
+  [/^".*" does not match .+$/s, () => 'This is not in the expected form; check what the field asks for.'],
+  [/^must be an? (\w+)$/, ([type]) => TYPES[type] ?? null],
+  [/^must be >= (\S+)$/, ([n]) => `Enter ${n} or more.`],
+  [/^must be <= (\S+)$/, ([n]) => `Enter ${n} or less.`],
+  [/^must be > (\S+)$/, ([n]) => `Enter more than ${n}.`],
+  [/^must be < (\S+)$/, ([n]) => `Enter less than ${n}.`],
+];
+
+/** `message` (what Ward said about one field) in plain words; the message itself when none fit. */
+export function plainFieldMessage(message) {
+  for (const [pattern, words] of PLAIN) {
+    const found = pattern.exec(message);
+    if (found !== null) return words(found.slice(1)) ?? message;
+  }
+  return message;
+}
+
+/**
+ * The message of a field's 422, without "the request body is invalid at …", in plain words
+ * (plainFieldMessage), for showing at the field.
+ */
 export function fieldMessage(error) {
   const found = INVALID_AT.exec(error.message);
-  return found === null ? error.message : found[2];
+  return found === null ? error.message : plainFieldMessage(found[2]);
 }
 
 /** `{pointer: message}` for an error that names a body field, else `{}`: for a form's `errors`. */
@@ -139,10 +193,31 @@ export function Banner({ kind = 'info', title, children, action }) {
   </div>`;
 }
 
-/** A failed request as a banner: the server's message (`permission denied: …`) and its hint. */
+/** A JSON pointer's last field as words: `/contact/birthDate` → "birth date". */
+const fieldWords = (pointer) =>
+  (pointer.split('/').at(-1) ?? '')
+    .replaceAll('~1', '/')
+    .replaceAll('~0', '~')
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replaceAll('_', ' ')
+    .toLowerCase();
+
+/**
+ * What a banner says about a failed request: the server's message (`permission denied: …`) and
+ * hint, or, for a field failure plainFieldMessage knows, that in plain words and which field.
+ */
+function bannerText(error) {
+  if (!(error instanceof ApiRequestError))
+    return { message: error instanceof Error ? error.message : String(error), hint: '' };
+  const found = error.pointer === null || error.pointer === '/' ? null : INVALID_AT.exec(error.message);
+  const plain = found === null ? null : plainFieldMessage(found[2]);
+  if (plain === null || plain === found[2]) return { message: error.message, hint: error.hint };
+  return { message: plain, hint: `Correct the ${fieldWords(error.pointer)} field, then try again.` };
+}
+
+/** A failed request as a banner (bannerText). */
 export function ErrorBanner({ error, title }) {
-  const message = error instanceof Error ? error.message : String(error);
-  const hint = error instanceof ApiRequestError ? error.hint : '';
+  const { message, hint } = bannerText(error);
   return html`<${Banner} kind="error" title=${title}>
     <p>${message}</p>
     ${hint && html`<p class="banner-hint">${hint}</p>`}

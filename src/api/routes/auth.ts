@@ -86,6 +86,10 @@ const REFUSED = {
     subject: 'from this address',
     hint: 'wait, then try again; if a device or script here retries a wrong password, stop it',
   },
+  network: {
+    subject: 'from this network (IPv6 /48)',
+    hint: 'wait, then try again; if a device or script in this network retries a wrong password, stop it',
+  },
 };
 
 function tooManySignIns(refusal: SignInRefusal): ApiError {
@@ -133,7 +137,7 @@ export function authRoutes(deps: {
     // Sign-in outcomes are security events: who, from where, and why refused, never a password.
     const event = { username: loggedName(body.username), ip: ctx.ip };
     // First: refused for want of a place, an attempt costs nothing and counts for nothing.
-    const leave = deps.hashing.enter();
+    const leave = deps.hashing.enter(ctx.ip);
     if (leave === null) {
       deps.logger.warn(event, 'sign-in refused: busy');
       throw signInBusy();
@@ -199,8 +203,11 @@ export function authRoutes(deps: {
     ctx.status = 204;
   };
 
+  /** Users whose password change is running in this process. */
+  const changing = new Set<number>();
+
   const changePassword = async (ctx: Context) => {
-    const { principal, secret } = callerOf(ctx);
+    const { principal } = callerOf(ctx);
     const body = ctx.request.body as PasswordBody;
     const problem = passwordProblem(body.newPassword);
     if (problem !== null) throw new ApiError(422, 'weak_password', problem, 'choose a longer passphrase');
@@ -212,6 +219,35 @@ export function authRoutes(deps: {
         'choose a password different from the one you have',
       );
     const event = { username: principal.username, userId: principal.userId, ip: ctx.ip };
+    // One change per user at a time: two at once would each hash, and the later write would win.
+    if (changing.has(principal.userId))
+      throw new ApiError(
+        409,
+        'password_change_in_progress',
+        'a password change for this user is already in progress',
+        'wait for it to finish, then sign in with the password it set',
+      );
+    // It hashes twice (the current password, the new one): it takes a place as a sign-in does.
+    const leave = deps.hashing.enter(ctx.ip);
+    if (leave === null) {
+      deps.logger.warn(event, 'password change refused: busy');
+      throw signInBusy();
+    }
+    changing.add(principal.userId);
+    try {
+      await checkedChange(ctx, body, event);
+    } finally {
+      changing.delete(principal.userId);
+      leave();
+    }
+  };
+
+  const checkedChange = async (
+    ctx: Context,
+    body: PasswordBody,
+    event: { username: string; userId: number; ip: string },
+  ) => {
+    const { principal, secret } = callerOf(ctx);
     // The current password is checked here as at sign-in, so guessing it here is throttled alike.
     const decision = deps.throttle.attempt(principal.username, ctx.ip);
     if (!decision.allowed) {
@@ -276,7 +312,7 @@ export function authRoutes(deps: {
       permission: null,
       body: PASSWORD_BODY,
       summary:
-        "Change the caller's password (the current one and a new one of 12 characters or more); ends the user's other sessions",
+        "Change the caller's password (the current one and a new one of 12 characters or more); ends the user's other sessions (429 after repeated wrong current passwords, 503 with Retry-After when too many passwords are being checked at once, 409 while another change for the user runs)",
       response: { status: 204, description: 'Changed' },
       beforePasswordChange: true,
       handler: changePassword,

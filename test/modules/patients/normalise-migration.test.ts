@@ -6,6 +6,8 @@
 import test from 'ava';
 import type { Knex } from 'knex';
 import { up } from '../../../modules/patients/migrations/20261124000000_normalise_patients_text.ts';
+import { authEnv, install } from '../../helpers/app.ts';
+import { scratchDir, ward } from '../../helpers/cli.ts';
 import { clinicDatabase, insertPatients } from '../helpers.ts';
 
 const NAME = 'patients/20261124000000_normalise_patients_text';
@@ -66,6 +68,48 @@ test('two rows whose MRNs are one in NFC stop the migration, naming both ids and
   t.is(
     error?.message,
     `patients: patients ${ids[0]} and ${ids[2]} have the MRN "\u00C9-7" once normalised to Unicode NFC; give all but one of them another MRN (or merge them), then restart Ward; nothing was changed`,
+  );
+  t.deepEqual(await all(knex), before);
+});
+
+test('an install at patients 1.0.0 holding decomposed rows is normalised by `ward modules upgrade patients` and the restart', async (t) => {
+  const { url, knex } = await clinicDatabase(t);
+  // The state a clinic on 1.0.0 is in: the migration never ran, and the API stored text as sent.
+  await knex('knex_migrations').where({ name: NAME }).delete();
+  await knex('core_module').where({ name: 'patients' }).update({ version: '1.0.0' });
+  const [id] = await insertPatients(knex, [
+    { mrn: 'E\u0301-9', family_name: 'A\u030Aberg', given_name: 'Zoe\u0308' },
+  ]);
+  const env = authEnv(url, await scratchDir());
+  const run = await ward(['modules', 'upgrade', 'patients'], env);
+  t.is(run.code, 0, run.stderr);
+  t.regex(run.stdout, /~ patients +1\.0\.0 -> 1\.1\.0 +requested/);
+  // What the restart does before it serves: the core migrations, then the scheduled plan.
+  await install(url, []);
+  t.like(await knex('patients_patient').where({ id }).first(), {
+    mrn: '\u00C9-9',
+    family_name: '\u00C5berg',
+    given_name: 'Zo\u00EB',
+  });
+  t.like(await knex('core_module').where({ name: 'patients' }).first(), {
+    state: 'installed',
+    version: '1.1.0',
+  });
+  t.true(((await knex('knex_migrations').pluck('name')) as string[]).includes(NAME));
+});
+
+test('a value NFC lengthens past its column stops the migration, naming the row and the column; nothing changes', async (t) => {
+  const { knex } = await clinicDatabase(t);
+  // U+0958 is excluded from composition: NFC turns each into two code points, 40 into 80.
+  const ids = await insertPatients(knex, [
+    { mrn: '\u0958'.repeat(40), family_name: 'Lee', given_name: 'Min' },
+    { mrn: 'E\u0301-8', family_name: 'Lee', given_name: 'Min' },
+  ]);
+  const before = await all(knex);
+  const error = await t.throwsAsync(migrate(knex));
+  t.is(
+    error?.message,
+    `patients: patient ${ids[0]} has a mrn longer than its 64 characters once normalised to Unicode NFC; shorten those values, then restart Ward; nothing was changed`,
   );
   t.deepEqual(await all(knex), before);
 });

@@ -92,8 +92,9 @@ export default class ModulesRestart extends ModuleCommand {
         ? `\nAsked ${before.length} running backend(s) to restart.`
         : `\nNo backend is serving right now, but a restart is under way (${underWay.why}).`;
     if (!flags.wait) {
-      // Also reaches a `ward serve` backing off after failed starts: it starts one at once.
-      await requestRestart(knex, { force: flags.force });
+      // Also reaches a `ward serve` backing off after failed starts: it starts one at once. Only
+      // the backends seen above restart: one started since (by a restart under way) keeps serving.
+      await requestRestart(knex, { force: flags.force, backends: before.map((backend) => backend.pid) });
       this.log(asked);
       return { plan, restarted: before.length, waited: false, failed: [] };
     }
@@ -131,7 +132,7 @@ export default class ModulesRestart extends ModuleCommand {
       listenForRefusals(url, (refusal) => refusals.push(refusal)),
     );
     try {
-      await requestRestart(knex, { force: flags.force });
+      await requestRestart(knex, { force: flags.force, backends: before.map((backend) => backend.pid) });
       this.log(asked);
       await untilBack(knex, before, refusals, flags.timeout * 1000);
     } finally {

@@ -1,6 +1,6 @@
-import path from 'node:path';
 import {
   frontendModules,
+  frontendModulesFile,
   writeFrontendModules,
   type FrontendModules,
 } from '../../../manifests/frontend-layers.ts';
@@ -16,7 +16,7 @@ export default class ModulesSyncFrontend extends ModuleCommand {
   async run(): Promise<FrontendModules & { file: string; changed: boolean }> {
     const [inventory, rows] = await Promise.all([this.inventory(), this.db().then(readModuleRows)]);
     const content = frontendModules(inventory, rows, this.settings.root);
-    const file = path.join(this.settings.frontendDir, 'modules.json');
+    const file = frontendModulesFile(this.settings.frontendDir);
     const changed = await writeFrontendModules(file, content);
     const layers = content.modules.map((m) => `  ${m.name}  ${m.layer}`);
     this.log(
@@ -24,7 +24,9 @@ export default class ModulesSyncFrontend extends ModuleCommand {
         `${changed ? 'Wrote' : 'Unchanged:'} ${file} (${content.modules.length} module layer(s))`,
         ...layers,
         ...(changed
-          ? ['Next step: rebuild and restart the frontend container so it serves the new layers.']
+          ? [
+              'Next step: reload the open pages; the shell loads the layers modules.json lists at each page load.',
+            ]
           : []),
       ].join('\n'),
     );

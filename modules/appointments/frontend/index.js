@@ -1,0 +1,580 @@
+/**
+ * The appointments module's pages: plain ES modules, no build step, sharing the shell's Preact,
+ * htm and components through the import map. `/appointments` lists a day or a week, for every
+ * practitioner or one, for every patient or one; `/appointments/new` books one (the patient is
+ * found by search); `/appointments/:id` shows one and changes its status. The server's validation
+ * errors are shown at the field. Deep links: `/appointments?date=2026-03-02&view=week&patient=12`.
+ */
+import { render } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import {
+  Banner,
+  Button,
+  ButtonLink,
+  EmptyState,
+  ErrorBanner,
+  Field,
+  fieldErrors,
+  html,
+  Loading,
+  PageHeader,
+  Table,
+} from '@ward/ui';
+
+const API = '/appointments/appointments';
+const PATIENTS = '/patients/patients';
+const WRITE = 'appointments.appointment.write';
+/** The API's largest page: a day or a week of a clinic is read in a few requests at most. */
+const PAGE_SIZE = 200;
+
+/**
+ * The seeded status codes (appointments_status) and their labels. The API has no route that lists
+ * them; a code a later seed adds still shows, as its code.
+ */
+const STATUSES = [
+  { value: 'booked', label: 'Booked' },
+  { value: 'arrived', label: 'Arrived' },
+  { value: 'fulfilled', label: 'Fulfilled' },
+  { value: 'cancelled', label: 'Cancelled' },
+  { value: 'noshow', label: 'Did not attend' },
+];
+const statusLabel = (code) => STATUSES.find((status) => status.value === code)?.label ?? code;
+
+const VIEWS = [
+  { value: 'day', label: 'Day' },
+  { value: 'week', label: 'Week' },
+];
+
+/** Read by screen readers, not drawn: the shell has no class for it, and a layer ships no CSS. */
+const VISUALLY_HIDDEN = {
+  position: 'absolute',
+  width: '1px',
+  height: '1px',
+  overflow: 'hidden',
+  clip: 'rect(0 0 0 0)',
+  whiteSpace: 'nowrap',
+};
+
+/** Between links on one line: htm drops the spaces around a bare dot at a line break. */
+const SEPARATOR = ' · ';
+
+const fullName = (patient) => `${patient.familyName}, ${patient.givenName}`;
+
+/** Mounts a component as a route's page; the shell calls the returned function when it leaves. */
+const mount = (Page) => (element, context) => {
+  render(html`<${Page} context=${context} />`, element);
+  return () => render(null, element);
+};
+
+const pad = (number) => String(number).padStart(2, '0');
+/** A local calendar date as YYYY-MM-DD, what `<input type="date">` holds. */
+const isoDate = (date) => `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+/** Local midnight of a YYYY-MM-DD date. */
+const midnight = (day) => {
+  const [year, month, date] = day.split('-').map(Number);
+  return new Date(year, month - 1, date);
+};
+const addDays = (date, days) => new Date(date.getFullYear(), date.getMonth(), date.getDate() + days);
+const VALID_DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The instants `[from, to)` a day or a week (Monday first) around `day` covers, in local time. */
+function rangeOf(day, view) {
+  const start = midnight(day);
+  if (view === 'day') return { from: start, to: addDays(start, 1) };
+  const monday = addDays(start, -((start.getDay() + 6) % 7));
+  return { from: monday, to: addDays(monday, 7) };
+}
+
+const dayLabel = (date) =>
+  date.toLocaleDateString(undefined, { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
+const timeLabel = (date) => date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+const shortDay = (date) =>
+  date.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' });
+
+/** Every appointment in the range, following `nextCursor` to the end. */
+async function appointmentsIn(api, { from, to, patientId }, signal) {
+  const items = [];
+  let cursor = null;
+  do {
+    const params = new URLSearchParams({
+      from: from.toISOString(),
+      to: to.toISOString(),
+      limit: String(PAGE_SIZE),
+    });
+    if (patientId !== null) params.set('patientId', String(patientId));
+    if (cursor !== null) params.set('cursor', cursor);
+    const page = await api.get(`${API}?${params}`, { signal });
+    items.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return items;
+}
+
+/** The patients these appointments name, by id; one that cannot be read is left out. */
+async function patientsOf(api, appointments, signal) {
+  const ids = [...new Set(appointments.map((appointment) => appointment.patientId))];
+  const found = await Promise.all(
+    ids.map((id) =>
+      api.get(`${PATIENTS}/${id}`, { signal }).catch((caught) => {
+        if (caught.name === 'AbortError') throw caught;
+        return null;
+      }),
+    ),
+  );
+  return new Map(found.filter(Boolean).map((patient) => [patient.id, patient]));
+}
+
+/**
+ * Finds a patient by name or MRN and chooses one. Enter in the search box searches (it sits in
+ * other forms, so it is not a form of its own); choosing moves the focus to `nextFocus`.
+ */
+function PatientPicker({ context, label, patient, onChoose, error, nextFocus }) {
+  const [typed, setTyped] = useState('');
+  const [results, setResults] = useState(null);
+  const [failure, setFailure] = useState(null);
+  const [busy, setBusy] = useState(false);
+  /** The id of the element to focus once the choice is drawn: the page goes on from there. */
+  const focusNext = useRef(null);
+
+  useEffect(() => {
+    if (focusNext.current === null) return;
+    document.getElementById(focusNext.current)?.focus();
+    focusNext.current = null;
+  }, [patient]);
+
+  const search = async () => {
+    setBusy(true);
+    setFailure(null);
+    try {
+      const params = new URLSearchParams({ limit: '10' });
+      if (typed.trim() !== '') params.set('q', typed.trim());
+      setResults((await context.api.get(`${PATIENTS}?${params}`)).items);
+    } catch (caught) {
+      setFailure(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const choose = (chosen) => {
+    focusNext.current = chosen === null ? 'field-patientId' : (nextFocus ?? 'patient-change');
+    onChoose(chosen);
+    setResults(null);
+    setTyped('');
+  };
+
+  if (patient !== null)
+    return html`<div class="search">
+      <p id="field-patientId" tabindex="-1">
+        ${label}: <strong>${fullName(patient)}</strong> (MRN ${patient.mrn})
+      </p>
+      <${Button} variant="secondary" id="patient-change" onClick=${() => choose(null)}>Change patient<//>
+    </div>`;
+
+  return html`<div class="patient-picker">
+    <div class="search">
+      <${Field}
+        label=${`${label}: search by name or MRN`}
+        name="patientId"
+        type="search"
+        value=${typed}
+        onInput=${setTyped}
+        error=${error}
+        autocomplete="off"
+        onKeyDown=${(event) => {
+          if (event.key === 'Enter') {
+            event.preventDefault();
+            search();
+          }
+        }}
+      />
+      <${Button} variant="secondary" busy=${busy} onClick=${search}>Find patient<//>
+    </div>
+    ${failure && html`<${ErrorBanner} title="The patients could not be searched" error=${failure} />`}
+    <p role="status" style=${VISUALLY_HIDDEN}>
+      ${results === null ? '' : `${results.length} ${results.length === 1 ? 'patient' : 'patients'} found`}
+    </p>
+    ${results !== null && results.length === 0 && html`<p>No patient matches “${typed}”.</p>`}
+    ${
+      results !== null &&
+      results.length > 0 &&
+      html`<ul class="patient-results" aria-label="Patients found">
+        ${results.map(
+          (found) =>
+            html`<li key=${found.id}>
+              <${Button} variant="secondary" onClick=${() => choose(found)}>
+                Choose ${fullName(found)} (MRN ${found.mrn})
+              <//>
+            </li>`,
+        )}
+      </ul>`
+    }
+  </div>`;
+}
+
+function AppointmentList({ context }) {
+  const today = isoDate(new Date());
+  const [day, setDay] = useState(VALID_DAY.test(context.query.date ?? '') ? context.query.date : today);
+  const [view, setView] = useState(context.query.view === 'week' ? 'week' : 'day');
+  const [practitioner, setPractitioner] = useState(context.query.practitioner ?? '');
+  const [patientId, setPatientId] = useState(() => {
+    const id = Number(context.query.patient);
+    return Number.isInteger(id) && id > 0 ? id : null;
+  });
+  const [patient, setPatient] = useState(null);
+  const [loaded, setLoaded] = useState(null);
+  const [error, setError] = useState(null);
+  const range = rangeOf(day, view);
+
+  const choosePatient = (chosen) => {
+    setPatient(chosen);
+    setPatientId(chosen?.id ?? null);
+  };
+
+  // A deep link names the patient by id only: read them, to show whose appointments these are.
+  useEffect(() => {
+    if (patientId === null || patient?.id === patientId) return;
+    context.api.get(`${PATIENTS}/${patientId}`).then(setPatient, setError);
+  }, [patientId]);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    setLoaded(null);
+    setError(null);
+    appointmentsIn(context.api, { ...range, patientId }, controller.signal)
+      .then(async (appointments) => ({
+        appointments,
+        patients: await patientsOf(context.api, appointments, controller.signal),
+      }))
+      .then(setLoaded, (caught) => {
+        if (caught.name !== 'AbortError') setError(caught);
+      });
+    return () => controller.abort();
+  }, [day, view, patientId]);
+
+  const practitioners = loaded
+    ? [...new Set(loaded.appointments.map((appointment) => appointment.practitionerName))]
+        .filter((name) => name !== '')
+        .sort((a, b) => a.localeCompare(b))
+    : [];
+  if (practitioner !== '' && !practitioners.includes(practitioner)) practitioners.push(practitioner);
+  const shown = loaded
+    ? loaded.appointments.filter(
+        (appointment) => practitioner === '' || appointment.practitionerName === practitioner,
+      )
+    : [];
+
+  const move = (direction) => setDay(isoDate(addDays(midnight(day), direction * (view === 'day' ? 1 : 7))));
+  const period =
+    view === 'day'
+      ? dayLabel(range.from)
+      : `Week of ${dayLabel(range.from)} to ${dayLabel(addDays(range.to, -1))}`;
+  const who = [
+    practitioner === '' ? null : `with ${practitioner}`,
+    patientId === null || patient === null ? null : `for ${fullName(patient)}`,
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const when = view === 'day' ? `on ${dayLabel(range.from)}` : `in the week of ${dayLabel(range.from)}`;
+  const caption = `Appointments ${who === '' ? '' : `${who} `}${when}`;
+
+  const columns = [
+    {
+      key: 'when',
+      label: view === 'day' ? 'Time' : 'Day and time',
+      render: (appointment) => {
+        const start = new Date(appointment.startAt);
+        const text = `${view === 'week' ? `${shortDay(start)} ` : ''}${timeLabel(start)}–${timeLabel(
+          new Date(appointment.endAt),
+        )}`;
+        return html`<a href=${`/appointments/${appointment.id}`}>${text}</a>`;
+      },
+    },
+    {
+      key: 'patient',
+      label: 'Patient',
+      render: (appointment) => {
+        const found = loaded.patients.get(appointment.patientId);
+        return found
+          ? html`<a href=${`/patients/${found.id}`}>${fullName(found)}</a>`
+          : `Patient ${appointment.patientId}`;
+      },
+    },
+    {
+      key: 'practitionerName',
+      label: 'Practitioner',
+      render: (appointment) => appointment.practitionerName || '—',
+    },
+    { key: 'reason', label: 'Reason', render: (appointment) => appointment.reason ?? '—' },
+    { key: 'status', label: 'Status', render: (appointment) => statusLabel(appointment.status) },
+  ];
+
+  return html`<${PageHeader}
+      title="Appointments"
+      description=${period}
+      actions=${context.can(WRITE) && html`<${ButtonLink} href="/appointments/new">New appointment<//>`}
+    />
+    <form class="form" aria-label="Which appointments" onSubmit=${(event) => event.preventDefault()}>
+      <div class="form-grid">
+        <${Field}
+          label="Date"
+          name="date"
+          type="date"
+          value=${day}
+          onInput=${(value) => VALID_DAY.test(value) && setDay(value)}
+        />
+        <${Field} label="Show" name="view" value=${view} options=${VIEWS} onInput=${setView} />
+        <${Field}
+          label="Practitioner"
+          name="practitioner"
+          value=${practitioner}
+          onInput=${setPractitioner}
+          options=${[
+            { value: '', label: 'All practitioners' },
+            ...practitioners.map((name) => ({ value: name, label: name })),
+          ]}
+        />
+      </div>
+      <${PatientPicker}
+        context=${context}
+        label="Patient"
+        patient=${patientId === null ? null : patient}
+        onChoose=${choosePatient}
+      />
+      <div class="form-actions">
+        <${Button} variant="secondary" onClick=${() => move(-1)}>
+          ${view === 'day' ? 'Previous day' : 'Previous week'}
+        <//>
+        <${Button} variant="secondary" onClick=${() => setDay(today)}>Today<//>
+        <${Button} variant="secondary" onClick=${() => move(1)}
+          >${view === 'day' ? 'Next day' : 'Next week'}<//
+        >
+        ${
+          patientId !== null &&
+          html`<${Button} variant="secondary" onClick=${() => choosePatient(null)}>All patients<//>`
+        }
+      </div>
+    </form>
+    ${error && html`<${ErrorBanner} error=${error} />`}
+    ${!error && loaded === null && html`<${Loading} label="Loading appointments…" />`}
+    ${
+      !error &&
+      loaded !== null &&
+      (shown.length === 0
+        ? html`<${EmptyState} title=${`No appointments ${who === '' ? '' : `${who} `}on this ${view}`}>
+            ${context.can(WRITE) && html`<p><a href="/appointments/new">Book an appointment</a>.</p>`}
+          <//>`
+        : html`<${Table} caption=${caption} columns=${columns} rows=${shown} />`)
+    }`;
+}
+
+/** `date` (YYYY-MM-DD) and `time` (HH:MM) in local time as an RFC 3339 instant; undefined if either is missing. */
+const instantOf = (date, time) =>
+  VALID_DAY.test(date) && /^\d{2}:\d{2}/.test(time) ? new Date(`${date}T${time}`).toISOString() : undefined;
+
+function NewAppointment({ context }) {
+  const [patient, setPatient] = useState(null);
+  const [values, setValues] = useState({
+    practitionerName: '',
+    date: isoDate(new Date()),
+    startAt: '',
+    endAt: '',
+    status: 'booked',
+    reason: '',
+  });
+  const [errors, setErrors] = useState({});
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const set = (key) => (value) => setValues({ ...values, [key]: value });
+
+  const focusFirst = (fields) => {
+    const first = Object.keys(fields)[0];
+    if (first !== undefined) document.getElementById(`field-${first.split('/')[1]}`)?.focus();
+  };
+
+  const submit = async (event) => {
+    event.preventDefault();
+    setErrors({});
+    setError(null);
+    // The server accepts an empty practitioner and cannot see a missing date: both are said here.
+    const local = {};
+    if (values.practitionerName.trim() === '') local['/practitionerName'] = "enter the practitioner's name";
+    if (!VALID_DAY.test(values.date)) local['/date'] = 'choose the day of the appointment';
+    if (Object.keys(local).length > 0) {
+      setErrors(local);
+      focusFirst(local);
+      return;
+    }
+    const body = {
+      practitionerName: values.practitionerName.trim(),
+      status: values.status,
+      reason: values.reason.trim() === '' ? null : values.reason.trim(),
+    };
+    if (patient !== null) body.patientId = patient.id;
+    const startAt = instantOf(values.date, values.startAt);
+    const endAt = instantOf(values.date, values.endAt);
+    if (startAt !== undefined) body.startAt = startAt;
+    if (endAt !== undefined) body.endAt = endAt;
+    setBusy(true);
+    try {
+      const appointment = await context.api.post(API, body);
+      context.navigate(`/appointments/${appointment.id}?created=1`);
+    } catch (caught) {
+      const fields = fieldErrors(caught);
+      setErrors(fields);
+      setError(caught);
+      setBusy(false);
+      focusFirst(fields);
+    }
+  };
+
+  const field = (key, label, extra = {}) =>
+    html`<${Field}
+      label=${label}
+      name=${key}
+      value=${values[key]}
+      onInput=${set(key)}
+      error=${errors[`/${key}`]}
+      ...${extra}
+    />`;
+
+  return html`<${PageHeader} title="New appointment" description="Fields marked * are required." />
+    <form class="form" onSubmit=${submit} novalidate>
+      ${error && html`<${ErrorBanner} title="The appointment was not booked" error=${error} />`}
+      <${PatientPicker}
+        context=${context}
+        label="Patient"
+        patient=${patient}
+        onChoose=${setPatient}
+        error=${errors['/patientId']}
+        nextFocus="field-practitionerName"
+      />
+      <div class="form-grid">
+        ${field('practitionerName', 'Practitioner', { required: true, autocomplete: 'off' })}
+        ${field('date', 'Date', { type: 'date', required: true })}
+        ${field('startAt', 'Start time', { type: 'time', required: true })}
+        ${field('endAt', 'End time', { type: 'time', required: true })}
+        ${field('status', 'Status', { options: STATUSES })}
+        ${field('reason', 'Reason', { autocomplete: 'off' })}
+      </div>
+      <div class="form-actions">
+        <${Button} type="submit" busy=${busy}>Book appointment<//>
+        <${ButtonLink} variant="secondary" href="/appointments">Cancel<//>
+      </div>
+    </form>`;
+}
+
+function AppointmentDetail({ context }) {
+  const { id } = context.params;
+  const [appointment, setAppointment] = useState(null);
+  const [patient, setPatient] = useState(null);
+  const [status, setStatus] = useState('');
+  const [error, setError] = useState(null);
+  const [saveError, setSaveError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const [notice, setNotice] = useState(context.query.created === '1' ? 'The appointment was booked.' : null);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    context.api
+      .get(`${API}/${encodeURIComponent(id)}`, { signal: controller.signal })
+      .then(async (found) => {
+        setAppointment(found);
+        setStatus(found.status);
+        setPatient(await context.api.get(`${PATIENTS}/${found.patientId}`, { signal: controller.signal }));
+      })
+      .catch((caught) => {
+        if (caught.name !== 'AbortError') setError(caught);
+      });
+    return () => controller.abort();
+  }, [id]);
+
+  if (error) return html`<${PageHeader} title="Appointment" /><${ErrorBanner} error=${error} />`;
+  if (appointment === null) return html`<${Loading} label="Loading the appointment…" />`;
+
+  const start = new Date(appointment.startAt);
+  const end = new Date(appointment.endAt);
+  const statuses = STATUSES.some((known) => known.value === appointment.status)
+    ? STATUSES
+    : [...STATUSES, { value: appointment.status, label: appointment.status }];
+
+  const save = async (event) => {
+    event.preventDefault();
+    if (status === appointment.status) return;
+    setBusy(true);
+    setSaveError(null);
+    setNotice(null);
+    try {
+      const saved = await context.api.patch(`${API}/${appointment.id}`, { status });
+      setAppointment(saved);
+      setNotice(`The status is now ${statusLabel(saved.status)}.`);
+    } catch (caught) {
+      setSaveError(caught);
+      document.getElementById('field-status')?.focus();
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const rows = [
+    [
+      'Patient',
+      patient
+        ? html`<a href=${`/patients/${patient.id}`}>${fullName(patient)}</a>`
+        : `Patient ${appointment.patientId}`,
+    ],
+    ['Practitioner', appointment.practitionerName || '—'],
+    ['Day', dayLabel(start)],
+    ['Time', `${timeLabel(start)}–${timeLabel(end)}`],
+    ['Reason', appointment.reason ?? '—'],
+    ['Status', statusLabel(appointment.status)],
+  ];
+  const day = isoDate(start);
+
+  return html`<${PageHeader}
+      title=${`Appointment on ${dayLabel(start)} at ${timeLabel(start)}`}
+      description=${patient ? `${fullName(patient)} with ${appointment.practitionerName || 'no practitioner'}` : ''}
+    />
+    ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
+    <dl class="details">
+      ${rows.map(
+        ([label, value]) =>
+          html`<dt>${label}</dt>
+            <dd>${value}</dd>`,
+      )}
+    </dl>
+    ${
+      context.can(WRITE) &&
+      html`<form class="form" aria-label="Change the status" onSubmit=${save} novalidate>
+        ${saveError && html`<${ErrorBanner} title="The status was not changed" error=${saveError} />`}
+        <div class="search">
+          <${Field}
+            label="New status"
+            name="status"
+            value=${status}
+            onInput=${setStatus}
+            options=${statuses}
+            error=${fieldErrors(saveError)['/status']}
+          />
+          <${Button} type="submit" busy=${busy}>Change status<//>
+        </div>
+      </form>`
+    }
+    <p>
+      <a href=${`/appointments?date=${day}&patient=${appointment.patientId}`}
+        >This patient's appointments that day</a
+      >${SEPARATOR}<a
+        href=${`/appointments?date=${day}&practitioner=${encodeURIComponent(appointment.practitionerName)}`}
+        >The practitioner's day</a
+      >${SEPARATOR}<a href="/appointments">Back to the appointments</a>
+    </p>`;
+}
+
+export default {
+  sdk: '^1.0.0',
+  routes: [
+    { path: '/appointments', render: mount(AppointmentList) },
+    { path: '/appointments/new', render: mount(NewAppointment) },
+    { path: '/appointments/:id', render: mount(AppointmentDetail) },
+  ],
+};

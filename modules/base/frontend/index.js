@@ -1,0 +1,452 @@
+/**
+ * The base module's page for administrators, `/modules`: every module with its state and versions,
+ * what `ward modules doctor` finds, what the next restart would apply (as `ward modules plan`
+ * prints it), the operation log by pages, and a Restart button that follows the restart to the
+ * end (restart.js). It only reads and restarts: scheduling changes stays with `ward modules`.
+ */
+import { render } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import {
+  ApiRequestError,
+  Banner,
+  Button,
+  EmptyState,
+  ErrorBanner,
+  html,
+  Loading,
+  PageHeader,
+  Table,
+} from '@ward/ui';
+import { followRestart, GIVE_UP_AFTER_MS, requestRestart, stepsSince } from './restart.js';
+
+const READ = 'base.module.read';
+const RESTART = 'base.module.restart';
+const LOG_PAGE_SIZE = 20;
+
+const VISUALLY_HIDDEN = {
+  position: 'absolute',
+  width: '1px',
+  height: '1px',
+  overflow: 'hidden',
+  clip: 'rect(0 0 0 0)',
+  whiteSpace: 'nowrap',
+};
+const SECTION = { marginTop: '2rem' };
+const MONO = { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace' };
+
+/** Mounts a component as a route's page; the shell calls the returned function when it leaves. */
+const mount = (Page) => (element, context) => {
+  render(html`<${Page} context=${context} />`, element);
+  return () => render(null, element);
+};
+
+/**
+ * Reads `path` again whenever `deps` change; `{data, error}`, data null while loading. What was
+ * read for another path is not returned, so a page never shows the rows of the one before.
+ */
+function useRead(context, path, deps) {
+  const [state, setState] = useState({ path: null, data: null, error: null });
+  useEffect(() => {
+    const controller = new AbortController();
+    setState({ path: null, data: null, error: null });
+    context.api.get(path, { signal: controller.signal }).then(
+      (data) => setState({ path, data, error: null }),
+      (error) => {
+        if (error.name !== 'AbortError') setState({ path, data: null, error });
+      },
+    );
+    return () => controller.abort();
+  }, deps);
+  return state.path === path ? state : { data: null, error: null };
+}
+
+const dash = (value) => (value === null || value === undefined || value === '' ? '—' : value);
+const time = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+
+function Section({ id, title, children }) {
+  return html`<section aria-labelledby=${id} style=${SECTION}>
+    <h2 id=${id}>${title}</h2>
+    ${children}
+  </section>`;
+}
+
+function ModuleList({ read }) {
+  if (read.error) return html`<${ErrorBanner} error=${read.error} />`;
+  if (read.data === null) return html`<${Loading} label="Loading modules…" />`;
+  const columns = [
+    { key: 'name', label: 'Module' },
+    { key: 'state', label: 'State' },
+    { key: 'version', label: 'Version', render: (module) => dash(module.version) },
+    {
+      key: 'diskVersion',
+      label: 'On disk',
+      render: (module) => (module.diskVersion === null ? 'code not found' : module.diskVersion),
+    },
+    { key: 'category', label: 'Category', render: (module) => module.category ?? 'missing' },
+    {
+      key: 'depends',
+      label: 'Depends on',
+      render: (module) => (module.depends.length === 0 ? '—' : module.depends.join(', ')),
+    },
+    { key: 'errorMessage', label: 'Error', render: (module) => dash(module.errorMessage) },
+  ];
+  return html`<${Table}
+    caption="Every module on disk or in the database"
+    columns=${columns}
+    rows=${read.data.modules}
+    rowKey=${(module) => module.name}
+  />`;
+}
+
+/** The doctor's categories, in the order `ward modules doctor` prints them, each finding in words. */
+const DOCTOR = [
+  ['orphans', 'Orphans (in the database, code not found)', (f) => `${f.module} (${f.state}): ${f.hint}`],
+  ['missingDependencies', 'Missing dependencies', (f) => `${f.module} depends on ${f.dependency}, not found`],
+  [
+    'unsatisfiedDependencies',
+    'Unsatisfied dependencies',
+    (f) => `${f.module} (${f.state}) depends on ${f.dependency} (${f.dependencyState}): ${f.hint}`,
+  ],
+  [
+    'manifestErrors',
+    'Manifest errors',
+    (f) => `${f.module ?? f.file}${f.path ? ` at ${f.path}` : ''}: ${f.message}`,
+  ],
+  ['errored', 'Modules in error', (f) => `${f.module} (${f.state}): ${f.errorMessage}`],
+  ['missingTables', 'Missing tables', (f) => `${f.module}: table ${f.table} is missing`],
+  ['configuration', 'Settings and grants file', (f) => `${f.message} Fix: ${f.hint}`],
+];
+
+function Doctor({ read }) {
+  if (read.error) return html`<${ErrorBanner} error=${read.error} />`;
+  if (read.data === null) return html`<${Loading} label="Running the doctor…" />`;
+  if (read.data.ok) return html`<${Banner} kind="success" title="No issues found" />`;
+  return DOCTOR.filter(([key]) => read.data[key].length > 0).map(
+    ([key, title, words]) =>
+      html`<div key=${key}>
+        <h3>${title}</h3>
+        <ul>
+          ${read.data[key].map((finding, index) => html`<li key=${index}>${words(finding)}</li>`)}
+        </ul>
+      </div>`,
+  );
+}
+
+const SYMBOL = { install: '+', upgrade: '~', uninstall: '-' };
+
+function describeReason(reason) {
+  switch (reason.kind) {
+    case 'requested':
+      return 'requested';
+    case 'pending':
+      return 'pending';
+    case 'dependency':
+      return `dependency of ${reason.of}`;
+    case 'new_dependency':
+      return `new dependency of upgraded ${reason.of}`;
+    case 'dependent':
+      return `dependent of ${reason.of}`;
+    case 'referencer':
+      return `references ${reason.of}'s tables`;
+    default:
+      return reason.kind;
+  }
+}
+
+function describeVersion(action) {
+  if (action.kind === 'upgrade') return `${action.fromVersion ?? '?'} → ${action.toVersion ?? '?'}`;
+  return (action.kind === 'install' ? action.toVersion : action.fromVersion) ?? '—';
+}
+
+/** A blocked module's refusal, from its code and the fields it names. */
+function describeRefusal(refusal) {
+  const named = Object.entries(refusal)
+    .filter(([key, value]) => key !== 'code' && key !== 'module' && typeof value === 'string')
+    .map(([key, value]) => `${key} ${value}`);
+  return `${refusal.code.replaceAll('_', ' ')}${named.length > 0 ? ` (${named.join(', ')})` : ''}`;
+}
+
+/** The plan as `ward modules plan` prints it: one line per module, a symbol, version and reason. */
+function Plan({ read }) {
+  if (read.error) return html`<${ErrorBanner} error=${read.error} />`;
+  if (read.data === null) return html`<${Loading} label="Loading the plan…" />`;
+  const { plan, summary } = read.data;
+  return html`${
+      plan.actions.length === 0 && plan.blocked.length === 0
+        ? html`<p>Nothing pending: the next restart changes no module.</p>`
+        : html`<ul style=${{ ...MONO, listStyle: 'none', paddingLeft: 0 }} data-plan>
+            ${plan.actions.map(
+              (action) =>
+                html`<li key=${action.module}>
+                  <span aria-hidden="true">${SYMBOL[action.kind]} </span>
+                  <span>${action.kind}</span> <strong>${action.module}</strong> ${describeVersion(action)}
+                  <span> (${describeReason(action.reason)})</span>
+                </li>`,
+            )}
+            ${plan.blocked.map(
+              (blocked) =>
+                html`<li key=${`blocked-${blocked.module}`}>
+                  <span aria-hidden="true">! </span><strong>${blocked.module}</strong> blocked:
+                  ${describeRefusal(blocked.refusal)}
+                </li>`,
+            )}
+          </ul>`
+    }
+    <p>
+      Plan: ${summary.install} to install, ${summary.upgrade} to upgrade, ${summary.uninstall} to uninstall.
+    </p>`;
+}
+
+const LOG_COLUMNS = [
+  { key: 'created_at', label: 'Time', render: (entry) => time(entry.created_at) },
+  { key: 'module_name', label: 'Module' },
+  { key: 'operation', label: 'Operation' },
+  { key: 'step', label: 'Step' },
+  { key: 'status', label: 'Status' },
+  { key: 'message', label: 'Message', render: (entry) => dash(entry.message) },
+];
+
+/** The operation log, newest first; "Next page" goes back in time with `before`. */
+function OperationLog({ context, reload }) {
+  /** The `before` of each page shown before this one: "Previous page" goes back through them. */
+  const [befores, setBefores] = useState([]);
+  const [before, setBefore] = useState(null);
+  useEffect(() => {
+    setBefores([]);
+    setBefore(null);
+  }, [reload]);
+  const query = `limit=${LOG_PAGE_SIZE}${before === null ? '' : `&before=${before}`}`;
+  const read = useRead(context, `/modules/-/log?${query}`, [before, reload]);
+  if (read.error) return html`<${ErrorBanner} error=${read.error} />`;
+  if (read.data === null) return html`<${Loading} label="Loading the operation log…" />`;
+  if (read.data.entries.length === 0 && befores.length === 0)
+    return html`<${EmptyState} title="No module operation yet" />`;
+  return html`<${Table}
+    caption="Module operations, newest first"
+    columns=${LOG_COLUMNS}
+    rows=${read.data.entries}
+    pagination=${{
+      label: 'Operation log pages',
+      status: `Page ${befores.length + 1}`,
+      hasPrevious: befores.length > 0,
+      hasNext: read.data.more,
+      onPrevious: () => {
+        setBefore(befores.at(-1) ?? null);
+        setBefores(befores.slice(0, -1));
+      },
+      onNext: () => {
+        setBefores([...befores, before]);
+        setBefore(read.data.entries.at(-1).id);
+      },
+    }}
+  />`;
+}
+
+function Findings({ findings }) {
+  return html`<ul>
+    ${findings.map(
+      (finding, index) =>
+        html`<li key=${index}>
+          <span style=${{ whiteSpace: 'pre-wrap' }}>${finding.message}</span>
+          <br />Fix: ${finding.hint}
+        </li>`,
+    )}
+  </ul>`;
+}
+
+/**
+ * The restart's progress and outcome. `restart.phase`: refused (findings, and "Restart anyway"),
+ * restarting (`away` while nothing answers), gave-up, done (the steps applied), or failed.
+ */
+function RestartPanel({ restart, onForce, onCancel, onKeepWaiting }) {
+  const heading = useRef(null);
+  useEffect(() => {
+    heading.current?.focus();
+  }, [restart.phase]);
+  const title = {
+    refused: 'Restart refused',
+    restarting: 'Restarting…',
+    'gave-up': 'The backend has not come back',
+    done: 'Restarted',
+    failed: 'Restart failed',
+  }[restart.phase];
+  return html`<section aria-labelledby="restart-title" style=${SECTION}>
+    <h2 id="restart-title" tabindex="-1" ref=${heading}>${title}</h2>
+    ${
+      restart.phase === 'refused' &&
+      html`<${Banner}
+          kind="warning"
+          title="The backend would refuse to start again, so it keeps running and nothing restarts."
+        >
+          <${Findings} findings=${restart.findings} />
+          <p>
+            Fix what is listed, then restart again. Restarting anyway stops this backend, and the next one
+            stays down until the cause is fixed.
+          </p>
+        <//>
+        <div class="form-actions">
+          <${Button} variant="danger" onClick=${onForce}>Restart anyway<//>
+          <${Button} variant="secondary" onClick=${onCancel}>Cancel<//>
+        </div>`
+    }
+    ${
+      restart.phase === 'restarting' &&
+      html`<${Banner} kind="info" title="Restarting…">
+        <p>
+          ${
+            restart.away
+              ? 'The backend is away while the next one applies the pending changes; this page waits for it.'
+              : 'The backend is finishing its requests before it stops.'
+          }
+        </p>
+      <//>`
+    }
+    ${
+      restart.phase === 'gave-up' &&
+      html`<${Banner}
+        kind="error"
+        title=${`No new backend answered within ${GIVE_UP_AFTER_MS / 1000} seconds.`}
+        action=${html`<${Button} variant="secondary" onClick=${onKeepWaiting}>Keep waiting<//>`}
+      >
+        <p>The new backend may have refused to start.</p>
+        <p class="banner-hint">\`ward modules doctor\` and the backend log say why.</p>
+      <//>`
+    }
+    ${restart.phase === 'failed' && html`<${ErrorBanner} error=${restart.error} />`}
+    ${restart.phase === 'done' && html`<${RestartOutcome} outcome=${restart.outcome} />`}
+  </section>`;
+}
+
+function RestartOutcome({ outcome }) {
+  const errored = outcome.modules.filter((module) => module.errorMessage !== null);
+  return html`<${Banner}
+      kind=${outcome.healthy ? 'success' : 'warning'}
+      title=${outcome.healthy ? 'Healthy again: a new backend serves.' : 'A new backend serves, but it is not healthy.'}
+    >
+      <p>
+        ${
+          outcome.steps === null
+            ? 'The operation log could not be read before the restart; the log below shows the latest steps.'
+            : outcome.steps.length === 0
+              ? 'The restart applied no module change.'
+              : `The restart applied ${outcome.steps.length} step${outcome.steps.length === 1 ? '' : 's'}, listed below.`
+        }
+      </p>
+    <//>
+    ${
+      errored.length > 0 &&
+      html`<${Banner} kind="warning" title="Modules in error">
+        <ul>
+          ${errored.map((module) => html`<li key=${module.name}>${module.name} (${module.state}): ${module.errorMessage}</li>`)}
+        </ul>
+      <//>`
+    }
+    ${
+      outcome.steps !== null &&
+      outcome.steps.length > 0 &&
+      html`<${Table}
+        caption="Steps the restart applied, oldest first"
+        columns=${LOG_COLUMNS.slice(1)}
+        rows=${outcome.steps}
+      />`
+    }`;
+}
+
+function ModulesPage({ context }) {
+  /** Bumped once a restart is over: every section reads again. */
+  const [reload, setReload] = useState(0);
+  const [restart, setRestart] = useState(null);
+  const following = useRef(null);
+  const modules = useRead(context, '/modules', [reload]);
+  const doctor = useRead(context, '/modules/-/doctor', [reload]);
+  const plan = useRead(context, '/modules/-/plan', [reload]);
+
+  useEffect(() => () => following.current?.abort(), []);
+
+  async function follow(started) {
+    following.current?.abort();
+    const controller = new AbortController();
+    following.current = controller;
+    const { signal } = controller;
+    setRestart({ phase: 'restarting', away: false, started });
+    const result = await followRestart(context, started.startId, signal, (away) =>
+      setRestart({ phase: 'restarting', away, started }),
+    );
+    if (result === 'aborted') return;
+    if (result === 'gave-up') {
+      setRestart({ phase: 'gave-up', started });
+      return;
+    }
+    try {
+      const [steps, list, health] = await Promise.all([
+        started.lastLogId === null ? null : stepsSince(context, started.lastLogId, signal),
+        context.api.get('/modules', { signal }),
+        context.api.get('/health', { signal }).catch(() => null),
+      ]);
+      setRestart({
+        phase: 'done',
+        outcome: { steps, modules: list.modules, healthy: health?.status === 'healthy' },
+      });
+      setReload((count) => count + 1);
+    } catch (error) {
+      if (error.name !== 'AbortError') setRestart({ phase: 'failed', error });
+    }
+  }
+
+  async function start(force) {
+    setRestart({ phase: 'requesting' });
+    try {
+      const answer = await requestRestart(context, ApiRequestError, force);
+      if (answer.refused) setRestart({ phase: 'refused', findings: answer.refused });
+      else await follow(answer.started);
+    } catch (error) {
+      setRestart({ phase: 'failed', error });
+    }
+  }
+
+  const busy = restart !== null && ['requesting', 'restarting'].includes(restart.phase);
+  return html`<${PageHeader}
+      title="Modules"
+      description="What runs, what the doctor finds, what the next restart would apply, and what past changes did. Schedule changes with ward modules."
+      actions=${
+        context.can(RESTART) &&
+        html`<${Button} busy=${busy} onClick=${() => start(false)}>${busy ? 'Restarting…' : 'Restart'}<//>`
+      }
+    />
+    <p role="status" style=${VISUALLY_HIDDEN}>
+      ${restart?.phase === 'requesting' ? 'Asking the backend to restart…' : ''}
+    </p>
+    ${
+      restart !== null &&
+      restart.phase !== 'requesting' &&
+      html`<${RestartPanel}
+        restart=${restart}
+        onForce=${() => start(true)}
+        onCancel=${() => setRestart(null)}
+        onKeepWaiting=${() => follow(restart.started)}
+      />`
+    }
+    <${Section} id="plan-title" title="Pending changes"><${Plan} read=${plan} /><//>
+    <${Section} id="modules-title" title="Modules"><${ModuleList} read=${modules} /><//>
+    <${Section} id="doctor-title" title="Doctor"><${Doctor} read=${doctor} /><//>
+    <${Section} id="log-title" title="Operation log"
+      ><${OperationLog} context=${context} reload=${reload}
+    /><//>`;
+}
+
+/** Without base.module.read every read would be refused: one banner says so instead of four. */
+function Gate({ context }) {
+  if (context.can(READ)) return html`<${ModulesPage} context=${context} />`;
+  return html`<${PageHeader} title="Modules" />
+    <${Banner} kind="error" title=${`permission denied: ${READ}`}>
+      <p class="banner-hint">
+        Ask an administrator for a role that grants ${READ}:
+        <code>${'ward users grant <user> <role>'}</code>.
+      </p>
+    <//>`;
+}
+
+export default {
+  sdk: '^1.1.0',
+  routes: [{ path: '/modules', render: mount(Gate) }],
+};

@@ -1,0 +1,271 @@
+/**
+ * `/migration_import/jobs/:id`: one job through the rest of the wizard. Validate (the page polls
+ * the job while it runs in the background), read the warnings, preview, execute with a progress
+ * bar over progress.done / progress.total, and the results. Each action shows only to a user
+ * holding its permission; the server checks every request anyway.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Banner, Button, ErrorBanner, html, Loading, PageHeader, Table } from '@ward/ui';
+import { Preview } from './preview.js';
+import {
+  byteSize,
+  canStartExecute,
+  canStartValidate,
+  dateTime,
+  EXECUTE,
+  formatLabel,
+  hasExecuted,
+  HOME,
+  isRunning,
+  JOBS,
+  KINDS,
+  stateLabel,
+  WRITE,
+} from './shared.js';
+import { Warnings } from './warnings.js';
+
+const POLL_MS = 1000;
+
+const STEPS = ['Upload', 'Validate', 'Preview', 'Execute'];
+
+/** The wizard step a job is at: 0 upload … 3 execute, 4 when it has executed (every step done). */
+function stepOf(job) {
+  if (hasExecuted(job)) return STEPS.length;
+  if (job.state === 'executing') return 3;
+  if (job.state === 'validated') return 2;
+  return 1;
+}
+
+function Steps({ job }) {
+  const current = stepOf(job);
+  return html`<ol
+    aria-label="Import steps"
+    style="display: flex; flex-wrap: wrap; gap: 0.5rem 2rem; list-style-position: inside; padding-left: 0"
+  >
+    ${STEPS.map(
+      (label, index) =>
+        html`<li key=${label} aria-current=${index === current ? 'step' : undefined}>
+          ${index === current ? html`<strong>${label}</strong>` : label}${index < current ? ' (done)' : ''}
+        </li>`,
+    )}
+  </ol>`;
+}
+
+/** What the state means and what comes next, as a banner. */
+function StateBanner({ job, context }) {
+  const errors = job.counts.warnings?.error ?? 0;
+  switch (job.state) {
+    case 'created':
+      return html`<${Banner} kind="info" title="Uploaded">
+        <p>
+          ${context.can(WRITE) ? 'Validate the source next: it reads every row and lists every problem.' : 'The source waits for validation by an operator who may validate.'}
+        </p>
+      <//>`;
+    case 'validating':
+      return html`<${Banner} kind="info" title="Validating the source…"
+        ><p>Every row is read and checked; this page follows it.</p><//
+      >`;
+    case 'invalid':
+      return html`<${Banner} kind="error" title="The source is invalid">
+        <p>
+          ${errors} ${errors === 1 ? 'error blocks' : 'errors block'} execute. Fix the export and upload it as
+          a new job, or validate again after uploading missing files.
+        </p>
+      <//>`;
+    case 'validated':
+      return html`<${Banner} kind="success" title="Validated"
+        ><p>Preview what execute would do, then execute.</p><//
+      >`;
+    case 'executing':
+      return html`<${Banner} kind="info" title="Executing…"
+        ><p>Records are written in batches; this page follows the progress.</p><//
+      >`;
+    case 'succeeded':
+      return html`<${Banner} kind="success" title="Import succeeded"><p>Every record was written.</p><//>`;
+    case 'partially_succeeded':
+      return html`<${Banner} kind="warning" title="Partly imported">
+        <p>
+          Some rows failed (listed in the warnings, found at execute). Fix their cause and execute again: what
+          was done is skipped.
+        </p>
+      <//>`;
+    case 'failed':
+      return html`<${Banner} kind="error" title="The import failed"
+        ><p>${job.error ?? 'Execute again to retry.'}</p><//
+      >`;
+    default:
+      return null;
+  }
+}
+
+function Progress({ job }) {
+  if (job.state === 'validating')
+    return html`<div class="field">
+      <span id="validate-progress-label">Validation progress</span>
+      <progress aria-labelledby="validate-progress-label" style="width: 100%"></progress>
+    </div>`;
+  if (job.state !== 'executing' && !hasExecuted(job)) return null;
+  const { done, total, percent } = job.progress;
+  return html`<div class="field">
+    <span id="execute-progress-label">Execute progress</span>
+    <progress
+      aria-labelledby="execute-progress-label"
+      aria-describedby="execute-progress-text"
+      max=${Math.max(total, 1)}
+      value=${total === 0 ? (job.state === 'succeeded' ? 1 : 0) : done}
+      style="width: 100%"
+    ></progress>
+    <p id="execute-progress-text" class="field-hint" role="status">
+      ${done} of ${total} records (${percent}%)
+    </p>
+  </div>`;
+}
+
+function Counts({ job }) {
+  const records = job.counts.records;
+  const warnings = job.counts.warnings;
+  if (records === undefined && warnings === undefined) return null;
+  const rows = [
+    ...(records ? KINDS.map((kind) => [`${kind.label} to import`, records[kind.key] ?? 0]) : []),
+    ...(warnings
+      ? [
+          ['Errors', warnings.error],
+          ['Warnings', warnings.warning],
+          ['Info', warnings.info],
+        ]
+      : []),
+  ];
+  return html`<section aria-labelledby="counts-title">
+    <h2 id="counts-title">Validation</h2>
+    <dl class="details">
+      ${rows.map(
+        ([label, value]) =>
+          html`<dt>${label}</dt>
+            <dd>${value}</dd>`,
+      )}
+    </dl>
+  </section>`;
+}
+
+function Results({ job }) {
+  const columns = [
+    { key: 'label', label: 'Kind' },
+    { key: 'created', label: 'Created' },
+    { key: 'updated', label: 'Updated' },
+    { key: 'skipped', label: 'Skipped' },
+    { key: 'failed', label: 'Failed' },
+  ];
+  const rows = KINDS.filter((kind) => job.results[kind.key]).map((kind) => ({
+    id: kind.key,
+    label: kind.label,
+    ...job.results[kind.key],
+  }));
+  return html`<section aria-labelledby="results-title">
+    <h2 id="results-title">Results</h2>
+    <${Table} caption="What execute wrote" columns=${columns} rows=${rows} />
+  </section>`;
+}
+
+export function JobPage({ context }) {
+  const { id } = context.params;
+  const [job, setJob] = useState(null);
+  const [error, setError] = useState(null);
+  const [actionError, setActionError] = useState(null);
+  const [busy, setBusy] = useState(null);
+  const [notice] = useState(context.query.created === '1' ? 'The source was uploaded.' : null);
+  const status = useRef(null);
+
+  const load = (signal) =>
+    context.api.get(`${JOBS}/${encodeURIComponent(id)}`, { signal }).then(
+      (answer) => {
+        setError(null);
+        setJob(answer);
+      },
+      (caught) => {
+        if (caught.name !== 'AbortError') setError(caught);
+      },
+    );
+
+  useEffect(() => {
+    const controller = new AbortController();
+    load(controller.signal);
+    return () => controller.abort();
+  }, [id]);
+
+  // A background run: read the job again until it leaves validating/executing.
+  useEffect(() => {
+    if (job === null || !isRunning(job)) return undefined;
+    const controller = new AbortController();
+    const timer = setTimeout(() => load(controller.signal), POLL_MS);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [job]);
+
+  if (error && job === null)
+    return html`<${PageHeader} title=${`Import job ${id}`} /><${ErrorBanner} error=${error} />`;
+  if (job === null) return html`<${Loading} label="Loading the import job…" />`;
+
+  /** Starts validate or execute; the button goes away with the new state, so focus moves to the state. */
+  const start = async (action) => {
+    setBusy(action);
+    setActionError(null);
+    try {
+      setJob(await context.api.post(`${JOBS}/${job.id}/${action}`));
+    } catch (caught) {
+      setActionError(caught);
+    }
+    setBusy(null);
+    status.current?.focus();
+  };
+
+  const mayValidate = context.can(WRITE) && canStartValidate(job);
+  const mayExecute = context.can(EXECUTE) && canStartExecute(job);
+  const warningCount = Object.values(job.counts.warnings ?? {}).reduce((sum, count) => sum + count, 0);
+  const version = `${job.state}-${job.updatedAt}`;
+
+  return html`<${PageHeader}
+      title=${`Import job ${job.id}`}
+      description=${`${formatLabel(job.format)} from ${job.sourceSystem}, ${byteSize(job.source.bytes)}, uploaded ${dateTime(job.createdAt)} by ${job.createdBy}`}
+    />
+    <${Steps} job=${job} />
+    ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
+    <section aria-labelledby="state-title">
+      <h2 id="state-title" tabindex="-1" ref=${status}>State: ${stateLabel(job.state)}</h2>
+      <${StateBanner} job=${job} context=${context} />
+      <${Progress} job=${job} />
+      ${error && html`<${ErrorBanner} title="The job could not be read again" error=${error} />`}
+      ${actionError && html`<${ErrorBanner} error=${actionError} />`}
+      ${
+        (mayValidate || mayExecute) &&
+        html`<div class="form-actions">
+          ${
+            mayValidate &&
+            html`<${Button}
+              variant=${job.state === 'created' ? 'primary' : 'secondary'}
+              busy=${busy === 'validate'}
+              onClick=${() => start('validate')}
+            >
+              ${job.state === 'created' ? 'Validate' : 'Validate again'}
+            <//>`
+          }
+          ${
+            mayExecute &&
+            html`<${Button} busy=${busy === 'execute'} onClick=${() => start('execute')}>
+              ${job.state === 'validated' ? 'Execute' : 'Execute again'}
+            <//>`
+          }
+        </div>`
+      }
+    </section>
+    ${hasExecuted(job) && html`<${Results} job=${job} />`}
+    ${!isRunning(job) && html`<${Counts} job=${job} />`}
+    ${canStartExecute(job) && html`<${Preview} context=${context} job=${job} />`}
+    ${
+      !isRunning(job) &&
+      (warningCount > 0 || job.state === 'partially_succeeded') &&
+      html`<${Warnings} context=${context} job=${job} version=${version} />`
+    }
+    <p><a href=${HOME}>Back to the import jobs</a></p>`;
+}

@@ -1,0 +1,121 @@
+/** `/migration_import`: the import jobs, newest first, by state, a page at a time through `nextCursor`. */
+import { useEffect, useState } from 'preact/hooks';
+import { ButtonLink, EmptyState, ErrorBanner, Field, html, Loading, PageHeader, Table } from '@ward/ui';
+import { dateTime, formatLabel, HOME, isRunning, JOBS, STATE_OPTIONS, stateLabel, WRITE } from './shared.js';
+
+const PAGE_SIZE = 20;
+const POLL_MS = 2000;
+
+const progressText = (job) =>
+  job.state === 'executing' || job.progress.total > 0 ? `${job.progress.percent}%` : '—';
+
+export function JobList({ context }) {
+  const [state, setState] = useState('');
+  /** Cursors of the pages before this one: "Previous page" goes back through them. */
+  const [cursors, setCursors] = useState([]);
+  const [cursor, setCursor] = useState(null);
+  const [page, setPage] = useState(null);
+  const [error, setError] = useState(null);
+  const [tick, setTick] = useState(0);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
+    if (state !== '') params.set('state', state);
+    if (cursor !== null) params.set('cursor', cursor);
+    context.api.get(`${JOBS}?${params}`, { signal: controller.signal }).then(
+      (answer) => {
+        setError(null);
+        setPage(answer);
+      },
+      (caught) => {
+        if (caught.name !== 'AbortError') setError(caught);
+      },
+    );
+    return () => controller.abort();
+  }, [state, cursor, tick]);
+
+  // Jobs running in the background change state on their own: look again until none is.
+  const running = page !== null && page.items.some(isRunning);
+  useEffect(() => {
+    if (!running) return undefined;
+    const timer = setTimeout(() => setTick((value) => value + 1), POLL_MS);
+    return () => clearTimeout(timer);
+  }, [running, page]);
+
+  const filter = (value) => {
+    setCursors([]);
+    setCursor(null);
+    setPage(null);
+    setState(value);
+  };
+
+  const columns = [
+    {
+      key: 'id',
+      label: 'Job',
+      render: (job) =>
+        html`<a href=${`${HOME}/jobs/${job.id}`} style="white-space: nowrap">Job ${job.id}</a>`,
+    },
+    { key: 'sourceSystem', label: 'Source system' },
+    { key: 'format', label: 'Format', render: (job) => formatLabel(job.format) },
+    { key: 'state', label: 'State', render: (job) => stateLabel(job.state) },
+    { key: 'progress', label: 'Progress', render: progressText },
+    {
+      key: 'createdAt',
+      label: 'Created',
+      render: (job) => `${dateTime(job.createdAt)} by ${job.createdBy}`,
+    },
+  ];
+
+  const empty = page !== null && page.items.length === 0 && cursors.length === 0;
+  return html`<${PageHeader}
+      title="Data import"
+      description="Bring patients, appointments and documents over from the clinic's old system."
+      actions=${context.can(WRITE) && html`<${ButtonLink} href=${`${HOME}/new`}>New import<//>`}
+    />
+    <div class="search">
+      <${Field}
+        label="Show jobs in state"
+        name="state"
+        value=${state}
+        onInput=${filter}
+        options=${STATE_OPTIONS}
+      />
+    </div>
+    ${error && html`<${ErrorBanner} error=${error} />`}
+    ${!error && page === null && html`<${Loading} label="Loading import jobs…" />`}
+    ${
+      !error && empty
+        ? html`<${EmptyState}
+            title=${state === '' ? 'No import jobs yet' : `No job is ${stateLabel(state).toLowerCase()}`}
+          >
+            ${
+              state === '' &&
+              context.can(WRITE) &&
+              html`<p><a href=${`${HOME}/new`}>Upload the first source file</a>.</p>`
+            }
+          <//>`
+        : !error &&
+          page !== null &&
+          html`<${Table}
+            caption="Import jobs, newest first"
+            columns=${columns}
+            rows=${page.items}
+            pagination=${{
+              label: 'Import job pages',
+              status: `Page ${cursors.length + 1}`,
+              hasPrevious: cursors.length > 0,
+              hasNext: page.nextCursor !== null,
+              onPrevious: () => {
+                setCursor(cursors.at(-1) ?? null);
+                setCursors(cursors.slice(0, -1));
+              },
+              onNext: () => {
+                setCursors([...cursors, cursor]);
+                setCursor(page.nextCursor);
+              },
+            }}
+          />`
+    }`;
+}

@@ -1,0 +1,124 @@
+/**
+ * `/migration_import/new`: the first step of the wizard. The operator picks the source file, says
+ * what it is and which system it comes from; the upload creates the job and opens its page.
+ */
+import { useState } from 'preact/hooks';
+import { Banner, Button, ErrorBanner, Field, html, PageHeader } from '@ward/ui';
+import { FORMATS, HOME, WRITE } from './shared.js';
+import { uploadSource } from './upload.js';
+
+/** The format a file's name suggests (Synthea names its files; FHIR exports end .json/.ndjson). */
+export function guessFormat(name) {
+  const lower = name.toLowerCase();
+  if (lower.endsWith('.ndjson')) return 'fhir-ndjson';
+  if (lower.endsWith('.json')) return 'fhir-json';
+  if (lower.includes('encounter')) return 'synthea-encounters-csv';
+  if (lower.endsWith('.csv')) return 'synthea-patients-csv';
+  return null;
+}
+
+/** A file input with its label and hint. Field would reset the chosen file: it always sets `value`. */
+function FileField({ error, onChoose }) {
+  const described = error ? 'field-source-hint field-source-error' : 'field-source-hint';
+  return html`<div class=${error ? 'field field-invalid' : 'field'}>
+    <label for="field-source">Source file<span class="field-required" aria-hidden="true"> *</span></label>
+    <input
+      id="field-source"
+      name="source"
+      type="file"
+      required
+      accept=".csv,.json,.ndjson,.txt"
+      aria-invalid=${error ? 'true' : undefined}
+      aria-describedby=${described}
+      onChange=${(event) => onChoose(event.currentTarget.files?.[0] ?? null)}
+    />
+    <p class="field-hint" id="field-source-hint">
+      One file per job: Synthea's patients.csv or encounters.csv, a FHIR Bundle (.json) or a FHIR bulk export
+      (.ndjson). Import patients before the appointments that refer to them.
+    </p>
+    ${error && html`<p class="field-error" id="field-source-error">${error}</p>`}
+  </div>`;
+}
+
+const QUERY_FIELD = /^the query parameter (source_system|format)/;
+
+export function NewJob({ context }) {
+  const [file, setFile] = useState(null);
+  const [format, setFormat] = useState(FORMATS[0].value);
+  const [sourceSystem, setSourceSystem] = useState('');
+  const [errors, setErrors] = useState({});
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+
+  if (!context.can(WRITE))
+    return html`<${PageHeader} title="New import" />
+      <${Banner} kind="warning" title="You cannot start an import">
+        <p>Uploading a source needs the permission ${WRITE}; ask an administrator for it.</p>
+      <//>
+      <p><a href=${HOME}>Back to the import jobs</a></p>`;
+
+  const choose = (chosen) => {
+    setFile(chosen);
+    const guessed = chosen === null ? null : guessFormat(chosen.name);
+    if (guessed !== null) setFormat(guessed);
+  };
+
+  const submit = async (event) => {
+    event.preventDefault();
+    const missing = {};
+    if (file === null) missing.source = 'Choose the file to import.';
+    if (sourceSystem.trim() === '') missing.source_system = 'Name the old system, for example oldclinic.';
+    setErrors(missing);
+    setError(null);
+    if (Object.keys(missing).length > 0) {
+      document.getElementById(`field-${Object.keys(missing)[0]}`)?.focus();
+      return;
+    }
+    setBusy(true);
+    try {
+      const job = await uploadSource(context, { file, format, sourceSystem: sourceSystem.trim() });
+      context.navigate(`${HOME}/jobs/${job.id}?created=1`);
+    } catch (caught) {
+      // The form's fields are the query parameters: a refused one is shown at its field alone.
+      const field = caught.code === 'invalid_query' ? QUERY_FIELD.exec(caught.message)?.[1] : undefined;
+      setErrors(field === undefined ? {} : { [field]: caught.message.replace(QUERY_FIELD, '$1') });
+      setError(field === undefined ? caught : null);
+      setBusy(false);
+      if (field !== undefined) document.getElementById(`field-${field}`)?.focus();
+    }
+  };
+
+  return html`<${PageHeader}
+      title="New import"
+      description="Step 1 of 4: upload the source. Validation, preview and execute follow on the job's page."
+    />
+    <form class="form" onSubmit=${submit} novalidate>
+      ${error && html`<${ErrorBanner} title="The source was not uploaded" error=${error} />`}
+      <div style="display: grid; gap: 1rem; max-width: 36rem">
+        <${FileField} error=${errors.source} onChoose=${choose} />
+        <${Field}
+          label="Format"
+          name="format"
+          value=${format}
+          onInput=${setFormat}
+          options=${FORMATS}
+          error=${errors.format}
+          hint="Chosen from the file's name when it says; check it."
+        />
+        <${Field}
+          label="Source system"
+          name="source_system"
+          value=${sourceSystem}
+          onInput=${setSourceSystem}
+          required
+          autocomplete="off"
+          error=${errors.source_system}
+          hint="A name for the old system (letters, digits, _ . : -). Use the same name for every file from it."
+        />
+      </div>
+      <div class="form-actions">
+        <${Button} type="submit" busy=${busy}>${busy ? 'Uploading…' : 'Upload'}<//>
+        <a href=${HOME}>Cancel</a>
+      </div>
+    </form>`;
+}
