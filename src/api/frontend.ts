@@ -6,8 +6,9 @@
  * through WARD_MODULE_PATHS may be outside the Ward folder). Only layer folders are reachable,
  * never a module's server code nor another file of the Ward folder.
  */
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Context, Middleware, Next } from 'koa';
 import { LAYERS_PREFIX } from '../manifests/frontend-layers.ts';
@@ -48,6 +49,42 @@ const TYPES: Readonly<Record<string, string>> = {
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** Same name, new content at any time (index.html, modules.json, layers): revalidate each use. */
 const REVALIDATE = 'no-cache';
+
+/**
+ * The sha256 source of each inline script of an HTML page (the import map is one), as CSP writes
+ * it. Pure. The browser hashes the text between the tags after turning CR LF and lone CR into LF,
+ * as its parser does; a script with a `src` runs from its file, so it has no inline text to hash.
+ */
+export function inlineScriptHashes(html: string): string[] {
+  const hashes: string[] = [];
+  for (const [, attributes = '', text = ''] of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script/gi)) {
+    if (/\ssrc\s*=/i.test(attributes)) continue;
+    const normalised = text.replace(/\r\n?/g, '\n');
+    hashes.push(`'sha256-${createHash('sha256').update(normalised, 'utf8').digest('base64')}'`);
+  }
+  return hashes;
+}
+
+/**
+ * The Content-Security-Policy of an HTML page. Pure. Scripts, styles, fonts and fetches come from
+ * this origin only, plus the page's own inline scripts by hash (the import map); `data:` images
+ * because the shell's favicon is `data:,`. Inline `style` attributes need no 'unsafe-inline':
+ * Preact sets them through the CSSOM (`element.style`), which CSP does not govern. No plugin, no
+ * `<base>`, no framing by another page, forms post back to this origin only.
+ */
+export function contentSecurityPolicy(html: string): string {
+  return [
+    "default-src 'self'",
+    ['script-src', "'self'", ...inlineScriptHashes(html)].join(' '),
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 export type FrontendTarget =
   | { kind: 'pass' }
@@ -118,21 +155,53 @@ function notFound(message: string, hint: string): ApiError {
   return new ApiError(404, 'not_found', message, hint);
 }
 
+/** An HTML file as last read, with its policy; read again when its size or time changes. */
+interface Page {
+  size: number;
+  mtimeMs: number;
+  body: Buffer;
+  csp: string;
+}
+
 export function frontendMiddleware(files: FrontendFiles): Middleware {
-  const send = (ctx: Context, found: Found, cache: string) => {
+  const pages = new Map<string, Page>();
+
+  /** The page and its policy from the same bytes, so the hashes always match what is served. */
+  const page = async (found: Found): Promise<Page> => {
+    const cached = pages.get(found.file);
+    if (cached?.size === found.size && cached.mtimeMs === found.mtime.getTime()) return cached;
+    const body = await readFile(found.file);
+    const fresh = {
+      size: found.size,
+      mtimeMs: found.mtime.getTime(),
+      body,
+      csp: contentSecurityPolicy(body.toString('utf8')),
+    };
+    pages.set(found.file, fresh);
+    return fresh;
+  };
+
+  const send = async (ctx: Context, found: Found, cache: string) => {
     const type = TYPES[path.extname(found.file).toLowerCase()] ?? 'application/octet-stream';
+    const html = type.startsWith('text/html') ? await page(found) : null;
     ctx.status = 200;
     ctx.set('Cache-Control', cache);
     ctx.set('Last-Modified', found.mtime.toUTCString());
     ctx.set('ETag', `W/"${found.size.toString(16)}-${Math.floor(found.mtime.getTime()).toString(16)}"`);
-    if (type.startsWith('text/html')) ctx.set('X-Frame-Options', 'DENY');
+    // The app sets X-Content-Type-Options: nosniff on every answer; a page's address (patient
+    // ids in the path) must not leak to another site through Referer.
+    ctx.set('Referrer-Policy', 'no-referrer');
+    if (html !== null) {
+      ctx.set('Content-Security-Policy', html.csp);
+      ctx.set('X-Frame-Options', 'DENY');
+    }
     if (ctx.fresh) {
       ctx.status = 304;
       return;
     }
-    ctx.body = createReadStream(found.file);
+    ctx.body = html?.body ?? createReadStream(found.file);
     ctx.type = type;
-    ctx.length = found.size;
+    ctx.length = html?.body.length ?? found.size;
   };
 
   const layerFile = async (name: string, file: string): Promise<Found | null> => {

@@ -3,12 +3,18 @@
  * and the layer of each installed module under /layers/ — and nothing else of the Ward folder or of
  * a module's folder, whatever the path says.
  */
+import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
-import { frontendTarget, inLayer } from '../../src/api/frontend.ts';
+import {
+  contentSecurityPolicy,
+  frontendTarget,
+  inLayer,
+  inlineScriptHashes,
+} from '../../src/api/frontend.ts';
 import { frontendModules, layerInModule, layerUrl } from '../../src/manifests/frontend-layers.ts';
 import type { Inventory, ModuleRow } from '../../src/planner/types.ts';
 import { call, installedDatabase, startApp } from '../helpers/app.ts';
@@ -18,12 +24,27 @@ import { scratchDir } from '../helpers/cli.ts';
 const INTAKE_LAYER = 'test/fixtures/modules/auth/intake/frontend';
 const INTAKE_URL = '/layers/intake/frontend';
 const INDEX = '<!doctype html><title>Ward</title><div id="app"></div>';
+/** The built shell's form: an inline import map, then the shell's module script by its file. */
+const MAPPED = (imports: object) =>
+  '<!doctype html><title>Ward</title>\n<script type="importmap">\n' +
+  JSON.stringify({ imports }, null, 2) +
+  '\n</script>\n<script type="module" crossorigin src="/assets/index-AbC123.js"></script>\n<div id="app"></div>';
 
-async function world(t: ExecutionContext, options: { listed?: object | null; built?: boolean } = {}) {
+/** The import map's text as served, hashed the way a browser checks it against script-src. */
+function servedMapHash(html: string): string {
+  const map = /<script type="importmap">([\s\S]*?)<\/script>/.exec(html)?.[1];
+  if (map === undefined) throw new Error('the served page has no import map');
+  return `'sha256-${createHash('sha256').update(map).digest('base64')}'`;
+}
+
+async function world(
+  t: ExecutionContext,
+  options: { listed?: object | null; built?: boolean; index?: string } = {},
+) {
   const dist = await scratchDir('ward-dist-');
   if (options.built !== false) {
     await mkdir(path.join(dist, 'assets'));
-    await writeFile(path.join(dist, 'index.html'), INDEX);
+    await writeFile(path.join(dist, 'index.html'), options.index ?? INDEX);
     await writeFile(path.join(dist, 'assets', 'index-AbC123.js'), 'export {};\n');
     await writeFile(path.join(dist, 'assets', 'index-AbC123.css'), 'body{}\n');
     await mkdir(path.join(dist, '.vite'));
@@ -37,7 +58,7 @@ async function world(t: ExecutionContext, options: { listed?: object | null; bui
   if (listed !== null) await writeFile(path.join(frontendDir, 'modules.json'), JSON.stringify(listed));
   const { knex } = await installedDatabase(t);
   const { base } = await startApp(t, knex, { overrides: { frontendDist: dist, frontendDir } });
-  return { base, frontendDir };
+  return { base, dist, frontendDir };
 }
 
 /**
@@ -73,6 +94,42 @@ test('/ and any path that is not a file answer the shell, revalidated at each us
     t.is(answer.headers.get('cache-control'), 'no-cache');
     t.is(answer.headers.get('x-frame-options'), 'DENY');
   }
+});
+
+test('the shell is served with a Content-Security-Policy whose script hash is its import map', async (t) => {
+  const { base } = await world(t, { index: MAPPED({ preact: '/assets/shared-preact-X1.js' }) });
+  const answer = await call(base, 'GET', '/patients');
+  t.is(answer.status, 200);
+  t.is(
+    answer.headers.get('content-security-policy'),
+    `default-src 'self'; script-src 'self' ${servedMapHash(answer.text)}; style-src 'self'; ` +
+      "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; " +
+      "form-action 'self'; frame-ancestors 'none'",
+  );
+  t.is(answer.headers.get('referrer-policy'), 'no-referrer');
+  t.is(answer.headers.get('x-content-type-options'), 'nosniff');
+});
+
+test('a rebuilt shell gets the hash of its new import map, on the next request', async (t) => {
+  const { base, dist } = await world(t, { index: MAPPED({ preact: '/assets/shared-preact-X1.js' }) });
+  const before = await call(base, 'GET', '/');
+  await writeFile(path.join(dist, 'index.html'), MAPPED({ preact: '/assets/shared-preact-Y22.js' }));
+  const after = await call(base, 'GET', '/');
+  t.regex(after.text, /shared-preact-Y22/);
+  const policy = after.headers.get('content-security-policy') ?? '';
+  t.true(policy.includes(servedMapHash(after.text)), policy);
+  t.false(policy.includes(servedMapHash(before.text)), policy);
+});
+
+test('every static answer forbids type sniffing and sending the page address as Referer', async (t) => {
+  const { base } = await world(t);
+  for (const pathname of ['/', '/assets/index-AbC123.js', '/modules.json', `${INTAKE_URL}/index.js`]) {
+    const answer = await call(base, 'GET', pathname);
+    t.is(answer.status, 200, pathname);
+    t.is(answer.headers.get('x-content-type-options'), 'nosniff', pathname);
+    t.is(answer.headers.get('referrer-policy'), 'no-referrer', pathname);
+  }
+  t.is((await call(base, 'GET', '/assets/index-AbC123.js')).headers.get('content-security-policy'), null);
 });
 
 test('the API keeps its own answers: unknown /api paths are JSON 404s, never the shell', async (t) => {
@@ -219,6 +276,20 @@ test('frontendTarget leaves /api and /health to the API and decodes each segment
   t.deepEqual(frontendTarget('/a%20b//c'), { kind: 'path', segments: ['a b', 'c'] });
   t.like(frontendTarget('/%E0%A4%A'), { kind: 'refused' });
   t.like(frontendTarget('/a/%00'), { kind: 'refused' });
+});
+
+test('only inline scripts are hashed, with line endings as the browser parses them', (t) => {
+  const map = '{"imports":{"preact":"/assets/p.js"}}';
+  const hash = "'sha256-EkyXoqCQC2utMMTyvgF4cCmqvLw7/n3cw15fh5BVqMI='";
+  t.deepEqual(
+    inlineScriptHashes(`<script type="importmap">${map}</script><script type="module" src="/a.js"></script>`),
+    [hash],
+  );
+  t.deepEqual(inlineScriptHashes('<SCRIPT type="importmap">\r\n{"imports":{}}\r\n</SCRIPT>'), [
+    "'sha256-ffC2AD47+TTlsBxC1I7uibsU5L2bw5CRqg3hXMGumqs='",
+  ]);
+  t.deepEqual(inlineScriptHashes(INDEX), []);
+  t.regex(contentSecurityPolicy(INDEX), /script-src 'self'; /);
 });
 
 test('a layer folder serves what is under it; a layer file, the files beside it, or only itself in the module folder', (t) => {

@@ -4,6 +4,7 @@
  * One browser and one backend per test file; every test gets its own browser context (cookies).
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
@@ -63,7 +64,13 @@ export async function launchBrowser(): Promise<LaunchedBrowser> {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       context.setDefaultTimeout(TIMEOUT);
       t.teardown(() => context.close());
-      return context.newPage();
+      const page = await context.newPage();
+      // The shell is served with a Content-Security-Policy: anything it blocks is a bug of the page.
+      page.on('console', (message) => {
+        if (message.type() === 'error' && /Content Security Policy/i.test(message.text()))
+          t.fail(`the page broke its Content-Security-Policy: ${message.text()}`);
+      });
+      return page;
     },
     close: async () => {
       await browser.close();
@@ -105,12 +112,14 @@ const MODULE_PATHS = path.join(FIXTURES, 'modules', 'community');
  * A scratch database (core schema by `ward db migrate`), storage folder and frontend folder (for
  * modules.json); `modules` installed by `ward modules install` and applied by the first start of
  * `ward serve`; modules.json written by `ward modules sync-frontend`; then `users` created by `ward
- * users create` with PASSWORD. `grants` becomes the storage's grants.json (extra roles).
+ * users create` with PASSWORD. `grants` becomes the storage's grants.json (extra roles). `env` adds
+ * to, or replaces, the variables given to every `ward` run (WARD_MODULE_PATHS, WARD_PACKAGE_ROOT).
  */
 export async function startBackend(options: {
   modules: string[];
   users: User[];
   grants?: Record<string, string[]>;
+  env?: WardEnv;
 }): Promise<Backend> {
   const database = await newDatabase({ prefix: 'ward_browser_' });
   const storage = await scratchDir('ward-browser-');
@@ -122,6 +131,7 @@ export async function startBackend(options: {
     WARD_STORAGE_DIR: storage,
     WARD_MODULE_PATHS: MODULE_PATHS,
     WARD_FRONTEND_DIR: frontend,
+    ...options.env,
   };
   const cli = async (args: string[], input?: string) => {
     const run = await ward(args, env, input === undefined ? {} : { input });
@@ -272,11 +282,12 @@ interface AxeViolation {
   nodes: Array<{ target: unknown[]; failureSummary?: string }>;
 }
 
-const AXE = createRequire(import.meta.url).resolve('axe-core');
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core'), 'utf8');
 
 /** Runs axe-core in the page; fails the test on any serious or critical violation, listing each. */
 export async function axeCheck(page: Page, t: ExecutionContext): Promise<void> {
-  await page.addScriptTag({ path: AXE });
+  // Evaluated over the DevTools protocol, not added as a <script>: the page's CSP would block that.
+  await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: unknown[] }> } }).axe;
     return (await axe.run()).violations;

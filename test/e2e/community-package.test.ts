@@ -71,7 +71,7 @@ test('an npm-packed community module installs, serves its guarded routes through
   t.deepEqual(installedPackage.ward, { module: true });
   t.deepEqual(
     (await readdir(path.join(root, 'node_modules', 'ward-module-vitals'))).sort(),
-    ['hooks.js', 'manifest.json', 'migrations', 'package.json', 'routes.js', 'seeds'],
+    ['frontend', 'hooks.js', 'manifest.json', 'migrations', 'package.json', 'routes.js', 'seeds'],
     'only the files the package lists are published',
   );
 
