@@ -13,27 +13,44 @@ const SAFE = new Set(['GET', 'HEAD']);
 /** A path under /api/v1 may be given without it: `api.get('/patients')`. */
 const apiUrl = (path) => (path.startsWith('/api/') || path === '/health' ? path : `${API_PREFIX}${path}`);
 
-async function errorOf(response) {
-  const text = await response.text().catch(() => '');
+/** Ward's error in an answer's text, or one that says the answer was not Ward's. */
+function errorFrom(status, statusText, text) {
   try {
     const { error } = JSON.parse(text);
-    if (error && typeof error.message === 'string') return new ApiRequestError(response.status, error);
+    if (error && typeof error.message === 'string') return new ApiRequestError(status, error);
   } catch {
     // Not Ward's error shape (a proxy's page, a dropped connection): described below.
   }
-  return new ApiRequestError(response.status, {
+  return new ApiRequestError(status, {
     code: 'unexpected_response',
-    message: `the server answered ${response.status} ${response.statusText} without Ward's error details`,
+    message: `the server answered ${status} ${statusText} without Ward's error details`,
     hint: 'check that the Ward backend is running and reachable',
   });
 }
 
+async function errorOf(response) {
+  return errorFrom(response.status, response.statusText, await response.text().catch(() => ''));
+}
+
+const unreachable = (method, path) =>
+  new ApiRequestError(0, {
+    code: 'network_error',
+    message: `cannot reach the Ward backend (${method} ${apiUrl(path)})`,
+    hint: 'check your connection, and that the backend is running',
+  });
+
 /**
  * `session.csrfToken` is read at each write, so a new sign-in's token is used at once.
- * `onSignedOut()` is called on a 401, `onForbidden()` on a 403, of any request but the ones sent
- * with `{signIn: true}`.
+ * `onSignedOut()` is called on a 401, `onForbidden()` on a 403, of any request (uploads included)
+ * but the ones sent with `{signIn: true}`.
  */
 export function createApi(session, onSignedOut, onForbidden) {
+  function failed(error, options) {
+    if (error.status === 401 && !options.signIn) onSignedOut(error);
+    if (error.status === 403 && !options.signIn) onForbidden(error);
+    return error;
+  }
+
   async function request(method, path, body, options = {}) {
     const headers = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -49,24 +66,67 @@ export function createApi(session, onSignedOut, onForbidden) {
       });
     } catch (cause) {
       if (cause?.name === 'AbortError') throw cause;
-      throw new ApiRequestError(0, {
-        code: 'network_error',
-        message: `cannot reach the Ward backend (${method} ${apiUrl(path)})`,
-        hint: 'check your connection, and that the backend is running',
-      });
+      throw unreachable(method, path);
     }
-    if (!response.ok) {
-      const error = await errorOf(response);
-      if (response.status === 401 && !options.signIn) onSignedOut(error);
-      if (response.status === 403 && !options.signIn) onForbidden(error);
-      throw error;
-    }
+    if (!response.ok) throw failed(await errorOf(response), options);
     if (response.status === 204) return null;
     const type = response.headers.get('content-type') ?? '';
     return type.includes('json') ? response.json() : response.text();
   }
+
+  /**
+   * POSTs `body` (a File or Blob) as the raw request body, with its type as `content-type` unless
+   * `headers` names one. XMLHttpRequest, not fetch: only it reports upload progress, to
+   * `onProgress(percent)`. Answers and fails as `request` does.
+   */
+  function upload(path, body, options = {}) {
+    return new Promise((resolve, reject) => {
+      const xhr = new globalThis.XMLHttpRequest();
+      xhr.open('POST', apiUrl(path));
+      xhr.withCredentials = true;
+      const headers = {
+        accept: 'application/json',
+        'content-type': body.type || 'application/octet-stream',
+        ...Object.fromEntries(
+          Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+        ),
+      };
+      if (session.csrfToken) headers['x-csrf-token'] = session.csrfToken;
+      for (const [name, value] of Object.entries(headers)) xhr.setRequestHeader(name, value);
+      const { onProgress, signal } = options;
+      if (onProgress) {
+        xhr.upload.addEventListener('progress', (event) => {
+          if (event.lengthComputable) onProgress(Math.round((event.loaded / event.total) * 100));
+        });
+        xhr.upload.addEventListener('load', () => onProgress(100));
+      }
+      xhr.addEventListener('load', () => {
+        if (xhr.status < 200 || xhr.status > 299) {
+          reject(failed(errorFrom(xhr.status, xhr.statusText, xhr.responseText), options));
+          return;
+        }
+        if (xhr.status === 204) {
+          resolve(null);
+          return;
+        }
+        const type = xhr.getResponseHeader('content-type') ?? '';
+        try {
+          resolve(type.includes('json') ? JSON.parse(xhr.responseText) : xhr.responseText);
+        } catch {
+          reject(errorFrom(xhr.status, xhr.statusText, ''));
+        }
+      });
+      xhr.addEventListener('error', () => reject(unreachable('POST', path)));
+      xhr.addEventListener('abort', () =>
+        reject(new globalThis.DOMException('the upload was aborted', 'AbortError')),
+      );
+      signal?.addEventListener('abort', () => xhr.abort());
+      xhr.send(body);
+    });
+  }
   return Object.freeze({
     request,
+    upload,
     get: (path, options) => request('GET', path, undefined, options),
     post: (path, body, options) => request('POST', path, body, options),
     put: (path, body, options) => request('PUT', path, body, options),

@@ -29,6 +29,8 @@ const phase = signal('loading');
 const me = signal(null);
 /** Set when a call answered 401: sign-in then says the session ended. */
 const expired = signal(false);
+/** Why the last sign-out failed: the session is still open, and the page says so. */
+const signOutError = signal(null);
 const bootError = signal(null);
 /** `{modules, error}`: GET /api/v1/modules/-/active's modules, or why it failed. */
 const active = signal({ modules: [], error: null });
@@ -49,11 +51,18 @@ const api = createApi(
   () => {
     if (phase.value !== 'ready') return;
     expired.value = true;
+    expiredUser = me.value?.user.username ?? null;
     me.value = null;
     phase.value = 'signed-out';
   },
   () => void refreshAccess(),
 );
+
+/**
+ * Whose session expired: the page they were on is theirs to return to, not the next person's who
+ * signs in at the same computer.
+ */
+let expiredUser = null;
 
 /** The refresh of /me and /active under way, which every caller meanwhile shares. */
 let refreshing = null;
@@ -169,6 +178,7 @@ async function signInPatiently(username, password, attempts = 5) {
 }
 
 function SignIn() {
+  const { route } = useLocation();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState(null);
@@ -181,6 +191,8 @@ function SignIn() {
       await signInPatiently(username, password);
       expired.value = false;
       await loadMe();
+      if (expiredUser !== null && me.value?.user.username !== expiredUser) route('/', true);
+      expiredUser = null;
     } catch (caught) {
       setError(caught);
       setBusy(false);
@@ -282,12 +294,20 @@ function ChangePassword() {
   </main>`;
 }
 
-/** Ends the session and starts over at the start page: the next user begins there. */
+/**
+ * Ends the session and starts over at the start page: the next user begins there. Only a server
+ * that confirms it (or answers that the session is already gone) signs the page out: on a shared
+ * clinic computer, a sign-out that silently failed would hand the session to the next person.
+ */
 async function signOut(route) {
+  signOutError.value = null;
   try {
     await api.post('/auth/logout');
-  } catch {
-    // Signed out either way: the session is gone, or will expire unused.
+  } catch (caught) {
+    if (!(caught instanceof ApiRequestError && caught.status === 401)) {
+      signOutError.value = caught;
+      return;
+    }
   }
   expired.value = false;
   me.value = null;
@@ -379,6 +399,14 @@ function Sidebar({ path }) {
 function ShellBanners() {
   const { error } = active.value;
   return html`${
+    signOutError.value &&
+    html`<${Banner} kind="error" title="Sign-out failed: you are still signed in">
+      <p>${signOutError.value.message}</p>
+      <p class="banner-hint">
+        Check the connection and press Sign out again; do not leave this computer signed in.
+      </p>
+    <//>`
+  }${
     error &&
     html`<${Banner}
       kind="error"

@@ -36,10 +36,12 @@ export function contractProblem(layer) {
   if (!Array.isArray(layer.routes)) return 'the layer has no `routes` array';
   const bad = layer.routes.find(
     (route) =>
-      typeof route?.path !== 'string' || !route.path.startsWith('/') || typeof route.render !== 'function',
+      typeof route?.path !== 'string' ||
+      !/^\/(?![/\\])/.test(route.path) ||
+      typeof route.render !== 'function',
   );
   if (bad !== undefined)
-    return 'each route of the layer needs a `path` starting with / and a `render` function';
+    return 'each route of the layer needs a `path` starting with a single / (not // or /\\, another host) and a `render` function';
   return null;
 }
 

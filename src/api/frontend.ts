@@ -221,7 +221,8 @@ export function frontendMiddleware(files: FrontendFiles): Middleware {
     const found = await fileAt(path.join(files.dist, 'index.html'));
     if (found === null)
       throw notFound(
-        `the web frontend is not built: ${path.join(files.dist, 'index.html')} is missing`,
+        // The path stays on the server: this answer goes to anyone, signed in or not.
+        'the web frontend is not built: its index.html is missing on the server',
         'build it with `npm run build:frontend` (`npm install` does it too), then reload',
       );
     return found;
@@ -237,7 +238,7 @@ export function frontendMiddleware(files: FrontendFiles): Middleware {
       const found = await fileAt(files.modulesFile);
       if (found === null)
         throw notFound(
-          `${files.modulesFile} does not exist, so no module has pages yet`,
+          'the list of module pages (modules.json) does not exist on the server, so no module has pages yet',
           'the backend writes it at start: check its log for why it could not, or run `ward modules sync-frontend` on the server',
         );
       return send(ctx, found, REVALIDATE);

@@ -20,7 +20,7 @@ export type Permission = string;
  */
 export type Grant = string;
 /**
- * Frontend route, starting with /.
+ * Frontend route on Ward's own origin: starting with / and not with // or /\ (which a browser reads as another host).
  */
 export type RoutePath = string;
 /**

@@ -107,9 +107,10 @@ const schema11 = {
     },
     routePath: {
       title: 'RoutePath',
-      description: 'Frontend route, starting with /.',
+      description:
+        "Frontend route on Ward's own origin: starting with / and not with // or /\\ (which a browser reads as another host).",
       type: 'string',
-      pattern: '^/',
+      pattern: '^/(?![/\\\\])',
     },
   },
 };
@@ -179,11 +180,12 @@ const schema18 = {
 };
 const schema19 = {
   title: 'RoutePath',
-  description: 'Frontend route, starting with /.',
+  description:
+    "Frontend route on Ward's own origin: starting with / and not with // or /\\ (which a browser reads as another host).",
   type: 'string',
-  pattern: '^/',
+  pattern: '^/(?![/\\\\])',
 };
-const pattern6 = new RegExp('^/', 'u');
+const pattern6 = new RegExp('^/(?![/\\\\])', 'u');
 
 function validate11(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
@@ -311,9 +313,9 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
             instancePath: instancePath + '/path',
             schemaPath: '#/definitions/routePath/pattern',
             keyword: 'pattern',
-            params: { pattern: '^/' },
-            message: 'must match pattern "' + '^/' + '"',
-            schema: '^/',
+            params: { pattern: '^/(?![/\\\\])' },
+            message: 'must match pattern "' + '^/(?![/\\\\])' + '"',
+            schema: '^/(?![/\\\\])',
             parentSchema: schema19,
             data: data1,
           };

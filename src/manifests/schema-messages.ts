@@ -27,7 +27,8 @@ const patternMessages: Record<string, string> = {
   Permission:
     'is not a permission name: two or more lowercase segments separated by dots, such as patients.patient.read',
   Grant: 'is not a permission name such as patients.patient.read, or "*" for every permission',
-  RoutePath: 'is not a frontend route: routes start with /',
+  RoutePath:
+    'is not a frontend route of this site: routes start with a single / (// or /\\ would lead to another host)',
   LayerPath:
     'is not a frontend layer path: give a path inside the module directory, relative and without ".."',
 };

@@ -137,7 +137,10 @@ test('permissions, roles and navigation are checked', async (t) => {
     version: '1.0.0',
     permissions: ['portal', 'portal.page.read', 'patients.patient.read'],
     role_permissions: { Admin: ['*'], staff: ['portal.page.read', 'all'] },
-    navigation: [{ label: '', path: 'portal', permission: 'portal.page.read', icon: 'x' }],
+    navigation: [
+      { label: '', path: 'portal', permission: 'portal.page.read', icon: 'x' },
+      { label: 'Log in again', path: '//evil.example/login', permission: 'portal.page.read' },
+    ],
   };
   t.deepEqual(await problemsOf(manifest), [
     '/permissions/0: "portal" is not a permission name: two or more lowercase segments separated by dots, ' +
@@ -148,7 +151,10 @@ test('permissions, roles and navigation are checked', async (t) => {
       'or "*" for every permission',
     '/navigation/0/icon: unknown field; allowed fields are label, path, permission',
     '/navigation/0/label: must not be empty',
-    '/navigation/0/path: "portal" is not a frontend route: routes start with /',
+    '/navigation/0/path: "portal" is not a frontend route of this site: routes start with a single / ' +
+      '(// or /\\ would lead to another host)',
+    '/navigation/1/path: "//evil.example/login" is not a frontend route of this site: routes start with a ' +
+      'single / (// or /\\ would lead to another host)',
   ]);
 });
 

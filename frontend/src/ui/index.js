@@ -5,26 +5,29 @@
  * the native element that carries the right role (button, table, label), and leaves focus visible.
  */
 import { h } from 'preact';
+import { useState } from 'preact/hooks';
 import htm from 'htm';
 
 /** The SDK version; a layer's `sdk` range is checked against it. */
-export const SDK_VERSION = '1.1.0';
+export const SDK_VERSION = '1.2.0';
 
 /** JSX-free templates bound to the shared Preact: html`<${Button}>Save<//>`. */
 export const html = htm.bind(h);
 
 /**
  * A failed request to Ward: `status`, and Ward's `{error: {code, message, hint}}`. `pointer` is the
- * JSON pointer a 422 `invalid_body` names (`/mrn`), or null.
+ * JSON pointer a 422 `invalid_body` names (`/mrn`), or null. `details` keeps the error's other
+ * fields (the `findings` of a 409 `restart_refused`), `{}` when it has none.
  */
 export class ApiRequestError extends Error {
-  constructor(status, { code, message, hint }) {
+  constructor(status, { code, message, hint, ...details }) {
     super(message);
     this.name = 'ApiRequestError';
     this.status = status;
     this.code = code;
     this.hint = hint ?? '';
     this.pointer = bodyPointer(code, message);
+    this.details = details;
   }
 }
 
@@ -244,6 +247,84 @@ export function Pagination({ label = 'Pagination', hasPrevious, hasNext, onPrevi
     ${status && html`<span class="pagination-status" aria-live="polite">${status}</span>`}
     <${Button} variant="secondary" disabled=${!hasNext} onClick=${onNext}>Next page<//>
   </nav>`;
+}
+
+/**
+ * The page a list paged through `nextCursor` shows: `cursor` to send (null for the first page),
+ * `page` (1 for the first), and `previous()`, `next(nextCursor)`, `reset()` (back to the first
+ * page, as after a new search). Pass it to Pager.
+ */
+export function usePager() {
+  // The cursor of every page up to the one shown: going back needs the ones before.
+  const [trail, setTrail] = useState([null]);
+  return {
+    cursor: trail.at(-1),
+    page: trail.length,
+    previous: () => setTrail((shown) => (shown.length > 1 ? shown.slice(0, -1) : shown)),
+    next: (nextCursor) => setTrail((shown) => [...shown, nextCursor]),
+    reset: () => setTrail([null]),
+  };
+}
+
+/** Previous / next page buttons over a usePager state and the page's `nextCursor`, with "Page n". */
+export function Pager({ label, pager, nextCursor }) {
+  return html`<${Pagination}
+    label=${label}
+    status=${`Page ${pager.page}`}
+    hasPrevious=${pager.page > 1}
+    hasNext=${nextCursor !== null && nextCursor !== undefined}
+    onPrevious=${pager.previous}
+    onNext=${() => pager.next(nextCursor)}
+  />`;
+}
+
+/**
+ * A labelled file input with its hint and error, like Field; it never sets the input's value, so a
+ * redraw keeps the chosen file. `onChoose(file)` gets the file, or null when the choice is cleared;
+ * `inputRef` reaches the input (to focus it, or to clear it after an upload).
+ */
+export function FileField({ label, name, error, hint, required, onChoose, inputRef, ...rest }) {
+  const id = rest.id ?? `field-${name}`;
+  const hintId = `${id}-hint`;
+  const errorId = `${id}-error`;
+  const described = [hint ? hintId : null, error ? errorId : null].filter(Boolean).join(' ') || undefined;
+  return html`<div class=${error ? 'field field-invalid' : 'field'}>
+    <label for=${id}
+      >${label}${required && html`<span class="field-required" aria-hidden="true"> *</span>`}</label
+    >
+    <input
+      type="file"
+      class="field-file"
+      id=${id}
+      name=${name}
+      required=${required}
+      ref=${inputRef}
+      aria-invalid=${error ? 'true' : undefined}
+      aria-describedby=${described}
+      onChange=${(event) => onChoose?.(event.currentTarget.files?.[0] ?? null, event)}
+      ...${rest}
+    />
+    ${hint && html`<p class="field-hint" id=${hintId}>${hint}</p>`}
+    ${error && html`<p class="field-error" id=${errorId}>${error}</p>`}
+  </div>`;
+}
+
+/**
+ * A labelled `<progress>` (its id is `id`) and, given `text`, a line that says it in words
+ * (`<id>-text`, announced politely). Without `value` the bar shows work of unknown length.
+ */
+export function ProgressBar({ id, label, value, max = 100, text }) {
+  return html`<div class="field progress">
+    <span id=${`${id}-label`}>${label}</span>
+    <progress
+      id=${id}
+      aria-labelledby=${`${id}-label`}
+      aria-describedby=${text ? `${id}-text` : undefined}
+      max=${max}
+      ...${value === undefined ? {} : { value }}
+    ></progress>
+    ${text && html`<p id=${`${id}-text`} class="field-hint" role="status">${text}</p>`}
+  </div>`;
 }
 
 /**

@@ -45,16 +45,6 @@ const VIEWS = [
   { value: 'week', label: 'Week' },
 ];
 
-/** Read by screen readers, not drawn: the shell has no class for it, and a layer ships no CSS. */
-const VISUALLY_HIDDEN = {
-  position: 'absolute',
-  width: '1px',
-  height: '1px',
-  overflow: 'hidden',
-  clip: 'rect(0 0 0 0)',
-  whiteSpace: 'nowrap',
-};
-
 /** Between links on one line: htm drops the spaces around a bare dot at a line break. */
 const SEPARATOR = ' · ';
 
@@ -191,7 +181,7 @@ function PatientPicker({ context, label, patient, onChoose, error, nextFocus }) 
       <${Button} variant="secondary" busy=${busy} onClick=${search}>Find patient<//>
     </div>
     ${failure && html`<${ErrorBanner} title="The patients could not be searched" error=${failure} />`}
-    <p role="status" style=${VISUALLY_HIDDEN}>
+    <p role="status" class="visually-hidden">
       ${results === null ? '' : `${results.length} ${results.length === 1 ? 'patient' : 'patients'} found`}
     </p>
     ${results !== null && results.length === 0 && html`<p>No patient matches “${typed}”.</p>`}
@@ -571,7 +561,7 @@ function AppointmentDetail({ context }) {
 }
 
 export default {
-  sdk: '^1.0.0',
+  sdk: '^1.2.0',
   routes: [
     { path: '/appointments', render: mount(AppointmentList) },
     { path: '/appointments/new', render: mount(NewAppointment) },

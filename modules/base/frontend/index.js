@@ -6,31 +6,13 @@
  */
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import {
-  ApiRequestError,
-  Banner,
-  Button,
-  EmptyState,
-  ErrorBanner,
-  html,
-  Loading,
-  PageHeader,
-  Table,
-} from '@ward/ui';
+import { Banner, Button, EmptyState, ErrorBanner, html, Loading, PageHeader, Table } from '@ward/ui';
 import { followRestart, GIVE_UP_AFTER_MS, requestRestart, stepsSince } from './restart.js';
 
 const READ = 'base.module.read';
 const RESTART = 'base.module.restart';
 const LOG_PAGE_SIZE = 20;
 
-const VISUALLY_HIDDEN = {
-  position: 'absolute',
-  width: '1px',
-  height: '1px',
-  overflow: 'hidden',
-  clip: 'rect(0 0 0 0)',
-  whiteSpace: 'nowrap',
-};
 const SECTION = { marginTop: '2rem' };
 const MONO = { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace' };
 
@@ -396,7 +378,7 @@ function ModulesPage({ context }) {
   async function start(force) {
     setRestart({ phase: 'requesting' });
     try {
-      const answer = await requestRestart(context, ApiRequestError, force);
+      const answer = await requestRestart(context, force);
       if (answer.refused) setRestart({ phase: 'refused', findings: answer.refused });
       else await follow(answer.started);
     } catch (error) {
@@ -413,7 +395,7 @@ function ModulesPage({ context }) {
         html`<${Button} busy=${busy} onClick=${() => start(false)}>${busy ? 'Restarting…' : 'Restart'}<//>`
       }
     />
-    <p role="status" style=${VISUALLY_HIDDEN}>
+    <p role="status" class="visually-hidden">
       ${restart?.phase === 'requesting' ? 'Asking the backend to restart…' : ''}
     </p>
     ${
@@ -447,6 +429,6 @@ function Gate({ context }) {
 }
 
 export default {
-  sdk: '^1.1.0',
+  sdk: '^1.2.0',
   routes: [{ path: '/modules', render: mount(Gate) }],
 };

@@ -12,41 +12,17 @@ const MAX_DELAY_MS = 4_000;
 
 /**
  * `POST /api/v1/modules/-/restart`: `{started: {startId, lastLogId}}`, or `{refused: findings}`
- * on 409. Sent with fetch rather than `context.api`, whose errors keep only code, message and hint:
- * the findings of a 409 are what the page must show. A failure other than the 409 throws the
- * ApiRequestError `context.api` would have thrown.
+ * on 409, the findings being the page's to show. Any other failure throws as `context.api` does.
  */
-export async function requestRestart(context, ApiRequestError, force) {
-  const { csrfToken } = await context.api.get('/me');
-  let response;
+export async function requestRestart(context, force) {
   try {
-    response = await fetch('/api/v1/modules/-/restart', {
-      method: 'POST',
-      headers: { accept: 'application/json', 'content-type': 'application/json', 'x-csrf-token': csrfToken },
-      body: JSON.stringify(force ? { force: true } : {}),
-      credentials: 'same-origin',
-    });
-  } catch {
-    throw new ApiRequestError(0, {
-      code: 'network_error',
-      message: 'cannot reach the Ward backend (POST /api/v1/modules/-/restart)',
-      hint: 'check your connection, and that the backend is running',
-    });
+    const { startId, lastLogId } = await context.api.post('/modules/-/restart', force ? { force: true } : {});
+    return { started: { startId, lastLogId } };
+  } catch (error) {
+    if (error.status === 409 && error.code === 'restart_refused')
+      return { refused: error.details.findings ?? [] };
+    throw error;
   }
-  const body = await response.json().catch(() => null);
-  if (response.status === 409 && body?.error?.code === 'restart_refused')
-    return { refused: body.error.findings ?? [] };
-  if (response.ok) return { started: { startId: body.startId, lastLogId: body.lastLogId } };
-  // A 401 means the session ended: asking /me through the shell's client sends the user to sign-in.
-  if (response.status === 401) await context.api.get('/me').catch(() => null);
-  throw new ApiRequestError(
-    response.status,
-    body?.error ?? {
-      code: 'unexpected_response',
-      message: `the server answered ${response.status} ${response.statusText} without Ward's error details`,
-      hint: 'check that the Ward backend is running and reachable',
-    },
-  );
 }
 
 const sleep = (ms, signal) =>

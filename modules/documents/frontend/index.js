@@ -7,32 +7,25 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
-  ApiRequestError,
   Banner,
   Button,
   EmptyState,
   ErrorBanner,
   Field,
+  FileField,
   html,
   Loading,
   PageHeader,
+  Pager,
+  ProgressBar,
   Table,
+  usePager,
 } from '@ward/ui';
 
 const API = '/api/v1/documents';
 const PATIENTS = '/patients/patients';
 const WRITE = 'documents.document.write';
 const PAGE_SIZE = 25;
-
-/** Read by screen readers, not drawn: the shell has no class for it, and a layer ships no CSS. */
-const VISUALLY_HIDDEN = {
-  position: 'absolute',
-  width: '1px',
-  height: '1px',
-  overflow: 'hidden',
-  clip: 'rect(0 0 0 0)',
-  whiteSpace: 'nowrap',
-};
 
 /** Between links on one line: htm drops the spaces around a bare dot at a line break. */
 const SEPARATOR = ' · ';
@@ -61,56 +54,6 @@ async function sha256Of(file) {
   if (globalThis.crypto?.subtle === undefined) return null;
   const digest = await globalThis.crypto.subtle.digest('SHA-256', await file.arrayBuffer());
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
-}
-
-/**
- * Sends `file` as the raw body with XMLHttpRequest, whose upload events fetch does not give;
- * `onProgress(percent)` follows them. Resolves to the stored document, rejects with an
- * ApiRequestError carrying Ward's message and hint.
- */
-function upload({ url, file, title, csrfToken, sha256, onProgress }) {
-  return new Promise((resolve, reject) => {
-    const request = new globalThis.XMLHttpRequest();
-    request.open('POST', url);
-    request.setRequestHeader('Accept', 'application/json');
-    request.setRequestHeader('Content-Type', file.type || 'application/octet-stream');
-    // Percent-encoded: a header carries ASCII only, and titles are often not.
-    request.setRequestHeader('X-Document-Title', encodeURIComponent(title));
-    if (csrfToken) request.setRequestHeader('X-CSRF-Token', csrfToken);
-    if (sha256 !== null) request.setRequestHeader('X-Content-SHA256', sha256);
-    request.upload.addEventListener('progress', (event) => {
-      if (event.lengthComputable) onProgress(Math.round((event.loaded / event.total) * 100));
-    });
-    request.upload.addEventListener('load', () => onProgress(100));
-    request.addEventListener('load', () => {
-      let answer = null;
-      try {
-        answer = JSON.parse(request.responseText);
-      } catch {
-        // Not JSON (a proxy's page): described below.
-      }
-      if (request.status === 201 && answer !== null) resolve(answer);
-      else if (answer?.error?.message) reject(new ApiRequestError(request.status, answer.error));
-      else
-        reject(
-          new ApiRequestError(request.status, {
-            code: 'unexpected_response',
-            message: `the server answered ${request.status} without Ward's error details`,
-            hint: 'check that the Ward backend is running and reachable',
-          }),
-        );
-    });
-    request.addEventListener('error', () =>
-      reject(
-        new ApiRequestError(0, {
-          code: 'network_error',
-          message: 'the upload did not reach the Ward backend',
-          hint: 'check your connection, and that the backend is running, then upload again',
-        }),
-      ),
-    );
-    request.send(file);
-  });
 }
 
 /** Finds a patient by name or MRN; each one found links to their documents. */
@@ -147,7 +90,7 @@ function PatientSearch({ context }) {
       <${Button} type="submit" busy=${busy}>Find patient<//>
     </form>
     ${error && html`<${ErrorBanner} title="The patients could not be searched" error=${error} />`}
-    <p role="status" style=${VISUALLY_HIDDEN}>
+    <p role="status" class="visually-hidden">
       ${results === null ? '' : `${results.length} ${results.length === 1 ? 'patient' : 'patients'} found`}
     </p>
     ${results !== null && results.length === 0 && html`<p>No patient matches “${typed}”.</p>`}
@@ -174,8 +117,7 @@ function UploadForm({ context, patient, onUploaded }) {
   const [busy, setBusy] = useState(false);
   const fileInput = useRef(null);
 
-  const choose = (event) => {
-    const chosen = event.currentTarget.files?.[0] ?? null;
+  const choose = (chosen) => {
     setFile(chosen);
     setProgress(null);
     if (chosen !== null) setTitle(chosen.name);
@@ -192,13 +134,14 @@ function UploadForm({ context, patient, onUploaded }) {
     setBusy(true);
     setProgress(0);
     try {
-      const [me, sha256] = await Promise.all([context.api.get('/me'), sha256Of(file)]);
-      const document = await upload({
-        url: `${API}/patients/${patient.id}/documents`,
-        file,
-        title: title.trim() === '' ? file.name : title.trim(),
-        csrfToken: me.csrfToken,
-        sha256,
+      const sha256 = await sha256Of(file);
+      // Percent-encoded: a header carries ASCII only, and titles are often not.
+      const headers = {
+        'x-document-title': encodeURIComponent(title.trim() === '' ? file.name : title.trim()),
+      };
+      if (sha256 !== null) headers['x-content-sha256'] = sha256;
+      const document = await context.api.upload(`${API}/patients/${patient.id}/documents`, file, {
+        headers,
         onProgress: setProgress,
       });
       setFile(null);
@@ -217,17 +160,7 @@ function UploadForm({ context, patient, onUploaded }) {
     <h2 id="upload-heading">Upload a document</h2>
     ${error && html`<${ErrorBanner} title="The document was not uploaded" error=${error} />`}
     <div class="form-grid">
-      <div class="field">
-        <label for="field-file">File</label>
-        <input
-          id="field-file"
-          name="file"
-          type="file"
-          ref=${fileInput}
-          onChange=${choose}
-          style=${{ width: '100%', minWidth: 0, boxSizing: 'border-box' }}
-        />
-      </div>
+      <${FileField} label="File" name="file" inputRef=${fileInput} onChoose=${choose} />
       <${Field}
         label="Title"
         name="title"
@@ -239,11 +172,12 @@ function UploadForm({ context, patient, onUploaded }) {
     </div>
     ${
       progress !== null &&
-      html`<div class="field">
-        <label for="upload-progress">Upload progress</label>
-        <progress id="upload-progress" max="100" value=${progress}>${progress}%</progress>
-        <span aria-live="polite">${progress}%</span>
-      </div>`
+      html`<${ProgressBar}
+        id="upload-progress"
+        label="Upload progress"
+        value=${progress}
+        text=${`${progress}%`}
+      />`
     }
     <div class="form-actions">
       <${Button} type="submit" busy=${busy}>Upload<//>
@@ -253,8 +187,7 @@ function UploadForm({ context, patient, onUploaded }) {
 
 function PatientDocuments({ context, patientId }) {
   const [patient, setPatient] = useState(null);
-  const [cursors, setCursors] = useState([]);
-  const [cursor, setCursor] = useState(null);
+  const pager = usePager();
   const [page, setPage] = useState(null);
   const [error, setError] = useState(null);
   const [notice, setNotice] = useState(null);
@@ -271,14 +204,14 @@ function PatientDocuments({ context, patientId }) {
   useEffect(() => {
     const controller = new AbortController();
     const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
-    if (cursor !== null) params.set('cursor', cursor);
+    if (pager.cursor !== null) params.set('cursor', pager.cursor);
     context.api
       .get(`${API}/patients/${patientId}/documents?${params}`, { signal: controller.signal })
       .then(setPage, (caught) => {
         if (caught.name !== 'AbortError') setError(caught);
       });
     return () => controller.abort();
-  }, [patientId, cursor, reload]);
+  }, [patientId, pager.cursor, reload]);
 
   if (error)
     return html`<${PageHeader} title="Documents" /><${ErrorBanner} error=${error} />
@@ -287,8 +220,7 @@ function PatientDocuments({ context, patientId }) {
 
   const uploaded = (document) => {
     setNotice(`“${document.title}” was uploaded (${sizeLabel(document.size)}).`);
-    setCursors([]);
-    setCursor(null);
+    pager.reset();
     setReload(reload + 1);
   };
 
@@ -308,7 +240,7 @@ function PatientDocuments({ context, patientId }) {
       // A plain link: the browser sends the session cookie and saves the attachment itself.
       render: (document) =>
         html`<a href=${`${API}/documents/${document.id}/content`} download=${document.title}
-          >Download<span style=${VISUALLY_HIDDEN}> ${document.title}</span></a
+          >Download<span class="visually-hidden"> ${document.title}</span></a
         >`,
     },
   ];
@@ -321,27 +253,14 @@ function PatientDocuments({ context, patientId }) {
     ${page === null && html`<${Loading} label="Loading documents…" />`}
     ${
       page !== null &&
-      (page.items.length === 0 && cursors.length === 0
+      (page.items.length === 0 && pager.page === 1
         ? html`<${EmptyState} title="No documents yet" />`
         : html`<${Table}
-            caption=${`Documents of ${fullName(patient)}, newest first`}
-            columns=${columns}
-            rows=${page.items}
-            pagination=${{
-              label: 'Document list pages',
-              status: `Page ${cursors.length + 1}`,
-              hasPrevious: cursors.length > 0,
-              hasNext: page.nextCursor !== null,
-              onPrevious: () => {
-                setCursor(cursors.at(-1) ?? null);
-                setCursors(cursors.slice(0, -1));
-              },
-              onNext: () => {
-                setCursors([...cursors, cursor]);
-                setCursor(page.nextCursor);
-              },
-            }}
-          />`)
+              caption=${`Documents of ${fullName(patient)}, newest first`}
+              columns=${columns}
+              rows=${page.items}
+            />
+            <${Pager} label="Document list pages" pager=${pager} nextCursor=${page.nextCursor} />`)
     }
     ${context.can(WRITE) && html`<${UploadForm} context=${context} patient=${patient} onUploaded=${uploaded} />`}
     <p>
@@ -359,6 +278,6 @@ function Documents({ context }) {
 }
 
 export default {
-  sdk: '^1.0.0',
+  sdk: '^1.2.0',
   routes: [{ path: '/documents', render: mount(Documents) }],
 };

@@ -9,7 +9,7 @@ import { NewJob } from './new-job.js';
 import { mount } from './shared.js';
 
 export default {
-  sdk: '^1.0.0',
+  sdk: '^1.2.0',
   routes: [
     { path: '/migration_import', render: mount(JobList) },
     { path: '/migration_import/new', render: mount(NewJob) },

@@ -5,7 +5,7 @@
  * holding its permission; the server checks every request anyway.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { Banner, Button, ErrorBanner, html, Loading, PageHeader, Table } from '@ward/ui';
+import { Banner, Button, ErrorBanner, html, Loading, PageHeader, ProgressBar, Table } from '@ward/ui';
 import { Preview } from './preview.js';
 import {
   byteSize,
@@ -100,25 +100,16 @@ function StateBanner({ job, context }) {
 
 function Progress({ job }) {
   if (job.state === 'validating')
-    return html`<div class="field">
-      <span id="validate-progress-label">Validation progress</span>
-      <progress aria-labelledby="validate-progress-label" style="width: 100%"></progress>
-    </div>`;
+    return html`<${ProgressBar} id="validate-progress" label="Validation progress" />`;
   if (job.state !== 'executing' && !hasExecuted(job)) return null;
   const { done, total, percent } = job.progress;
-  return html`<div class="field">
-    <span id="execute-progress-label">Execute progress</span>
-    <progress
-      aria-labelledby="execute-progress-label"
-      aria-describedby="execute-progress-text"
-      max=${Math.max(total, 1)}
-      value=${total === 0 ? (job.state === 'succeeded' ? 1 : 0) : done}
-      style="width: 100%"
-    ></progress>
-    <p id="execute-progress-text" class="field-hint" role="status">
-      ${done} of ${total} records (${percent}%)
-    </p>
-  </div>`;
+  return html`<${ProgressBar}
+    id="execute-progress"
+    label="Execute progress"
+    max=${Math.max(total, 1)}
+    value=${total === 0 ? (job.state === 'succeeded' ? 1 : 0) : done}
+    text=${`${done} of ${total} records (${percent}%)`}
+  />`;
 }
 
 function Counts({ job }) {

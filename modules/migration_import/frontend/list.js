@@ -1,6 +1,17 @@
 /** `/migration_import`: the import jobs, newest first, by state, a page at a time through `nextCursor`. */
 import { useEffect, useState } from 'preact/hooks';
-import { ButtonLink, EmptyState, ErrorBanner, Field, html, Loading, PageHeader, Table } from '@ward/ui';
+import {
+  ButtonLink,
+  EmptyState,
+  ErrorBanner,
+  Field,
+  html,
+  Loading,
+  PageHeader,
+  Pager,
+  Table,
+  usePager,
+} from '@ward/ui';
 import { dateTime, formatLabel, HOME, isRunning, JOBS, STATE_OPTIONS, stateLabel, WRITE } from './shared.js';
 
 const PAGE_SIZE = 20;
@@ -12,8 +23,7 @@ const progressText = (job) =>
 export function JobList({ context }) {
   const [state, setState] = useState('');
   /** Cursors of the pages before this one: "Previous page" goes back through them. */
-  const [cursors, setCursors] = useState([]);
-  const [cursor, setCursor] = useState(null);
+  const pager = usePager();
   const [page, setPage] = useState(null);
   const [error, setError] = useState(null);
   const [tick, setTick] = useState(0);
@@ -22,7 +32,7 @@ export function JobList({ context }) {
     const controller = new AbortController();
     const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
     if (state !== '') params.set('state', state);
-    if (cursor !== null) params.set('cursor', cursor);
+    if (pager.cursor !== null) params.set('cursor', pager.cursor);
     context.api.get(`${JOBS}?${params}`, { signal: controller.signal }).then(
       (answer) => {
         setError(null);
@@ -33,7 +43,7 @@ export function JobList({ context }) {
       },
     );
     return () => controller.abort();
-  }, [state, cursor, tick]);
+  }, [state, pager.cursor, tick]);
 
   // Jobs running in the background change state on their own: look again until none is.
   const running = page !== null && page.items.some(isRunning);
@@ -44,8 +54,7 @@ export function JobList({ context }) {
   }, [running, page]);
 
   const filter = (value) => {
-    setCursors([]);
-    setCursor(null);
+    pager.reset();
     setPage(null);
     setState(value);
   };
@@ -68,7 +77,7 @@ export function JobList({ context }) {
     },
   ];
 
-  const empty = page !== null && page.items.length === 0 && cursors.length === 0;
+  const empty = page !== null && page.items.length === 0 && pager.page === 1;
   return html`<${PageHeader}
       title="Data import"
       description="Bring patients, appointments and documents over from the clinic's old system."
@@ -98,24 +107,7 @@ export function JobList({ context }) {
           <//>`
         : !error &&
           page !== null &&
-          html`<${Table}
-            caption="Import jobs, newest first"
-            columns=${columns}
-            rows=${page.items}
-            pagination=${{
-              label: 'Import job pages',
-              status: `Page ${cursors.length + 1}`,
-              hasPrevious: cursors.length > 0,
-              hasNext: page.nextCursor !== null,
-              onPrevious: () => {
-                setCursor(cursors.at(-1) ?? null);
-                setCursors(cursors.slice(0, -1));
-              },
-              onNext: () => {
-                setCursors([...cursors, cursor]);
-                setCursor(page.nextCursor);
-              },
-            }}
-          />`
+          html`<${Table} caption="Import jobs, newest first" columns=${columns} rows=${page.items} />
+            <${Pager} label="Import job pages" pager=${pager} nextCursor=${page.nextCursor} />`
     }`;
 }

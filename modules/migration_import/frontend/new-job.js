@@ -3,9 +3,8 @@
  * what it is and which system it comes from; the upload creates the job and opens its page.
  */
 import { useState } from 'preact/hooks';
-import { Banner, Button, ErrorBanner, Field, html, PageHeader } from '@ward/ui';
-import { FORMATS, HOME, WRITE } from './shared.js';
-import { uploadSource } from './upload.js';
+import { Banner, Button, ErrorBanner, Field, FileField, html, PageHeader } from '@ward/ui';
+import { FORMATS, HOME, JOBS, WRITE } from './shared.js';
 
 /** The format a file's name suggests (Synthea names its files; FHIR exports end .json/.ndjson). */
 export function guessFormat(name) {
@@ -15,29 +14,6 @@ export function guessFormat(name) {
   if (lower.includes('encounter')) return 'synthea-encounters-csv';
   if (lower.endsWith('.csv')) return 'synthea-patients-csv';
   return null;
-}
-
-/** A file input with its label and hint. Field would reset the chosen file: it always sets `value`. */
-function FileField({ error, onChoose }) {
-  const described = error ? 'field-source-hint field-source-error' : 'field-source-hint';
-  return html`<div class=${error ? 'field field-invalid' : 'field'}>
-    <label for="field-source">Source file<span class="field-required" aria-hidden="true"> *</span></label>
-    <input
-      id="field-source"
-      name="source"
-      type="file"
-      required
-      accept=".csv,.json,.ndjson,.txt"
-      aria-invalid=${error ? 'true' : undefined}
-      aria-describedby=${described}
-      onChange=${(event) => onChoose(event.currentTarget.files?.[0] ?? null)}
-    />
-    <p class="field-hint" id="field-source-hint">
-      One file per job: Synthea's patients.csv or encounters.csv, a FHIR Bundle (.json) or a FHIR bulk export
-      (.ndjson). Import patients before the appointments that refer to them.
-    </p>
-    ${error && html`<p class="field-error" id="field-source-error">${error}</p>`}
-  </div>`;
 }
 
 const QUERY_FIELD = /^the query parameter (source_system|format)/;
@@ -76,7 +52,9 @@ export function NewJob({ context }) {
     }
     setBusy(true);
     try {
-      const job = await uploadSource(context, { file, format, sourceSystem: sourceSystem.trim() });
+      // The job's source is the raw request body; what it is goes in the query.
+      const query = new URLSearchParams({ format, source_system: sourceSystem.trim() });
+      const job = await context.api.upload(`${JOBS}?${query}`, file);
       context.navigate(`${HOME}/jobs/${job.id}?created=1`);
     } catch (caught) {
       // The form's fields are the query parameters: a refused one is shown at its field alone.
@@ -95,7 +73,15 @@ export function NewJob({ context }) {
     <form class="form" onSubmit=${submit} novalidate>
       ${error && html`<${ErrorBanner} title="The source was not uploaded" error=${error} />`}
       <div style="display: grid; gap: 1rem; max-width: 36rem">
-        <${FileField} error=${errors.source} onChoose=${choose} />
+        <${FileField}
+          label="Source file"
+          name="source"
+          required
+          accept=".csv,.json,.ndjson,.txt"
+          error=${errors.source}
+          onChoose=${choose}
+          hint="One file per job: Synthea's patients.csv or encounters.csv, a FHIR Bundle (.json) or a FHIR bulk export (.ndjson). Import patients before the appointments that refer to them."
+        />
         <${Field}
           label="Format"
           name="format"

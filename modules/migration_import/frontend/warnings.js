@@ -1,6 +1,6 @@
 /** A job's warnings in source order, filtered by severity, a page at a time through `nextCursor`. */
 import { useEffect, useState } from 'preact/hooks';
-import { EmptyState, ErrorBanner, Field, html, Loading, Table } from '@ward/ui';
+import { EmptyState, ErrorBanner, Field, html, Loading, Pager, Table, usePager } from '@ward/ui';
 import { JOBS } from './shared.js';
 
 const PAGE_SIZE = 25;
@@ -28,8 +28,7 @@ const COLUMNS = [
 /** `version` changes when the job does (a new validation or run): the list is read again. */
 export function Warnings({ context, job, version }) {
   const [severity, setSeverity] = useState(job.counts.warnings?.error > 0 ? 'error' : '');
-  const [cursors, setCursors] = useState([]);
-  const [cursor, setCursor] = useState(null);
+  const pager = usePager();
   const [page, setPage] = useState(null);
   const [error, setError] = useState(null);
 
@@ -37,7 +36,7 @@ export function Warnings({ context, job, version }) {
     const controller = new AbortController();
     const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
     if (severity !== '') params.set('severity', severity);
-    if (cursor !== null) params.set('cursor', cursor);
+    if (pager.cursor !== null) params.set('cursor', pager.cursor);
     context.api.get(`${JOBS}/${job.id}/warnings?${params}`, { signal: controller.signal }).then(
       (answer) => {
         setError(null);
@@ -48,11 +47,10 @@ export function Warnings({ context, job, version }) {
       },
     );
     return () => controller.abort();
-  }, [job.id, severity, cursor, version]);
+  }, [job.id, severity, pager.cursor, version]);
 
   const filter = (value) => {
-    setCursors([]);
-    setCursor(null);
+    pager.reset();
     setPage(null);
     setSeverity(value);
   };
@@ -66,29 +64,16 @@ export function Warnings({ context, job, version }) {
     ${error && html`<${ErrorBanner} error=${error} />`}
     ${!error && page === null && html`<${Loading} label="Loading warnings…" />`}
     ${
-      !error && page !== null && page.items.length === 0 && cursors.length === 0
+      !error && page !== null && page.items.length === 0 && pager.page === 1
         ? html`<${EmptyState} title=${severity === '' ? 'No warnings' : `No ${chosen}`} />`
         : !error &&
           page !== null &&
           html`<${Table}
-            caption=${severity === '' ? 'Warnings, in source order' : `${SEVERITIES.find((entry) => entry.value === severity).label}, in source order`}
-            columns=${COLUMNS}
-            rows=${page.items}
-            pagination=${{
-              label: 'Warning pages',
-              status: `Page ${cursors.length + 1}`,
-              hasPrevious: cursors.length > 0,
-              hasNext: page.nextCursor !== null,
-              onPrevious: () => {
-                setCursor(cursors.at(-1) ?? null);
-                setCursors(cursors.slice(0, -1));
-              },
-              onNext: () => {
-                setCursors([...cursors, cursor]);
-                setCursor(page.nextCursor);
-              },
-            }}
-          />`
+              caption=${severity === '' ? 'Warnings, in source order' : `${SEVERITIES.find((entry) => entry.value === severity).label}, in source order`}
+              columns=${COLUMNS}
+              rows=${page.items}
+            />
+            <${Pager} label="Warning pages" pager=${pager} nextCursor=${page.nextCursor} />`
     }
   </section>`;
 }

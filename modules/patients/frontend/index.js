@@ -17,7 +17,9 @@ import {
   html,
   Loading,
   PageHeader,
+  Pager,
   Table,
+  usePager,
 } from '@ward/ui';
 
 const API = '/patients/patients';
@@ -43,8 +45,7 @@ function PatientList({ context }) {
   const [typed, setTyped] = useState('');
   const [query, setQuery] = useState('');
   /** Cursors of the pages before this one: "Previous page" goes back through them. */
-  const [cursors, setCursors] = useState([]);
-  const [cursor, setCursor] = useState(null);
+  const pager = usePager();
   const [page, setPage] = useState(null);
   const [error, setError] = useState(null);
 
@@ -52,18 +53,17 @@ function PatientList({ context }) {
     const controller = new AbortController();
     const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
     if (query !== '') params.set('q', query);
-    if (cursor !== null) params.set('cursor', cursor);
+    if (pager.cursor !== null) params.set('cursor', pager.cursor);
     setError(null);
     context.api.get(`${API}?${params}`, { signal: controller.signal }).then(setPage, (caught) => {
       if (caught.name !== 'AbortError') setError(caught);
     });
     return () => controller.abort();
-  }, [query, cursor]);
+  }, [query, pager.cursor]);
 
   const search = (event) => {
     event.preventDefault();
-    setCursors([]);
-    setCursor(null);
+    pager.reset();
     setPage(null);
     setQuery(typed.trim());
   };
@@ -101,31 +101,18 @@ function PatientList({ context }) {
     ${error && html`<${ErrorBanner} error=${error} />`}
     ${!error && page === null && html`<${Loading} label="Loading patients…" />`}
     ${
-      !error && page !== null && page.items.length === 0 && cursors.length === 0
+      !error && page !== null && page.items.length === 0 && pager.page === 1
         ? html`<${EmptyState} title=${query === '' ? 'No patients yet' : `No patient matches “${query}”`}>
             ${query === '' && context.can(WRITE) && html`<p><a href="/patients/new">Add the first patient</a>.</p>`}
           <//>`
         : !error &&
           page !== null &&
           html`<${Table}
-            caption=${query === '' ? 'All patients, by name' : `Patients matching “${query}”`}
-            columns=${columns}
-            rows=${page.items}
-            pagination=${{
-              label: 'Patient list pages',
-              status: `Page ${cursors.length + 1}`,
-              hasPrevious: cursors.length > 0,
-              hasNext: page.nextCursor !== null,
-              onPrevious: () => {
-                setCursor(cursors.at(-1) ?? null);
-                setCursors(cursors.slice(0, -1));
-              },
-              onNext: () => {
-                setCursors([...cursors, cursor]);
-                setCursor(page.nextCursor);
-              },
-            }}
-          />`
+              caption=${query === '' ? 'All patients, by name' : `Patients matching “${query}”`}
+              columns=${columns}
+              rows=${page.items}
+            />
+            <${Pager} label="Patient list pages" pager=${pager} nextCursor=${page.nextCursor} />`
     }`;
 }
 
@@ -284,7 +271,7 @@ function PatientDetail({ context }) {
 }
 
 export default {
-  sdk: '^1.0.0',
+  sdk: '^1.2.0',
   routes: [
     { path: '/patients', render: mount(PatientList) },
     { path: '/patients/new', render: mount(NewPatient) },
