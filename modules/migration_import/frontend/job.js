@@ -1,7 +1,7 @@
 /**
  * `/migration_import/jobs/:id`: one job through the rest of the wizard. Validate (the page polls
- * the job while it runs in the background), read the warnings, preview, execute with a progress
- * bar over progress.done / progress.total, and the results. Each action shows only to a user
+ * the job while it runs in the background, with a progress bar), read the warnings, preview,
+ * execute with a progress bar over progress.done / progress.total, and the results. Each action shows only to a user
  * holding its permission; the server checks every request anyway.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -99,8 +99,18 @@ function StateBanner({ job, context }) {
 }
 
 function Progress({ job }) {
-  if (job.state === 'validating')
-    return html`<${ProgressBar} id="validate-progress" label="Validation progress" />`;
+  if (job.state === 'validating') {
+    const { done, total, percent } = job.progress;
+    // Indeterminate until the run's first progress write; the total is an estimate until the end.
+    if (total === 0) return html`<${ProgressBar} id="validate-progress" label="Validation progress" />`;
+    return html`<${ProgressBar}
+      id="validate-progress"
+      label="Validation progress"
+      max=${total}
+      value=${done}
+      text=${`${done} rows read of about ${total} (${percent}%)`}
+    />`;
+  }
   if (job.state !== 'executing' && !hasExecuted(job)) return null;
   const { done, total, percent } = job.progress;
   return html`<${ProgressBar}

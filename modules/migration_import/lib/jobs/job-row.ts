@@ -57,10 +57,17 @@ export const emptyResults = (): Results => ({
   document: { created: 0, updated: 0, skipped: 0, failed: 0 },
 });
 
-/** What GET /jobs and GET /jobs/{id} answer. */
+/**
+ * What GET /jobs and GET /jobs/{id} answer. `progress` is the current run's: while validating, the
+ * rows read of the rows estimated from the bytes read; once validated (or invalid), every record
+ * to write counted, 100%; while executing and after, the records written of those.
+ */
 export function jobView(row: JobRow) {
   const total = row.rows_total;
   const running = row.state === 'validating' || row.state === 'executing';
+  // A finished validation leaves `rows_done` at 0, execute's checkpoint: it read everything.
+  const validated = row.state === 'validated' || row.state === 'invalid';
+  const done = validated ? total : row.rows_done;
   return {
     id: row.id,
     sourceSystem: row.source_system,
@@ -69,10 +76,10 @@ export function jobView(row: JobRow) {
     source: { bytes: Number(row.source_bytes), sha256: row.source_sha256 },
     counts: row.counts,
     progress: {
-      done: row.rows_done,
+      done,
       total,
       percent:
-        total === 0 ? (row.state === 'succeeded' ? 100 : 0) : Math.floor((row.rows_done / total) * 100),
+        total === 0 ? (validated || row.state === 'succeeded' ? 100 : 0) : Math.floor((done / total) * 100),
     },
     results: row.results,
     error: row.error,
