@@ -7,6 +7,7 @@ import test from 'ava';
 import type { Page } from 'playwright-core';
 import {
   axeCheck,
+  focused,
   launchBrowser,
   screenshot,
   sidebar,
@@ -66,10 +67,7 @@ test('a receptionist books an appointment by keyboard, finds it by practitioner 
   await press(page, 'Choose Lovelace, Ada (MRN MRN-0042)');
   const practitioner = page.locator('#field-practitionerName');
   await page.getByText('Lovelace, Ada').waitFor();
-  t.true(
-    await practitioner.evaluate((element) => element === element.ownerDocument.activeElement),
-    'choosing the patient moves on to the practitioner',
-  );
+  await focused(t, practitioner, 'choosing the patient moves on to the practitioner');
   await page.keyboard.type('Dr Hopper');
   await typeInto(page, 'Start time', '0930A');
   await typeInto(page, 'End time', '0900A');
@@ -82,10 +80,7 @@ test('a receptionist books an appointment by keyboard, finds it by practitioner 
   await page.locator('#field-endAt-error').waitFor();
   t.is(await page.locator('#field-endAt-error').innerText(), 'must be after startAt');
   t.is(await end.getAttribute('aria-invalid'), 'true');
-  t.true(
-    await end.evaluate((element) => element === element.ownerDocument.activeElement),
-    'the field in error has the focus',
-  );
+  await focused(t, end, 'the field in error has the focus');
   t.deepEqual(await backend.knex('appointments_appointment').select('id'), [], 'nothing was saved');
   await axeCheck(page, t);
   await screenshot(page, 'appointments-new-invalid');

@@ -248,10 +248,23 @@ export async function sidebarLabels(page: Page): Promise<string[]> {
 export async function tabTo(page: Page, target: Locator, limit = 40): Promise<void> {
   await target.waitFor();
   for (let presses = 0; presses < limit; presses++) {
-    if (await target.evaluate((element) => element === element.ownerDocument.activeElement)) return;
+    if (await hasFocus(target)) return;
     await page.keyboard.press('Tab');
   }
   throw new Error(`${String(target)} did not get the focus after ${limit} presses of Tab`);
+}
+
+/** Whether `target` holds the keyboard focus now. */
+export async function hasFocus(target: Locator): Promise<boolean> {
+  return target.evaluate((element) => element === element.ownerDocument.activeElement);
+}
+
+/**
+ * Asserts that `target` gets the focus. Polled, because a page may move the focus in an effect
+ * that runs after the render the test waited for.
+ */
+export async function focused(t: ExecutionContext, target: Locator, message: string): Promise<void> {
+  await eventually(t, () => hasFocus(target), true, message);
 }
 
 /**

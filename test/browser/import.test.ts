@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { FIXTURES } from '../helpers/cli.ts';
 import {
   axeCheck,
+  focused,
   launchBrowser,
   screenshot,
   sidebar,
@@ -160,7 +161,7 @@ test.serial(
     await page.locator('#field-source_system-error').waitFor();
     t.regex(await page.locator('#field-source_system-error').innerText(), /source_system.*letters, digits/s);
     t.is(await sourceSystem.getAttribute('aria-invalid'), 'true');
-    t.true(await sourceSystem.evaluate((element) => element === element.ownerDocument.activeElement));
+    await focused(t, sourceSystem, 'the field in error has the focus');
     t.is(await count('migration_import_job'), 1, 'the refused upload made no job');
     await axeCheck(page, t);
     await screenshot(page, 'import-new-refused');

@@ -6,6 +6,7 @@ import test from 'ava';
 import type { Page } from 'playwright-core';
 import {
   axeCheck,
+  focused,
   launchBrowser,
   screenshot,
   sidebar,
@@ -70,10 +71,7 @@ test('a receptionist creates a patient by keyboard, meets a validation error, th
   t.regex(await page.locator('#field-email-error').innerText(), /email/);
   t.is(await email.getAttribute('aria-invalid'), 'true');
   t.regex((await email.getAttribute('aria-describedby')) ?? '', /field-email-error/);
-  t.true(
-    await email.evaluate((element) => element === element.ownerDocument.activeElement),
-    'the field in error has the focus',
-  );
+  await focused(t, email, 'the field in error has the focus');
   t.is(await textbox(page, 'MRN').inputValue(), 'MRN-0042', 'what was typed stays');
   t.deepEqual(await backend.knex('patients_patient').select('id'), [], 'nothing was saved');
   await axeCheck(page, t);
