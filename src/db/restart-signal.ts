@@ -1,8 +1,10 @@
 /**
  * The `ward modules restart` channel: PostgreSQL NOTIFY on one channel, which every running backend
  * LISTENs to on a dedicated connection. The same connection announces the backend: its
- * application_name is `ward-backend:<pid>`, so `pg_stat_activity` tells the CLI which backends
+ * application_name is `ward-backend:<id>`, so `pg_stat_activity` tells the CLI which backends
  * are up, with no registry to keep in sync. A backend opens it only after it serves traffic.
+ * The id is the pid and a random part: a pid alone names no process once backends run in
+ * containers, where each replica's backend (and its successor after a restart) has the same one.
  *
  * `ward serve` listens too, as `ward-supervisor:<pid>`: while no backend runs (one is restarting,
  * or its start keeps failing) the CLI still sees that one is on its way, and a request makes a
@@ -10,11 +12,12 @@
  * next start would fail (src/planner/preflight.ts) says so on a second channel, which
  * `ward modules restart --wait` LISTENs to.
  *
- * A request names the backends it is for, by the pids the CLI saw: a backend that started after
+ * A request names the backends it is for, by the ids the CLI saw: a backend that started after
  * the CLI looked (the new one of a restart already under way) is not among them and keeps
  * serving, rather than being restarted by a second request meant for its predecessor.
  * Supervisors act on every request: with no backend named, a request only wakes them.
  */
+import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
 import type { Finding } from '../planner/preflight.ts';
@@ -28,7 +31,13 @@ const SUPERVISOR_PREFIX = 'ward-supervisor:';
 /** A NOTIFY payload must stay under 8000 bytes; a refusal's messages are cut to fit (the log has them whole). */
 const PAYLOAD_LIMIT = 7_000;
 
+/** This process among every process announced on the database, wherever it runs: `<pid>-<random>`. */
+export const PROCESS_ID = `${process.pid}-${randomBytes(4).toString('hex')}`;
+
 export interface RunningBackend {
+  /** Unique to the process (PROCESS_ID); requests name backends by it. */
+  id: string;
+  /** For people: the pid inside its host or container. */
   pid: number;
   since: Date;
 }
@@ -36,16 +45,17 @@ export interface RunningBackend {
 export interface RestartRequest {
   /** Restart even if the next start would refuse (`--force`): no preflight. */
   force: boolean;
-  /** The pids of the backends to restart; null (a request from an older CLI): every backend. */
-  backends: readonly number[] | null;
+  /** The ids of the backends to restart; null (a request from an older CLI): every backend. */
+  backends: readonly string[] | null;
 }
 
-/** Pure: whether the backend with this pid is to act on `request`. */
-export const addressedTo = (request: RestartRequest, pid: number): boolean =>
-  request.backends === null || request.backends.includes(pid);
+/** Pure: whether the backend with this id is to act on `request`. */
+export const addressedTo = (request: RestartRequest, id: string): boolean =>
+  request.backends === null || request.backends.includes(id);
 
 export interface RestartRefusal {
-  /** The backend that refused, and keeps serving. */
+  /** The backend that refused, and keeps serving: its id and, for people, its pid. */
+  id: string;
   pid: number;
   findings: Finding[];
 }
@@ -85,10 +95,10 @@ export async function listenForRestart(
 ): Promise<RestartListener> {
   const listener = restartListener(
     async () => url,
-    `${BACKEND_PREFIX}${process.pid}`,
+    `${BACKEND_PREFIX}${PROCESS_ID}`,
     logger,
     (request) => {
-      if (addressedTo(request, process.pid)) onRestart(request);
+      if (addressedTo(request, PROCESS_ID)) onRestart(request);
     },
   );
   try {
@@ -110,7 +120,7 @@ export function listenAsSupervisor(
   logger: Logger,
   onRestart: (request: RestartRequest) => void,
 ): RestartListener {
-  return restartListener(url, `${SUPERVISOR_PREFIX}${process.pid}`, logger, onRestart);
+  return restartListener(url, `${SUPERVISOR_PREFIX}${PROCESS_ID}`, logger, onRestart);
 }
 
 async function announced(knex: Knex, prefix: string): Promise<RunningBackend[]> {
@@ -119,11 +129,11 @@ async function announced(knex: Knex, prefix: string): Promise<RunningBackend[]> 
     .andWhere('application_name', 'like', `${prefix}%`)
     .select('application_name', 'backend_start')) as Array<{ application_name: string; backend_start: Date }>;
   return rows
-    .map((row) => ({
-      pid: Number(row.application_name.slice(prefix.length)),
-      since: row.backend_start,
-    }))
-    .sort((a, b) => a.pid - b.pid);
+    .map((row) => {
+      const id = row.application_name.slice(prefix.length);
+      return { id, pid: Number.parseInt(id, 10), since: row.backend_start };
+    })
+    .sort((a, b) => a.pid - b.pid || a.id.localeCompare(b.id));
 }
 
 export const runningBackends = (knex: Knex): Promise<RunningBackend[]> => announced(knex, BACKEND_PREFIX);
@@ -150,13 +160,16 @@ export async function requestRestart(
   ]);
 }
 
-/** A payload from an older CLI, or none, is a plain request for every backend. */
+/**
+ * A payload from an older CLI (none, or backends named by pid alone), is a plain request for
+ * every backend: a pid cannot say which of several containers' backends it meant.
+ */
 export function parseRequest(payload: string): RestartRequest {
   try {
     const value = JSON.parse(payload) as { force?: unknown; backends?: unknown };
     const backends =
-      Array.isArray(value.backends) && value.backends.every((pid) => Number.isInteger(pid))
-        ? (value.backends as number[])
+      Array.isArray(value.backends) && value.backends.every((id) => typeof id === 'string')
+        ? (value.backends as string[])
         : null;
     return { force: value.force === true, backends };
   } catch {
@@ -171,6 +184,7 @@ export async function announceRefusal(knex: Knex, findings: readonly Finding[]):
   do {
     const cut = (text: string) => (text.length > limit ? `${text.slice(0, limit)}…` : text);
     payload = JSON.stringify({
+      id: PROCESS_ID,
       pid: process.pid,
       findings: findings.map(({ code, message, hint }) => ({ code, message: cut(message), hint: cut(hint) })),
     } satisfies RestartRefusal);
@@ -205,8 +219,9 @@ export async function listenForRefusals(
 function parseRefusal(payload: string): RestartRefusal | null {
   try {
     const value = JSON.parse(payload) as Partial<RestartRefusal>;
-    if (typeof value.pid !== 'number' || !Array.isArray(value.findings)) return null;
-    return { pid: value.pid, findings: value.findings };
+    if (typeof value.id !== 'string' || typeof value.pid !== 'number' || !Array.isArray(value.findings))
+      return null;
+    return { id: value.id, pid: value.pid, findings: value.findings };
   } catch {
     return null;
   }

@@ -3,6 +3,8 @@
  * with the findings and the backend keeps serving, unless the caller forces the restart.
  */
 import test from 'ava';
+import pg from 'pg';
+import { parseRequest, PROCESS_ID, type RestartRequest } from '../../src/db/restart-signal.ts';
 import type { Finding } from '../../src/planner/preflight.ts';
 import { addUser, call, installedDatabase, signIn, startApp } from '../helpers/app.ts';
 
@@ -13,7 +15,7 @@ const GRANTS_BROKEN: Finding = {
 };
 
 async function admin(t: Parameters<typeof installedDatabase>[0], findings: Finding[]) {
-  const { knex } = await installedDatabase(t);
+  const { knex, url } = await installedDatabase(t);
   await addUser(knex, 'ada', ['admin']);
   let checks = 0;
   const app = await startApp(t, knex, {
@@ -27,7 +29,7 @@ async function admin(t: Parameters<typeof installedDatabase>[0], findings: Findi
   const { token } = await signIn(app.base, 'ada');
   const restart = (query = '', json?: unknown) =>
     call(app.base, 'POST', `/api/v1/modules/-/restart${query}`, { token, json });
-  return { ...app, restart, checks: () => checks };
+  return { ...app, url, restart, checks: () => checks };
 }
 
 /** onRestart runs once the answer is out, if it runs: give it the time to. */
@@ -80,4 +82,23 @@ test('restart: with nothing found, 202 and the restart', async (t) => {
   await settled();
   t.is(restarts(), 1);
   t.is(checks(), 1);
+});
+
+test('restart: every other backend replica on the database is asked to restart too, and says how many', async (t) => {
+  const { restart, restarts, url } = await admin(t, []);
+  // Another replica, as a backend announces itself: in another container its pid may be ours.
+  const other = `${process.pid}-ffffffff`;
+  const replica = new pg.Client({ connectionString: url, application_name: `ward-backend:${other}` });
+  await replica.connect();
+  t.teardown(() => replica.end());
+  const asked: RestartRequest[] = [];
+  replica.on('notification', (message) => asked.push(parseRequest(message.payload ?? '')));
+  await replica.query('LISTEN ward_restart');
+  const answer = await restart();
+  t.is(answer.status, 202);
+  t.like(answer.body, { replicas: 1 });
+  await settled();
+  t.is(restarts(), 1, 'this backend restarts');
+  t.deepEqual(asked, [{ force: false, backends: [other] }], 'the replica, and only it, is asked, unforced');
+  t.not(other, PROCESS_ID);
 });

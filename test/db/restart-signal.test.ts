@@ -6,6 +6,7 @@ import test from 'ava';
 import pg from 'pg';
 import {
   addressedTo,
+  PROCESS_ID,
   listenAsSupervisor,
   listenForRestart,
   parseRequest,
@@ -75,22 +76,32 @@ test('a request names the backends it is for: another backend ignores it, one wi
   t.teardown(() => clearInterval(poll));
   // The supervisor announces itself once it listens.
   t.true(await until(() => supervisorUp, 10_000));
-  await requestRestart(knex, { force: false, backends: [process.pid + 1] });
+  // Another process with the same pid (another container's backend) is another backend.
+  const samePid = `${process.pid}-00000000`;
+  await requestRestart(knex, { force: false, backends: [samePid] });
   await requestRestart(knex, { force: false, backends: [] });
-  await requestRestart(knex, { force: true, backends: [process.pid] });
+  await requestRestart(knex, { force: true, backends: [PROCESS_ID] });
   // Notifications arrive in the order they were sent: once the last is here, so are the others.
   t.true(await until(() => backend.length > 0 && supervisor.length === 3, 10_000));
-  t.deepEqual(backend, [{ force: true, backends: [process.pid] }], 'only the request naming this backend');
+  t.deepEqual(backend, [{ force: true, backends: [PROCESS_ID] }], 'only the request naming this backend');
   t.deepEqual(
     supervisor.map((request) => request.backends),
-    [[process.pid + 1], [], [process.pid]],
+    [[samePid], [], [PROCESS_ID]],
   );
 });
 
-test('a payload from an older CLI, without backends, is for every backend', (t) => {
+test('a payload from an older CLI, without backends or naming them by pid, is for every backend', (t) => {
   t.deepEqual(parseRequest('{"force":true}'), { force: true, backends: null });
   t.deepEqual(parseRequest(''), { force: false, backends: null });
-  t.true(addressedTo(parseRequest('{"force":false}'), 4242));
-  t.false(addressedTo(parseRequest('{"force":false,"backends":[]}'), 4242));
-  t.true(addressedTo(parseRequest('{"force":false,"backends":[1,4242]}'), 4242));
+  t.deepEqual(parseRequest('{"force":false,"backends":[1,4242]}'), { force: false, backends: null });
+  t.true(addressedTo(parseRequest('{"force":false}'), '4242-0a0b0c0d'));
+  t.false(addressedTo(parseRequest('{"force":false,"backends":[]}'), '4242-0a0b0c0d'));
+  t.true(
+    addressedTo(parseRequest('{"force":false,"backends":["1-ffffffff","4242-0a0b0c0d"]}'), '4242-0a0b0c0d'),
+  );
+  t.false(addressedTo(parseRequest('{"force":false,"backends":["4242-ffffffff"]}'), '4242-0a0b0c0d'));
+});
+
+test('each process has its own id, whose first part is its pid', (t) => {
+  t.regex(PROCESS_ID, new RegExp(`^${process.pid}-[0-9a-f]{8}$`));
 });

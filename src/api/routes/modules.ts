@@ -1,7 +1,8 @@
 /**
  * `GET /api/v1/modules/-/active` (what the frontend shows, filtered per caller: a navigation entry only for holders of its permission) and
- * `POST /api/v1/modules/-/restart` (admin: answers 202, then the process restarts gracefully; 409
- * and no restart when the next start would refuse, unless forced with `?force=true` or
+ * `POST /api/v1/modules/-/restart` (admin: answers 202, then the process restarts gracefully, and
+ * so does every other backend replica on the same database, as `ward modules restart` would ask
+ * them; 409 and no restart when the next start would refuse, unless forced with `?force=true` or
  * `{"force": true}`). The 202 names this backend and the newest operation-log row, for a page to
  * follow the restart (modules-admin.ts).
  */
@@ -10,6 +11,7 @@ import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import type { InstalledModule } from '../../auth/installed.ts';
 import { can } from '../../auth/permissions.ts';
+import { PROCESS_ID, requestRestart, runningBackends } from '../../db/restart-signal.ts';
 import { byName } from '../../planner/graph.ts';
 import { restartRefused, type Finding } from '../../planner/preflight.ts';
 import type { Logger } from '../../logger.ts';
@@ -59,10 +61,14 @@ const ACTIVE_RESPONSE = {
 
 const RESTART_RESPONSE = {
   type: 'object',
-  required: ['status', 'message', 'startId', 'lastLogId'],
+  required: ['status', 'message', 'startId', 'lastLogId', 'replicas'],
   properties: {
     status: { const: 'restarting' },
     message: { type: 'string' },
+    replicas: {
+      type: 'integer',
+      description: 'The other backends on this database, asked to restart too.',
+    },
     startId: {
       type: 'string',
       description: 'This backend: GET /api/v1/modules/-/restart/{startId} says once another answers.',
@@ -110,7 +116,8 @@ export function moduleRoutes(deps: {
 
   const restart = async (ctx: Context) => {
     const user = callerOf(ctx).principal.username;
-    if (!forced(ctx)) {
+    const force = forced(ctx);
+    if (!force) {
       const findings = await deps.preflight();
       if (findings.length > 0) {
         deps.logger.warn({ user, findings }, 'restart over HTTP refused: the next start would fail');
@@ -120,11 +127,19 @@ export function moduleRoutes(deps: {
         return;
       }
     }
-    deps.logger.info({ user }, 'restart requested over HTTP');
+    // The other replicas restart too, each after its own check unless forced: the plan is the
+    // same for all, and a replica left on the old code would serve routes the new start removed.
+    const others = await otherBackends(deps.knex, deps.logger);
+    if (others.length > 0) await requestRestart(deps.knex, { force, backends: others });
+    deps.logger.info({ user, replicas: others.length }, 'restart requested over HTTP');
     ctx.status = 202;
     ctx.body = {
       status: 'restarting',
-      message: 'the backend restarts now; it serves again once pending module changes are applied',
+      message:
+        others.length === 0
+          ? 'the backend restarts now; it serves again once pending module changes are applied'
+          : `the backend and ${others.length} other replica(s) restart now; they serve again once pending module changes are applied`,
+      replicas: others.length,
       startId: deps.backend.startId,
       lastLogId: await lastLogId(deps.knex, deps.logger),
     };
@@ -162,6 +177,16 @@ export function moduleRoutes(deps: {
       handler: restart,
     },
   ];
+}
+
+/** The ids of the other running backends, or none when they cannot be read (logged): this one still restarts. */
+async function otherBackends(knex: Knex, logger: Logger): Promise<string[]> {
+  try {
+    return (await runningBackends(knex)).map((backend) => backend.id).filter((id) => id !== PROCESS_ID);
+  } catch (error) {
+    logger.warn({ err: error }, 'could not list the other backends to restart them too');
+    return [];
+  }
 }
 
 /**

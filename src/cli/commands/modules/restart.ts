@@ -94,7 +94,7 @@ export default class ModulesRestart extends ModuleCommand {
     if (!flags.wait) {
       // Also reaches a `ward serve` backing off after failed starts: it starts one at once. Only
       // the backends seen above restart: one started since (by a restart under way) keeps serving.
-      await requestRestart(knex, { force: flags.force, backends: before.map((backend) => backend.pid) });
+      await requestRestart(knex, { force: flags.force, backends: before.map((backend) => backend.id) });
       this.log(asked);
       return { plan, restarted: before.length, waited: false, failed: [] };
     }
@@ -132,7 +132,7 @@ export default class ModulesRestart extends ModuleCommand {
       listenForRefusals(url, (refusal) => refusals.push(refusal)),
     );
     try {
-      await requestRestart(knex, { force: flags.force, backends: before.map((backend) => backend.pid) });
+      await requestRestart(knex, { force: flags.force, backends: before.map((backend) => backend.id) });
       this.log(asked);
       await untilBack(knex, before, refusals, flags.timeout * 1000);
     } finally {
@@ -236,14 +236,14 @@ async function untilBack(
   refusals: readonly RestartRefusal[],
   timeoutMs: number,
 ): Promise<void> {
-  const old = new Set(before.map((backend) => backend.pid));
+  const old = new Set(before.map((backend) => backend.id));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const refused = new Set(refusals.map((refusal) => refusal.pid).filter((pid) => old.has(pid)));
+    const refused = new Set(refusals.map((refusal) => refusal.id).filter((id) => old.has(id)));
     const expected = Math.max(before.length, 1) - refused.size;
     if (expected <= 0) return;
     const now = await runningBackends(knex);
-    const replaced = now.every((backend) => !old.has(backend.pid) || refused.has(backend.pid));
+    const replaced = now.every((backend) => !old.has(backend.id) || refused.has(backend.id));
     if (replaced && now.length - refused.size >= expected) return;
     if (Date.now() > deadline)
       throw new WardError(
