@@ -239,7 +239,7 @@ after(async () => {
   console.log(`deploy figures:\n  ${figures.join('\n  ')}`);
 });
 
-test('the images run as non-root users and ship no build-time CA bundle', async () => {
+test('the images run as non-root users, ship no build-time CA bundle, and the frontend refuses bad settings', async () => {
   const backendUser = await must('docker', [
     'image',
     'inspect',
@@ -268,6 +268,26 @@ test('the images run as non-root users and ship no build-time CA bundle', async 
     ]);
     assert.match(found.stdout, /No such file or directory/, `${image} holds no build CA`);
   }
+  // The frontend's settings are checked before nginx starts: a bad one is refused, naming it.
+  const check = (...env: string[]) =>
+    run('docker', [
+      'run',
+      '--rm',
+      ...env.flatMap((entry) => ['-e', entry]),
+      `ward-frontend:${PROJECT}`,
+      'check',
+    ]);
+  const good = await check('BACKEND_UPSTREAM=127.0.0.1:8080', 'TRUSTED_PROXIES=10.0.0.0/8,fd00::/8');
+  assert.equal(good.code, 0, good.stderr);
+  const badProxies = await check('BACKEND_UPSTREAM=127.0.0.1:8080', 'TRUSTED_PROXIES=10.0.0.0/8;deny all');
+  assert.equal(badProxies.code, 1);
+  assert.match(
+    badProxies.stderr,
+    /TRUSTED_PROXIES holds "10\.0\.0\.0\/8;deny", which is not an address or network\. Fix:/,
+  );
+  const badUpstream = await check('BACKEND_UPSTREAM=backend:8080;');
+  assert.equal(badUpstream.code, 1);
+  assert.match(badUpstream.stderr, /BACKEND_UPSTREAM="backend:8080;" is not a host:port\. Fix:/);
   const node = await must('docker', ['run', '--rm', `ward-backend:${PROJECT}`, 'node', '--version']);
   assert.match(node, /^v24\./, 'the pinned Node 24');
 });
