@@ -28,6 +28,54 @@ const IMPURE = [
   ].flatMap((name) => [name, `node:${name}`]),
 ];
 
+/**
+ * The layers of src/, lowest first: what each folder may not import. A lower layer never reaches up,
+ * so each can be read, tested and changed without the ones above it. (The planner has its own,
+ * stricter rule below; the SDK is the modules' contract, built on the API's helpers.)
+ */
+const LAYERS = {
+  errors: [
+    'config',
+    'db',
+    'manifests',
+    'backup',
+    'auth',
+    'applier',
+    'sdk',
+    'inspect',
+    'api',
+    'server',
+    'cli',
+  ],
+  config: ['db', 'manifests', 'backup', 'auth', 'applier', 'sdk', 'inspect', 'api', 'server', 'cli'],
+  manifests: ['db', 'backup', 'auth', 'applier', 'sdk', 'inspect', 'api', 'server', 'cli'],
+  db: ['manifests', 'backup', 'auth', 'applier', 'sdk', 'inspect', 'api', 'server', 'cli'],
+  backup: ['auth', 'applier', 'sdk', 'inspect', 'api', 'server', 'cli'],
+  auth: ['backup', 'applier', 'inspect', 'api', 'server', 'cli'],
+  applier: ['inspect', 'api', 'server', 'cli'],
+  inspect: ['applier', 'sdk', 'api', 'server', 'cli'],
+  sdk: ['db', 'backup', 'applier', 'inspect', 'server', 'cli'],
+  api: ['server', 'cli'],
+  server: ['cli'],
+};
+
+const layerRules = Object.entries(LAYERS).map(([folder, above]) => ({
+  files: [`src/${folder}/**`],
+  rules: {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: `^(\\.\\./)+(${above.join('|')})/`,
+            message: `src/${folder} is below ${above.join(', ')}: it may not import them`,
+          },
+        ],
+      },
+    ],
+  },
+}));
+
 export default tseslint.config(
   {
     ignores: [
@@ -68,6 +116,7 @@ export default tseslint.config(
       ),
     },
   },
+  ...layerRules,
   {
     // The planner decides; it does no I/O, so every decision is a pure function a test can call.
     files: ['src/planner/**'],

@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import { loadConfig, type Config } from '../config.ts';
 import { isWardError, WardError } from '../errors/ward-error.ts';
 import { openDatabase } from '../db/connection.ts';
-import { reportFailure, reportWarnings } from './failure.ts';
+import { reportFailure, reportWarnings } from '../server/failure.ts';
 
 /**
  * A failure to parse the command line as bad usage, in oclif's words without its help pointer. A

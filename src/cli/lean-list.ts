@@ -15,7 +15,7 @@ import type { ModuleRow } from '../planner/types.ts';
 import { databaseUrl } from '../db/connection.ts';
 import { MODULE_ROWS_SQL } from '../db/modules.ts';
 import { queryOnce } from '../db/pg-client.ts';
-import { reportFailure, reportWarnings } from './failure.ts';
+import { reportFailure, reportWarnings } from '../server/failure.ts';
 import { renderList } from './render.ts';
 
 /** oclif's --json output when no theme colours it. */

@@ -3,7 +3,7 @@
  * WARD_JSON_LIMIT ("1mb (the default)"); a module's variable has its own default, which the module
  * passes as `examples` for the hint.
  */
-import { parseSize as parseWardSize } from '../api/body.ts';
+import { parseSize as parseWardSize } from '../config/size.ts';
 import { WardError } from '../errors/ward-error.ts';
 
 export function parseSize(value: string, variable: string, examples = '512kb or 25mb'): number {

@@ -6,9 +6,9 @@
  */
 import { runBackend } from './backend.ts';
 import { applyModuleSettings, loadConfig } from '../config.ts';
-import { reportFailure } from '../cli/failure.ts';
+import { reportFailure } from './failure.ts';
 import { createLogger } from '../logger.ts';
-import { parseLogLevel } from './backend-settings.ts';
+import { parseLogLevel } from '../config/backend-settings.ts';
 import { isWardError } from '../errors/ward-error.ts';
 import { EXIT_ADDRESS_TAKEN, SPARE_ENV, waitAsSpare, type FromBackend } from './spare.ts';
 

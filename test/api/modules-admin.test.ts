@@ -6,7 +6,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { appendLog } from '../../src/db/modules.ts';
 import { loadConfig } from '../../src/config.ts';
-import { nextStartSources } from '../../src/server/module-reports.ts';
+import { nextStartSources } from '../../src/inspect/module-reports.ts';
 import { parseJson, scratchDir, ward } from '../helpers/cli.ts';
 import { addUser, authEnv, call, installedDatabase, signIn, startApp, type Answer } from '../helpers/app.ts';
 
@@ -354,5 +354,6 @@ test('the OpenAPI document lists each read with its permission, response schema 
     'message',
     'startId',
     'lastLogId',
+    'replicas',
   ]);
 });

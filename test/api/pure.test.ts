@@ -1,6 +1,5 @@
-/** The API's pure decisions: credentials, CSRF, error rendering, sizes, OpenAPI paths, the routes contract. */
+/** The API's pure decisions: credentials, CSRF, error rendering, OpenAPI paths, the routes contract. */
 import test from 'ava';
-import { parseSize } from '../../src/api/body.ts';
 import { presentedCredential } from '../../src/api/credentials.ts';
 import { csrfProblem } from '../../src/api/csrf.ts';
 import { ApiError, renderError } from '../../src/api/errors.ts';
@@ -97,15 +96,6 @@ test('database errors a request can meet: a refused value is 400, a missing data
     'a client hanging up is not the database',
   );
   t.like(renderError(pgError('23505')), { status: 500, unexpected: true });
-});
-
-test('WARD_JSON_LIMIT sizes', (t) => {
-  t.is(parseSize('1mb'), 1024 * 1024);
-  t.is(parseSize('512KB'), 512 * 1024);
-  t.is(parseSize('2048'), 2048);
-  t.is(parseSize('10b'), 10);
-  for (const bad of ['', '0', '1gb', '-1', '1.5mb', 'lots'])
-    t.throws(() => parseSize(bad), { message: /WARD_JSON_LIMIT=.* is not a size/ }, bad);
 });
 
 test('koa paths become OpenAPI paths with their parameters', (t) => {

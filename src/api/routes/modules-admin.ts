@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import { readModuleRows } from '../../db/modules.ts';
 import { listModulesInDetail } from '../../planner/overview.ts';
 import { invalidQuery } from '../../sdk/errors.ts';
-import { pendingPlanReport, type ModuleSources } from '../../server/module-reports.ts';
+import { pendingPlanReport, type ModuleSources } from '../../inspect/module-reports.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute, QueryParameter } from '../route.ts';
 

@@ -1,7 +1,7 @@
 import { applyModuleSettings } from '../../config.ts';
 import { createLogger } from '../../logger.ts';
 import { runBackend } from '../../server/backend.ts';
-import { parseLogLevel } from '../../server/backend-settings.ts';
+import { parseLogLevel } from '../../config/backend-settings.ts';
 import { WardCommand } from '../base.ts';
 
 export default class Backend extends WardCommand {

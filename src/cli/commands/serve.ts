@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Flags } from '@oclif/core';
-import { backendSettings, parseLogLevel } from '../../server/backend-settings.ts';
+import { backendSettings, parseLogLevel } from '../../config/backend-settings.ts';
 import { parseSwitch, type Config } from '../../config.ts';
 import { checkDatabaseUrl } from '../../db/connection.ts';
 import { listenAsSupervisor } from '../../db/restart-signal.ts';

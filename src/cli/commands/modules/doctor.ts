@@ -1,5 +1,5 @@
 import type { DoctorReport } from '../../../planner/doctor.ts';
-import { doctorInputs, doctorReport, type DoctorResult } from '../../../server/module-reports.ts';
+import { doctorInputs, doctorReport, type DoctorResult } from '../../../inspect/module-reports.ts';
 import { ModuleCommand } from '../../module-command.ts';
 
 export default class ModulesDoctor extends ModuleCommand {

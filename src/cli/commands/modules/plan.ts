@@ -1,4 +1,4 @@
-import { pendingPlanReport, type PlanReport } from '../../../server/module-reports.ts';
+import { pendingPlanReport, type PlanReport } from '../../../inspect/module-reports.ts';
 import { ModuleCommand } from '../../module-command.ts';
 import { NEXT_STEP_RESTART, renderPlan } from '../../render.ts';
 

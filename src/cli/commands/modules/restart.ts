@@ -15,7 +15,7 @@ import {
   type RunningBackend,
 } from '../../../db/restart-signal.ts';
 import { listenForSteps } from '../../../db/step-channel.ts';
-import { startInputs } from '../../../server/preflight.ts';
+import { startInputs } from '../../../inspect/preflight.ts';
 import { ModuleCommand } from '../../module-command.ts';
 import { renderPlan } from '../../render.ts';
 

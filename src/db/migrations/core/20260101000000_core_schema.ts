@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** The tables the controller keeps its truth in (DESIGN.md "Storage of truth"). */
+/** The tables the controller keeps its truth in: modules, the operation log, seed records. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('core_module', (table) => {
     table.text('name').primary();

@@ -24,7 +24,7 @@ import {
   type StartInputs,
 } from '../planner/preflight.ts';
 import type { Inventory } from '../planner/types.ts';
-import { backendSettings } from './backend-settings.ts';
+import { backendSettings } from '../config/backend-settings.ts';
 
 /** The WardError `check` throws, or null when it passes; anything else is a bug and is thrown. */
 async function refusalOf(check: () => unknown): Promise<WardError | null> {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import test from 'ava';
 import { firstAdminPasswordFile } from '../../src/auth/first-admin.ts';
 import { loadConfig } from '../../src/config.ts';
-import { checkFiles, recheck, startInputs } from '../../src/server/preflight.ts';
+import { checkFiles, recheck, startInputs } from '../../src/inspect/preflight.ts';
 import { addUser, authEnv, installedDatabase } from '../helpers/app.ts';
 import { scratchDir } from '../helpers/cli.ts';
 

@@ -3,7 +3,7 @@
  * backend before it touches the database, and by `ward serve` before it starts one, so that a typo
  * is one clear error instead of a backend failing again and again under back-off.
  */
-import { DEFAULT_JSON_LIMIT, parseSize } from '../api/body.ts';
+import { DEFAULT_JSON_LIMIT, parseSize } from './size.ts';
 import { parseHost, parsePort, parseSwitch, type Config } from '../config.ts';
 import { WardError } from '../errors/ward-error.ts';
 

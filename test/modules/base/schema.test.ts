@@ -5,15 +5,15 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
-import { createApiToken } from '../../src/auth/api-tokens.ts';
-import { createSession } from '../../src/auth/sessions.ts';
-import { loadConfig } from '../../src/config.ts';
-import { discover } from '../../src/manifests/discover.ts';
-import { reconcile } from '../../src/applier/reconcile.ts';
-import { schedule } from '../../src/db/schedule.ts';
-import { silentLogger } from '../../src/logger.ts';
-import { AUTH_MODULES, addUser, install, installedDatabase } from '../helpers/app.ts';
-import { scratchDir } from '../helpers/cli.ts';
+import { createApiToken } from '../../../src/auth/api-tokens.ts';
+import { createSession } from '../../../src/auth/sessions.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { discover } from '../../../src/manifests/discover.ts';
+import { reconcile } from '../../../src/applier/reconcile.ts';
+import { schedule } from '../../../src/db/schedule.ts';
+import { silentLogger } from '../../../src/logger.ts';
+import { AUTH_MODULES, addUser, install, installedDatabase } from '../../helpers/app.ts';
+import { scratchDir } from '../../helpers/cli.ts';
 
 const AUTH_TABLES = ['base_api_token', 'base_role', 'base_session', 'base_user', 'base_user_role'];
 
