@@ -8,7 +8,15 @@
 import { decodeUtf8 } from './decode.ts';
 import { stopAtFault } from './fault.ts';
 import { asObject, FullUrls, mapResource } from './fhir-map.ts';
-import { JsonStreamParser, JsonSyntaxFault, parseJsonText } from './json-stream.ts';
+import { DEFAULT_MAX_BYTES } from '../../documents/lib/config.ts';
+import {
+  DEFAULT_MAX_ITEM_CHARS,
+  JsonStreamParser,
+  JsonSyntaxFault,
+  parseJsonNoted,
+  type JsonNote,
+  type JsonStreamOptions,
+} from './json-stream.ts';
 import { splitLines } from './lines.ts';
 import type { ByteSource, ReadOptions, SourceItem } from './records.ts';
 import { warn } from './warnings.ts';
@@ -75,6 +83,33 @@ class ResourceMapper {
   }
 }
 
+/** The parser's limits for `options`: inline content may be as long as the largest document in base64. */
+function limits(options: ReadOptions): JsonStreamOptions {
+  const maxBytes = options.maxDocumentBytes ?? DEFAULT_MAX_BYTES;
+  // base64 is 4 characters per 3 bytes, a line break every 76 characters adds some more; twice
+  // that, so content somewhat over the limit is read and reported as such (content_too_large).
+  const maxDataChars = 2 * Math.ceil(maxBytes / 3) * 4 * (77 / 76) + 1024;
+  return {
+    maxTokenChars: options.maxTokenChars,
+    maxDataChars: Math.max(Math.ceil(maxDataChars), options.maxTokenChars ?? 0),
+    maxItemChars: options.maxEntryChars,
+  };
+}
+
+/** Warnings of what the JSON text says that its values cannot. */
+function* noted(notes: readonly JsonNote[] | undefined, row: number): Generator<SourceItem> {
+  for (const note of notes ?? []) {
+    const field = note.pointer.replace(/^\/resource(?=\/|$)/, '');
+    yield {
+      kind: 'warning',
+      warning:
+        note.kind === 'number'
+          ? warn.inexactNumber({ row, field }, note.text)
+          : warn.duplicateKey({ row, field }, note.text),
+    };
+  }
+}
+
 export async function* readFhirJson(
   source: ByteSource,
   options: ReadOptions = {},
@@ -86,7 +121,7 @@ export async function* readFhirJson(
       splitKey: 'entry',
       // Only a Bundle's entries are resources; another resource's `entry` (a List's) is plain data.
       shouldSplit: (root) => root.resourceType === undefined || root.resourceType === 'Bundle',
-      maxTokenChars: options.maxTokenChars,
+      ...limits(options),
     });
     const events = async function* () {
       for await (const text of decodeUtf8(source)) yield* parser.push(text);
@@ -97,10 +132,13 @@ export async function* readFhirJson(
         entries++;
         const entry = asObject(event.value);
         const fullUrl = typeof entry?.fullUrl === 'string' ? entry.fullUrl : undefined;
+        yield* noted(event.notes, entries);
         if (mapper.entryIsRequest(entry, entries)) continue;
         yield* mapper.map(entry?.resource, entries, '', `entry ${entries}`, fullUrl);
-      } else if (asObject(event.value)?.resourceType !== 'Bundle') {
-        yield* mapper.map(event.value, 1, '', 'the document');
+      } else {
+        yield* noted(event.notes, Math.max(entries, 1));
+        if (asObject(event.value)?.resourceType !== 'Bundle')
+          yield* mapper.map(event.value, 1, '', 'the document');
       }
     }
   }
@@ -114,24 +152,24 @@ export async function* readFhirNdjson(
 ): AsyncGenerator<SourceItem> {
   const mapper = new ResourceMapper();
   async function* read(): AsyncGenerator<SourceItem> {
-    for await (const { line, text } of splitLines(decodeUtf8(source), options.maxLineChars ?? 64 << 20)) {
+    const maxLine = options.maxLineChars ?? options.maxEntryChars ?? DEFAULT_MAX_ITEM_CHARS;
+    for await (const { line, text } of splitLines(decodeUtf8(source), maxLine)) {
       if (text.trim() === '') continue;
-      let value: unknown;
+      // Parsed by Ward's own parser, not JSON.parse, which would drop a duplicate key and round
+      // 1e309 to Infinity without a word.
+      let parsed: { value: unknown; notes: JsonNote[] };
       try {
-        value = JSON.parse(text);
-      } catch {
-        try {
-          value = parseJsonText(text);
-        } catch (error) {
-          if (!(error instanceof JsonSyntaxFault)) throw error;
-          yield {
-            kind: 'warning',
-            warning: warn.jsonSyntax({ row: line }, line, error.column, error.detail),
-          };
-          continue;
-        }
+        parsed = parseJsonNoted(text, { ...limits(options), maxItemChars: maxLine });
+      } catch (error) {
+        if (!(error instanceof JsonSyntaxFault)) throw error;
+        yield {
+          kind: 'warning',
+          warning: warn.jsonSyntax({ row: line }, line, error.column, error.detail),
+        };
+        continue;
       }
-      yield* mapper.map(value, line, '', `line ${line}`);
+      yield* noted(parsed.notes, line);
+      yield* mapper.map(parsed.value, line, '', `line ${line}`);
     }
   }
   yield* stopAtFault(read());

@@ -150,10 +150,14 @@ export type SourceFields = { [K in RecordKind]?: Partial<Record<keyof RawOf[K], 
 export interface ReadOptions {
   /** Longest CSV record; longer means a quote was left open. Default 1 MiB. */
   maxRecordChars?: number;
-  /** Longest NDJSON line. Default 64 MiB. */
+  /** Longest NDJSON line. Default `maxEntryChars`. */
   maxLineChars?: number;
-  /** Longest single JSON string or number in a Bundle. Default 64 MiB. */
+  /** Longest single JSON string or number, but inline content (`data`). Default 4 MiB. */
   maxTokenChars?: number;
+  /** Longest Bundle entry, or single resource, in characters. Default 64 MiB. */
+  maxEntryChars?: number;
+  /** Largest document content; inline `data` may be as long as its base64 (and line breaks). Default 25 MiB. */
+  maxDocumentBytes?: number;
 }
 
 /** Bytes of an uploaded file: a Node Readable without an encoding set, or any async iterable of chunks. */

@@ -35,6 +35,9 @@ export const WARNING_CODES = [
   'bad_base64',
   'content_too_large',
   'binary_mismatch',
+  'json_inexact_number',
+  'json_duplicate_key',
+  'duplicate_column',
 ] as const;
 export type WarningCode = (typeof WARNING_CODES)[number];
 
@@ -249,6 +252,27 @@ export const warn = {
       'binary_mismatch',
       'error',
       `the source gives ${declared}, but its inline content has ${actual}; the content was changed or cut short`,
+    ),
+  inexactNumber: (at: At, text: string) =>
+    make(
+      at,
+      'json_inexact_number',
+      'warning',
+      `the number ${text} cannot be held exactly (it would become ${Number(text)}); Ward reads it as that, so if the field is one Ward imports, write it within range in the source`,
+    ),
+  duplicateKey: (at: At, key: string) =>
+    make(
+      at,
+      'json_duplicate_key',
+      'error',
+      `key ${quoted(key)} appears twice in one object, so which value is meant cannot be known; keep one of them in the source`,
+    ),
+  duplicateColumn: (at: At, name: string, first: number, second: number) =>
+    make(
+      at,
+      'duplicate_column',
+      'error',
+      `column ${quoted(name)} appears twice in the header (columns ${first} and ${second}), so which one holds the value cannot be known; rename or remove one; no row was read`,
     ),
   badSize: (at: At, value: string) =>
     make(at, 'bad_size', 'warning', `size ${quoted(value)} is not a whole number of bytes; it is ignored`),

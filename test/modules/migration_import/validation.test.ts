@@ -215,6 +215,19 @@ const CASES: Record<string, Case> = {
       '6:binary_mismatch:error:/content/0/attachment/size',
     ],
   },
+  'a CSV header naming a column twice': {
+    source: async () => 'Id,BIRTHDATE,FIRST,LAST,GENDER,Id\np1,1980-01-01,Ann,Lee,F,p2\n',
+    format: 'synthea-patients-csv',
+    state: 'invalid',
+    warnings: ['1:duplicate_column:error:Id'],
+  },
+  'JSON with a key twice and a number out of range': {
+    source: async () =>
+      '{"resourceType":"Patient","id":"p1","id":"p2","name":[{"family":"Doe","given":["Jo"]}],"birthDate":"1990-01-01","extension":[{"valueDecimal":1e309}]}\n',
+    format: 'fhir-ndjson',
+    state: 'invalid',
+    warnings: ['1:json_duplicate_key:error:/id', '1:json_inexact_number:warning:/extension/0/valueDecimal'],
+  },
   'a FHIR status Ward does not keep': {
     source: async () =>
       `${JSON.stringify({ resourceType: 'Patient', id: 'p1', name: [{ family: 'Doe', given: ['Jo'] }], birthDate: '1990-01-01' })}\n` +

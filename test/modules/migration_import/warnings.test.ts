@@ -192,6 +192,24 @@ warns('documents: title and content type by the upload rules; inline content not
   [6, '/content/0/attachment/size', 'binary_mismatch', 'error', 'the source gives size 6, but its inline content has 5 bytes; the content was changed or cut short'],
 ], () => ({ text: sdk.text, maxDocumentBytes: 32 }));
 
+// prettier-ignore
+warns('JSON whose text says more than its values: a number no double holds, a key given twice', 'fhir-ndjson', () => bytes(
+  '{"resourceType":"Patient","id":"p1","name":[{"family":"Ng","given":["Cy"]}],"birthDate":"1980-01-01","multipleBirthInteger":1e309}\n',
+  '{"resourceType":"Patient","id":"p2","name":[{"family":"Ng","given":["Di"]}],"birthDate":"1980-01-01","birthDate":"1981-02-02","x":1e-400}\n',
+), [
+  [1, '/multipleBirthInteger', 'json_inexact_number', 'warning', 'the number 1e309 cannot be held exactly (it would become Infinity); Ward reads it as that, so if the field is one Ward imports, write it within range in the source'],
+  [2, '/birthDate', 'json_duplicate_key', 'error', 'key "birthDate" appears twice in one object, so which value is meant cannot be known; keep one of them in the source'],
+  [2, '/x', 'json_inexact_number', 'warning', 'the number 1e-400 cannot be held exactly (it would become 0); Ward reads it as that, so if the field is one Ward imports, write it within range in the source'],
+]);
+
+// prettier-ignore
+warns('a CSV header naming a column twice, whatever the case', 'synthea-patients-csv', () => bytes(
+  'Id,BIRTHDATE,FIRST,LAST,GENDER,last\n',
+  'p1,1980-01-01,Ann,Lee,F,Smith\n',
+), [
+  [1, 'last', 'duplicate_column', 'error', 'column "last" appears twice in the header (columns 4 and 6), so which one holds the value cannot be known; rename or remove one; no row was read'],
+]);
+
 test('every warning code has a case above', (t) => {
   t.deepEqual(
     WARNING_CODES.filter((code) => !seen.has(code)),

@@ -100,8 +100,22 @@ export class JobRunner {
     const lease = new Lease(knex, row.id, this.workerId, settings.leaseMs);
     const work =
       run === 'validate'
-        ? validateRun({ knex, storageDir, sdk, maxDocumentBytes: documentMaxBytes(sdk) }, row, lease)
-        : executeRun({ knex, storageDir, batchSize: settings.batchSize }, row, lease);
+        ? validateRun(
+            {
+              knex,
+              storageDir,
+              sdk,
+              maxDocumentBytes: documentMaxBytes(sdk),
+              maxWarnings: settings.maxWarnings,
+            },
+            row,
+            lease,
+          )
+        : executeRun(
+            { knex, storageDir, batchSize: settings.batchSize, maxWarnings: settings.maxWarnings },
+            row,
+            lease,
+          );
     const done = lease
       .keepWhile(() => work)
       .catch((error: unknown) => this.#failed(run, lease, error))

@@ -34,6 +34,8 @@ export interface ValidateDeps {
   sdk: WardSdk;
   /** The documents module's upload limit, which inline content is held to as well; its default when left out. */
   maxDocumentBytes?: number;
+  /** Most warnings the run stores (WARD_IMPORT_MAX_WARNINGS); the rest are counted and summed up. */
+  maxWarnings?: number;
 }
 
 /** Progress is written at most once per this many rows and this many milliseconds: a row costs no query. */
@@ -94,7 +96,7 @@ export async function validateRun(deps: ValidateDeps, job: JobRow, lease: Lease)
   await deleteWarnings(knex, lease);
   const statuses = await appointmentStatuses(knex);
   const statusField = sourceFields(job.format).appointment?.status ?? 'status';
-  const writer = new WarningWriter(knex, lease, 'validate');
+  const writer = new WarningWriter(knex, lease, 'validate', { limit: deps.maxWarnings });
   const records: Record<RecordKind, number> = { patient: 0, appointment: 0, document: 0 };
   const meter = new Meter<never>(Number.POSITIVE_INFINITY, []);
   // A read error destroys the meter with it, so it surfaces where the items are read.
@@ -124,7 +126,7 @@ export async function validateRun(deps: ValidateDeps, job: JobRow, lease: Lease)
       );
     else records[item.kind]++;
   }
-  await writer.flush();
+  await writer.finish();
   const total = records.patient + records.appointment + records.document;
   await lease.release(knex, {
     state: writer.counts.error > 0 ? 'invalid' : 'validated',
