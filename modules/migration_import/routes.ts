@@ -15,6 +15,7 @@ import { listJobs } from './lib/jobs/job-store.ts';
 import { previewJob } from './lib/jobs/preview-run.ts';
 import { JobRunner } from './lib/jobs/runner.ts';
 import { importSettings } from './lib/jobs/settings.ts';
+import { visibleStep, visibleWarning } from './lib/jobs/visibility.ts';
 import { listWarnings, WARNING_SORT_KEY } from './lib/jobs/warning-store.ts';
 
 const READ = 'migration_import.job.read';
@@ -56,7 +57,9 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module, sdk }) => {
       handler: async (ctx) => {
         const job = await foundJob(sdk, knex, jobId(sdk, ctx));
         const severity = severityFilter(sdk, ctx);
-        ctx.body = await listWarnings(sdk, knex, job.id, pageRequest(ctx, WARNING_SORT_KEY), severity);
+        const page = await listWarnings(sdk, knex, job.id, pageRequest(ctx, WARNING_SORT_KEY), severity);
+        const { can } = sdk.http.caller(ctx);
+        ctx.body = { ...page, items: page.items.map((warning) => visibleWarning(warning, can)) };
       },
     },
     {
@@ -64,7 +67,7 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module, sdk }) => {
       path: '/jobs/:id/preview',
       permission: READ,
       summary:
-        'What execute would do now (counts to create, update, skip; first rows before and after); changes nothing',
+        "What execute would do now (counts to create, update, skip; first rows before and after, Ward's side only with the kind's read permission); changes nothing",
       handler: async (ctx) => {
         const job = await foundJob(sdk, knex, jobId(sdk, ctx));
         const preview = await previewJob(
@@ -72,7 +75,18 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module, sdk }) => {
           job,
           sampleSize(sdk, ctx),
         );
-        ctx.body = { job: job.id, ...preview };
+        const { can } = sdk.http.caller(ctx);
+        const samples = Object.fromEntries(
+          Object.entries(preview.samples).map(([action, steps]) => [
+            action,
+            steps.map((step) => visibleStep(step, can)),
+          ]),
+        );
+        const failures = {
+          ...preview.failures,
+          samples: preview.failures.samples.map((warning) => visibleWarning(warning, can)),
+        };
+        ctx.body = { job: job.id, ...preview, samples, failures };
       },
     },
     {

@@ -6,7 +6,7 @@
  * the SHA-256 the client computed (`X-Content-SHA256`), checked against what arrives.
  */
 import type { Context } from 'koa';
-import type { WardSdk } from '../../../src/sdk/index.ts';
+import type { SdkText, WardSdk } from '../../../src/sdk/index.ts';
 
 export interface UploadMeta {
   title: string;
@@ -36,34 +36,70 @@ function headerTitle(sdk: WardSdk, ctx: Context): string | undefined {
   }
 }
 
-function title(sdk: WardSdk, ctx: Context): string {
-  const value = (sdk.http.queryText(ctx, 'title') ?? headerTitle(sdk, ctx))?.trim();
+/** A checked title or content type, or what is wrong with it and how to fix it. */
+export type MetaCheck = { ok: true; value: string } | { ok: false; message: string; hint: string };
+
+/**
+ * The one title rule of documents, for uploads and for imports alike: trimmed, NFC, present, at
+ * most 255 characters, and (with `text`, the SDK's rules) no control character or character
+ * nobody can see. It becomes the download's file name, where a control character has no business,
+ * and people tell documents apart by it. `text` is left out only for a value already checked.
+ */
+export function checkDocumentTitle(raw: string | undefined, text?: SdkText): MetaCheck {
+  const value = raw?.normalize('NFC').trim();
   if (value === undefined || value === '')
+    return { ok: false, message: 'the title is missing', hint: 'give the document a title' };
+  if ([...value].length > MAX_TITLE)
+    return {
+      ok: false,
+      message: `the title is longer than ${MAX_TITLE} characters`,
+      hint: 'send a shorter title',
+    };
+  const problem = text?.textProblem(value);
+  if (problem != null)
+    return {
+      ok: false,
+      message: `the title ${problem.message}`,
+      hint: 'send the title without that character',
+    };
+  return { ok: true, value };
+}
+
+/**
+ * The one content type rule of documents: trimmed; none means application/octet-stream; else a
+ * media type (type/subtype, parameters) of at most 255 characters, so that no CR, LF or other
+ * character a Content-Type header cannot carry is ever stored and served back.
+ */
+export function checkDocumentContentType(raw: string | undefined): MetaCheck {
+  const value = raw?.trim() ?? '';
+  if (value === '') return { ok: true, value: DEFAULT_TYPE };
+  if (value.length > 255 || !MEDIA_TYPE.test(value))
+    return {
+      ok: false,
+      message: `${JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value)} is not a media type`,
+      hint: 'give the file type as type/subtype, such as application/pdf',
+    };
+  return { ok: true, value };
+}
+
+function title(sdk: WardSdk, ctx: Context): string {
+  const value = sdk.http.queryText(ctx, 'title') ?? headerTitle(sdk, ctx);
+  if (value === undefined || value.trim() === '')
     throw invalidUpload(
       sdk,
       'the upload has no title',
       'name the file with ?title= or an X-Document-Title header',
     );
-  if (value.length > MAX_TITLE)
-    throw invalidUpload(sdk, `the title is longer than ${MAX_TITLE} characters`, 'send a shorter title');
-  // It becomes the download's file name, where a control character has no business, and people
-  // tell documents apart by it, so no character nobody can see either.
-  const problem = sdk.text.textProblem(value);
-  if (problem !== null)
-    throw invalidUpload(sdk, `the title ${problem.message}`, 'send the title without that character');
-  return value;
+  const checked = checkDocumentTitle(value, sdk.text);
+  if (!checked.ok) throw invalidUpload(sdk, checked.message, checked.hint);
+  return checked.value;
 }
 
 function contentType(sdk: WardSdk, ctx: Context): string {
-  const value = (sdk.http.queryText(ctx, 'contentType') ?? ctx.get('Content-Type')).trim();
-  if (value === '') return DEFAULT_TYPE;
-  if (value.length > 255 || !MEDIA_TYPE.test(value))
-    throw invalidUpload(
-      sdk,
-      `${JSON.stringify(value)} is not a media type`,
-      'send the file type as type/subtype, such as application/pdf, in Content-Type or ?contentType=',
-    );
-  return value;
+  const checked = checkDocumentContentType(sdk.http.queryText(ctx, 'contentType') ?? ctx.get('Content-Type'));
+  if (!checked.ok)
+    throw invalidUpload(sdk, checked.message, `${checked.hint}, in Content-Type or ?contentType=`);
+  return checked.value;
 }
 
 /** Refuses compressed bodies (`sdk.http.refuseEncoded`) before reading anything else. */

@@ -42,12 +42,26 @@ const SAMPLE_COLUMNS = [
   { key: 'row', label: 'Row' },
   { key: 'kind', label: 'Kind' },
   { key: 'sourceId', label: 'Source id' },
-  { key: 'before', label: 'Before', render: (step) => html`<${Values} values=${step.before} />` },
+  {
+    key: 'before',
+    label: 'Before',
+    render: (step) =>
+      step.hidden
+        ? html`<span>not shown: reading Ward's record needs ${step.hidden}</span>`
+        : html`<${Values} values=${step.before} />`,
+  },
   {
     key: 'after',
     label: 'After',
     render: (step) =>
-      html`<${Values} values=${step.after} changed=${new Set(step.changes.map((change) => change.field))} />`,
+      step.hidden
+        ? html`<span
+            >${step.changes.length === 0 ? 'no change' : `changes ${step.changes.map((change) => change.field).join(', ')}`}</span
+          >`
+        : html`<${Values}
+            values=${step.after}
+            changed=${new Set(step.changes.map((change) => change.field))}
+          />`,
   },
 ];
 

@@ -9,8 +9,11 @@
  * are kept exactly as the source system wrote them: they are its keys, not text shown to people.
  */
 import { Buffer } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import type { SdkText } from '../../../src/sdk/index.ts';
 import { APPOINTMENT_LIMITS } from '../../appointments/lib/appointment.ts';
+import { DEFAULT_MAX_BYTES } from '../../documents/lib/config.ts';
+import { checkDocumentContentType, checkDocumentTitle } from '../../documents/lib/upload.ts';
 import { PATIENT_LIMITS } from '../../patients/lib/patient.ts';
 import { APPOINTMENT_STATUSES } from './records.ts';
 import type {
@@ -19,6 +22,7 @@ import type {
   ImportAppointment,
   ImportDocument,
   ImportPatient,
+  RawDocument,
   ImportWarning,
   Raw,
   RawAddress,
@@ -280,39 +284,102 @@ export function checkAppointment(
   );
 }
 
-export function checkDocument(raw: Raw<ImportDocument>, place: RecordPlace): Checked<ImportDocument> {
+/** The reference an inline attachment's content is stored under in its job: no upload may take it. */
+export const INLINE_PREFIX = 'inline:';
+export const inlineRef = (sourceId: string): string => `${INLINE_PREFIX}${sourceId}`;
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Bytes `base64` decodes to, without decoding it. */
+const decodedSize = (base64: string): number =>
+  (base64.length / 4) * 3 - (base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0);
+
+export interface DocumentOptions {
+  /** The SDK's text rules, as for patients; without them a title is normalised but not checked. */
+  text?: SdkText;
+  /** Largest inline content, in bytes: the documents module's upload limit. */
+  maxBytes?: number;
+}
+
+/**
+ * A document's own checks. Title and content type go through the documents module's own rules
+ * (`checkDocumentTitle`, `checkDocumentContentType`), the ones an upload meets. Content carried
+ * inline (`data`) is decoded here, held to the upload size limit, and checked against the hash and
+ * size the source declares; it comes back as `content` for the caller to store.
+ */
+export function checkDocument(
+  raw: RawDocument,
+  place: RecordPlace,
+  options: DocumentOptions = {},
+): Checked<ImportDocument> & { content?: Buffer } {
   const findings = new Findings('document', place);
   const sourceId = findings.required('sourceId', 'document id', raw.sourceId);
   const patientSourceId = findings.required('patientSourceId', 'patient reference', raw.patientSourceId);
-  const title = findings.required('title', 'title', raw.title, undefined, 'nfc');
-  // RFC 6838: a media type's type and subtype names are at most 127 characters each.
-  const contentType = findings.required('contentType', 'content type', raw.contentType, 255);
-  const binaryRef = findings.required('binaryRef', 'binary reference', raw.binaryRef);
+  const titleChecked = checkDocumentTitle(raw.title, options.text);
+  if (!titleChecked.ok) {
+    if (trimmed(raw.title) === undefined)
+      findings.add(warn.missingField(findings.at('title'), 'document', 'title'));
+    else findings.add(warn.invalidDocumentMeta(findings.at('title'), 'invalid_title', titleChecked.message));
+  }
+  const typeChecked = checkDocumentContentType(raw.contentType);
+  if (!typeChecked.ok)
+    findings.add(
+      warn.invalidDocumentMeta(findings.at('contentType'), 'invalid_content_type', typeChecked.message),
+    );
   const hash = trimmed(raw.sha1);
-  const sha1 =
+  let sha1 =
     hash !== undefined && BASE64_SHA1.test(hash) ? Buffer.from(hash, 'base64').toString('hex') : undefined;
   if (hash !== undefined && sha1 === undefined)
     findings.add(warn.badHash(findings.at('sha1'), hash, 'a base64 SHA-1 (FHIR attachment.hash)'));
-  const sha256 = trimmed(raw.sha256);
-  if (sha256 !== undefined && !HEX_SHA256.test(sha256))
-    findings.add(warn.badHash(findings.at('sha256'), sha256, 'a hex SHA-256'));
+  const sha256Text = trimmed(raw.sha256);
+  let sha256 = sha256Text !== undefined && HEX_SHA256.test(sha256Text) ? sha256Text.toLowerCase() : undefined;
+  if (sha256Text !== undefined && sha256 === undefined)
+    findings.add(warn.badHash(findings.at('sha256'), sha256Text, 'a hex SHA-256'));
   const sizeText = trimmed(raw.size);
-  const size = sizeText !== undefined && /^\d+$/.test(sizeText) ? Number(sizeText) : undefined;
-  const validSize = size !== undefined && Number.isSafeInteger(size) ? size : undefined;
-  if (sizeText !== undefined && validSize === undefined)
-    findings.add(warn.badSize(findings.at('size'), sizeText));
-  return findings.result(
+  const parsedSize = sizeText !== undefined && /^\d+$/.test(sizeText) ? Number(sizeText) : undefined;
+  let size = parsedSize !== undefined && Number.isSafeInteger(parsedSize) ? parsedSize : undefined;
+  if (sizeText !== undefined && size === undefined) findings.add(warn.badSize(findings.at('size'), sizeText));
+
+  let binaryRef: string;
+  let content: Buffer | undefined;
+  if (raw.data === undefined) {
+    binaryRef = findings.required('binaryRef', 'binary reference', raw.binaryRef);
+  } else {
+    binaryRef = inlineRef(sourceId);
+    // FHIR's base64Binary may be wrapped over lines; anything else not base64 is an error.
+    const base64 = raw.data.replace(/[\t\n\r ]/g, '');
+    const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    if (!BASE64.test(base64)) findings.add(warn.badBase64(findings.at('data')));
+    else if (decodedSize(base64) > maxBytes)
+      findings.add(warn.contentTooLarge(findings.at('data'), decodedSize(base64), maxBytes));
+    else {
+      content = Buffer.from(base64, 'base64');
+      const digest = (algorithm: string) => createHash(algorithm).update(content!).digest('hex');
+      const actual = { sha1: digest('sha1'), sha256: digest('sha256'), size: content.length };
+      if (sha1 !== undefined && sha1 !== actual.sha1)
+        findings.add(warn.contentMismatch(findings.at('sha1'), `SHA-1 ${sha1}`, `SHA-1 ${actual.sha1}`));
+      if (sha256 !== undefined && sha256 !== actual.sha256)
+        findings.add(
+          warn.contentMismatch(findings.at('sha256'), `SHA-256 ${sha256}`, `SHA-256 ${actual.sha256}`),
+        );
+      if (size !== undefined && size !== actual.size)
+        findings.add(warn.contentMismatch(findings.at('size'), `size ${size}`, `${actual.size} bytes`));
+      ({ sha1, sha256, size } = actual);
+    }
+  }
+  const result = findings.result(
     compact({
       sourceId,
       patientSourceId,
-      title,
-      contentType,
-      sha256: sha256 !== undefined && HEX_SHA256.test(sha256) ? sha256.toLowerCase() : undefined,
+      title: titleChecked.ok ? titleChecked.value : '',
+      contentType: typeChecked.ok ? typeChecked.value : '',
+      sha256,
       sha1,
-      size: validSize,
+      size,
       binaryRef,
     }),
   );
+  return result.record === null || content === undefined ? result : { ...result, content };
 }
 
 /** The checks of whichever kind `item` is, with the canonical item when nothing blocks it. */
@@ -320,7 +387,8 @@ export function checkItem(
   item: SourceRecordItem,
   place: RecordPlace,
   text?: SdkText,
-): { item: ImportRecordItem | null; warnings: ImportWarning[] } {
+  maxDocumentBytes?: number,
+): { item: ImportRecordItem | null; warnings: ImportWarning[]; content?: Buffer } {
   const { row } = item;
   switch (item.kind) {
     case 'patient': {
@@ -332,8 +400,11 @@ export function checkItem(
       return { item: record && { kind: 'appointment', row, record }, warnings };
     }
     case 'document': {
-      const { record, warnings } = checkDocument(item.record, place);
-      return { item: record && { kind: 'document', row, record }, warnings };
+      const { record, warnings, content } = checkDocument(item.record, place, {
+        text,
+        maxBytes: maxDocumentBytes,
+      });
+      return { item: record && { kind: 'document', row, record }, warnings, content };
     }
   }
 }

@@ -1,5 +1,6 @@
 /**
- * One FHIR R4 resource to one raw record: Patient, Appointment, DocumentReference. Values are
+ * One FHIR R4 resource to one raw record: Patient, Appointment, Encounter (a past appointment),
+ * DocumentReference (its attachment at a url to upload, or inline in `data`). Values are
  * taken as found (a number where a string belongs becomes its text) so validation, not this
  * mapping, reports what is wrong with them. FHIR's attachment hash is a base64 SHA-1; it travels as
  * such, and the binary upload computes the sha256 Ward stores.
@@ -7,8 +8,8 @@
 import type {
   RawAddress,
   Raw,
+  RawDocument,
   ImportAppointment,
-  ImportDocument,
   ImportPatient,
   SourceFields,
 } from './records.ts';
@@ -16,8 +17,8 @@ import type { JsonObject } from './json-stream.ts';
 
 export type Mapped =
   | { kind: 'patient'; record: Raw<ImportPatient> }
-  | { kind: 'appointment'; record: Raw<ImportAppointment> }
-  | { kind: 'document'; record: Raw<ImportDocument> }
+  | { kind: 'appointment'; record: Raw<ImportAppointment>; fields?: SourceFields['appointment'] }
+  | { kind: 'document'; record: RawDocument }
   | { kind: 'unsupported'; resourceType: string }
   | { kind: 'not-a-resource' };
 
@@ -50,8 +51,54 @@ export const FHIR_FIELDS: SourceFields = {
     sha1: '/content/0/attachment/hash',
     size: '/content/0/attachment/size',
     binaryRef: '/content/0/attachment/url',
+    data: '/content/0/attachment/data',
   },
 };
+
+/** Where an Encounter, imported as a past appointment, keeps each field. */
+export const ENCOUNTER_FIELDS: SourceFields['appointment'] = {
+  sourceId: '/id',
+  patientSourceId: '/subject/reference',
+  practitionerName: '/participant',
+  start: '/period/start',
+  end: '/period/end',
+  status: '/status',
+  reason: '/reasonCode/0',
+};
+
+/**
+ * FHIR Encounter.status to the appointment status it means; an Encounter is a visit that took
+ * place (or was meant to), so a finished one is a fulfilled appointment, as Synthea's
+ * encounters.csv is read. A status not listed (in-progress, onleave, unknown) is passed on as
+ * found, so validation reports it instead of guessing.
+ */
+const ENCOUNTER_STATUSES: Readonly<Record<string, string>> = {
+  planned: 'booked',
+  arrived: 'arrived',
+  finished: 'fulfilled',
+  cancelled: 'cancelled',
+  'entered-in-error': 'entered-in-error',
+};
+
+/**
+ * What `urn:uuid:` references of one source point at: the patient whose entry had that `fullUrl`.
+ * Only entries whose id differs from their fullUrl's uuid are remembered (Synthea's never do), at
+ * most `MAX_ALIASES` of them; a reference not remembered is taken to name the id itself.
+ */
+export class FullUrls {
+  static readonly MAX_ALIASES = 100_000;
+  readonly #patients = new Map<string, string>();
+
+  remember(fullUrl: string | undefined, id: string | undefined): void {
+    if (fullUrl === undefined || id === undefined || !fullUrl.startsWith('urn:uuid:')) return;
+    if (fullUrl.slice('urn:uuid:'.length) === id || this.#patients.size >= FullUrls.MAX_ALIASES) return;
+    this.#patients.set(fullUrl, id);
+  }
+
+  patient(reference: string | undefined): string | undefined {
+    return (reference !== undefined && this.#patients.get(reference)) || referencedId(reference, 'Patient');
+  }
+}
 
 export const asObject = (value: unknown): JsonObject | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
@@ -132,14 +179,18 @@ function patient(resource: JsonObject, fullUrl: string | undefined): Raw<ImportP
   };
 }
 
-function appointment(resource: JsonObject, fullUrl: string | undefined): Raw<ImportAppointment> {
+function appointment(
+  resource: JsonObject,
+  fullUrl: string | undefined,
+  urls: FullUrls,
+): Raw<ImportAppointment> {
   const actors = list(resource.participant).map((participant) => asObject(asObject(participant)?.actor));
   const patientActor = actors.find((actor) => refersTo(actor, 'Patient'));
   const practitioner = actors.find((actor) => refersTo(actor, 'Practitioner'));
   const reason = first(resource.reasonCode);
   return {
     sourceId: sourceId(resource, fullUrl),
-    patientSourceId: referencedId(text(patientActor?.reference), 'Patient'),
+    patientSourceId: urls.patient(text(patientActor?.reference)),
     practitionerName:
       text(practitioner?.display) ?? referencedId(text(practitioner?.reference), 'Practitioner'),
     start: text(resource.start),
@@ -149,12 +200,46 @@ function appointment(resource: JsonObject, fullUrl: string | undefined): Raw<Imp
   };
 }
 
-function documentReference(resource: JsonObject, fullUrl: string | undefined): Raw<ImportDocument> {
+function encounter(
+  resource: JsonObject,
+  fullUrl: string | undefined,
+  urls: FullUrls,
+): Raw<ImportAppointment> {
+  const period = asObject(resource.period);
+  const people = list(resource.participant).map((participant) => asObject(asObject(participant)?.individual));
+  // Synthea names practitioners by a conditional reference (`Practitioner?identifier=…`).
+  const practitioner =
+    people.find(
+      (person) =>
+        person?.type === 'Practitioner' ||
+        /^Practitioner[/?]|\/Practitioner\//.test(text(person?.reference) ?? ''),
+    ) ?? people.find((person) => person !== undefined);
+  const reason = first(resource.reasonCode);
+  const type = first(resource.type);
+  const status = text(resource.status);
+  return {
+    sourceId: sourceId(resource, fullUrl),
+    patientSourceId: urls.patient(text(asObject(resource.subject)?.reference)),
+    practitionerName:
+      text(practitioner?.display) ?? referencedId(text(practitioner?.reference), 'Practitioner'),
+    start: text(period?.start),
+    end: text(period?.end),
+    status: status === undefined ? undefined : (ENCOUNTER_STATUSES[status] ?? status),
+    // The kind of visit ("General examination of patient") when no reason was recorded, as for CSV.
+    reason:
+      text(reason?.text) ??
+      text(first(reason?.coding)?.display) ??
+      text(type?.text) ??
+      text(first(type?.coding)?.display),
+  };
+}
+
+function documentReference(resource: JsonObject, fullUrl: string | undefined, urls: FullUrls): RawDocument {
   const attachment = asObject(first(resource.content)?.attachment);
   const type = asObject(resource.type);
   return {
     sourceId: sourceId(resource, fullUrl),
-    patientSourceId: referencedId(text(asObject(resource.subject)?.reference), 'Patient'),
+    patientSourceId: urls.patient(text(asObject(resource.subject)?.reference)),
     title:
       text(attachment?.title) ??
       text(resource.description) ??
@@ -164,20 +249,27 @@ function documentReference(resource: JsonObject, fullUrl: string | undefined): R
     sha1: text(attachment?.hash),
     size: text(attachment?.size),
     binaryRef: text(attachment?.url),
+    // Inline content wins over a url: it is the file itself, the url only where it came from.
+    ...(typeof attachment?.data === 'string' ? { data: attachment.data } : {}),
   };
 }
 
-export function mapResource(value: unknown, fullUrl?: string): Mapped {
+export function mapResource(value: unknown, fullUrl?: string, urls: FullUrls = new FullUrls()): Mapped {
   const resource = asObject(value);
   const resourceType = text(resource?.resourceType);
   if (resource === undefined || resourceType === undefined) return { kind: 'not-a-resource' };
   switch (resourceType) {
-    case 'Patient':
-      return { kind: 'patient', record: patient(resource, fullUrl) };
+    case 'Patient': {
+      const record = patient(resource, fullUrl);
+      urls.remember(fullUrl, record.sourceId);
+      return { kind: 'patient', record };
+    }
     case 'Appointment':
-      return { kind: 'appointment', record: appointment(resource, fullUrl) };
+      return { kind: 'appointment', record: appointment(resource, fullUrl, urls) };
+    case 'Encounter':
+      return { kind: 'appointment', record: encounter(resource, fullUrl, urls), fields: ENCOUNTER_FIELDS };
     case 'DocumentReference':
-      return { kind: 'document', record: documentReference(resource, fullUrl) };
+      return { kind: 'document', record: documentReference(resource, fullUrl, urls) };
     default:
       return { kind: 'unsupported', resourceType };
   }

@@ -1,13 +1,22 @@
 /**
- * FHIR R4 readers. JSON: a Bundle (its `entry` streamed, one entry in memory at a time) or a single
+ * FHIR R4 readers. JSON: a Bundle of any type (transaction, batch, collection, searchset: its
+ * `entry` streamed, one entry in memory at a time) or a single
  * resource; a syntax error ends the read with one warning. NDJSON (FHIR bulk data): a resource or
  * a Bundle per line; a broken line is one warning and reading goes on, since lines stand alone.
  * Resource types not imported are counted and reported once per type, as `info`, at the end.
  */
 import { decodeUtf8 } from './decode.ts';
 import { stopAtFault } from './fault.ts';
-import { asObject, mapResource } from './fhir-map.ts';
-import { JsonStreamParser, JsonSyntaxFault, parseJsonText } from './json-stream.ts';
+import { asObject, FullUrls, mapResource } from './fhir-map.ts';
+import { DEFAULT_MAX_BYTES } from '../../documents/lib/config.ts';
+import {
+  DEFAULT_MAX_ITEM_CHARS,
+  JsonStreamParser,
+  JsonSyntaxFault,
+  parseJsonNoted,
+  type JsonNote,
+  type JsonStreamOptions,
+} from './json-stream.ts';
 import { splitLines } from './lines.ts';
 import type { ByteSource, ReadOptions, SourceItem } from './records.ts';
 import { warn } from './warnings.ts';
@@ -17,6 +26,7 @@ const MAX_SKIPPED_TYPES = 100;
 
 class ResourceMapper {
   readonly #skipped = new Map<string, { row: number; count: number }>();
+  readonly #urls = new FullUrls();
 
   /** Items of one resource; a Bundle's own entries are mapped in turn, their fields prefixed by `at`. */
   *map(value: unknown, row: number, at: string, what: string, fullUrl?: string): Generator<SourceItem> {
@@ -27,30 +37,76 @@ class ResourceMapper {
         const item = asObject(entry);
         const fullUrl = typeof item?.fullUrl === 'string' ? item.fullUrl : undefined;
         const path = `${at}/entry/${index}/resource`;
+        if (this.#request(item, row)) continue;
         yield* this.map(item?.resource, row, path, `entry ${index + 1} of ${what}`, fullUrl);
       }
       return;
     }
-    const mapped = mapResource(value, fullUrl);
+    const mapped = mapResource(value, fullUrl, this.#urls);
     if (mapped.kind === 'not-a-resource') {
       yield { kind: 'warning', warning: warn.notAResource({ row, field: at }, what) };
     } else if (mapped.kind === 'unsupported') {
-      const type =
-        this.#skipped.has(mapped.resourceType) || this.#skipped.size < MAX_SKIPPED_TYPES
-          ? mapped.resourceType
-          : 'other';
-      const seen = this.#skipped.get(type);
-      if (seen === undefined) this.#skipped.set(type, { row, count: 1 });
-      else seen.count++;
+      this.#skip(mapped.resourceType, row);
     } else {
       yield { ...mapped, row, ...(at === '' ? {} : { at }) } as SourceItem;
     }
+  }
+
+  /**
+   * True for an entry of a transaction or batch that is a request without a resource (a DELETE,
+   * a conditional GET): nothing to import, so it is counted with the skipped types.
+   */
+  entryIsRequest(entry: ReturnType<typeof asObject>, row: number): boolean {
+    return this.#request(entry, row);
+  }
+
+  #request(entry: ReturnType<typeof asObject>, row: number): boolean {
+    const request = asObject(entry?.request);
+    if (entry?.resource !== undefined || request === undefined) return false;
+    const method = typeof request.method === 'string' ? request.method.slice(0, 10) : '?';
+    this.#skip(`${method} request without a resource`, row);
+    return true;
+  }
+
+  #skip(resourceType: string, row: number): void {
+    const type =
+      this.#skipped.has(resourceType) || this.#skipped.size < MAX_SKIPPED_TYPES ? resourceType : 'other';
+    const seen = this.#skipped.get(type);
+    if (seen === undefined) this.#skipped.set(type, { row, count: 1 });
+    else seen.count++;
   }
 
   *skipped(): Generator<SourceItem> {
     for (const [type, { row, count }] of this.#skipped) {
       yield { kind: 'warning', warning: warn.unsupportedResource({ row }, type, count) };
     }
+  }
+}
+
+/** The parser's limits for `options`: inline content may be as long as the largest document in base64. */
+function limits(options: ReadOptions): JsonStreamOptions {
+  const maxBytes = options.maxDocumentBytes ?? DEFAULT_MAX_BYTES;
+  // base64 is 4 characters per 3 bytes, a line break every 76 characters adds some more; twice
+  // that, so content somewhat over the limit is read and reported as such (content_too_large).
+  const maxDataChars = 2 * Math.ceil(maxBytes / 3) * 4 * (77 / 76) + 1024;
+  return {
+    maxTokenChars: options.maxTokenChars,
+    maxDataChars: Math.max(Math.ceil(maxDataChars), options.maxTokenChars ?? 0),
+    maxItemChars: options.maxEntryChars,
+  };
+}
+
+/** Warnings of what the JSON text says that its values cannot. */
+function* noted(notes: readonly JsonNote[] | undefined, row: number): Generator<SourceItem> {
+  for (const note of notes ?? []) {
+    const field = note.pointer.replace(/^\/resource(?=\/|$)/, '');
+    yield {
+      kind: 'warning',
+      warning:
+        note.kind === 'number'
+          ? warn.inexactNumber({ row, field }, note.text)
+          : warn.duplicateKey({ row, field }, note.text),
+    };
   }
 }
 
@@ -65,7 +121,7 @@ export async function* readFhirJson(
       splitKey: 'entry',
       // Only a Bundle's entries are resources; another resource's `entry` (a List's) is plain data.
       shouldSplit: (root) => root.resourceType === undefined || root.resourceType === 'Bundle',
-      maxTokenChars: options.maxTokenChars,
+      ...limits(options),
     });
     const events = async function* () {
       for await (const text of decodeUtf8(source)) yield* parser.push(text);
@@ -76,9 +132,13 @@ export async function* readFhirJson(
         entries++;
         const entry = asObject(event.value);
         const fullUrl = typeof entry?.fullUrl === 'string' ? entry.fullUrl : undefined;
+        yield* noted(event.notes, entries);
+        if (mapper.entryIsRequest(entry, entries)) continue;
         yield* mapper.map(entry?.resource, entries, '', `entry ${entries}`, fullUrl);
-      } else if (asObject(event.value)?.resourceType !== 'Bundle') {
-        yield* mapper.map(event.value, 1, '', 'the document');
+      } else {
+        yield* noted(event.notes, Math.max(entries, 1));
+        if (asObject(event.value)?.resourceType !== 'Bundle')
+          yield* mapper.map(event.value, 1, '', 'the document');
       }
     }
   }
@@ -92,24 +152,24 @@ export async function* readFhirNdjson(
 ): AsyncGenerator<SourceItem> {
   const mapper = new ResourceMapper();
   async function* read(): AsyncGenerator<SourceItem> {
-    for await (const { line, text } of splitLines(decodeUtf8(source), options.maxLineChars ?? 64 << 20)) {
+    const maxLine = options.maxLineChars ?? options.maxEntryChars ?? DEFAULT_MAX_ITEM_CHARS;
+    for await (const { line, text } of splitLines(decodeUtf8(source), maxLine)) {
       if (text.trim() === '') continue;
-      let value: unknown;
+      // Parsed by Ward's own parser, not JSON.parse, which would drop a duplicate key and round
+      // 1e309 to Infinity without a word.
+      let parsed: { value: unknown; notes: JsonNote[] };
       try {
-        value = JSON.parse(text);
-      } catch {
-        try {
-          value = parseJsonText(text);
-        } catch (error) {
-          if (!(error instanceof JsonSyntaxFault)) throw error;
-          yield {
-            kind: 'warning',
-            warning: warn.jsonSyntax({ row: line }, line, error.column, error.detail),
-          };
-          continue;
-        }
+        parsed = parseJsonNoted(text, { ...limits(options), maxItemChars: maxLine });
+      } catch (error) {
+        if (!(error instanceof JsonSyntaxFault)) throw error;
+        yield {
+          kind: 'warning',
+          warning: warn.jsonSyntax({ row: line }, line, error.column, error.detail),
+        };
+        continue;
       }
-      yield* mapper.map(value, line, '', `line ${line}`);
+      yield* noted(parsed.notes, line);
+      yield* mapper.map(parsed.value, line, '', `line ${line}`);
     }
   }
   yield* stopAtFault(read());

@@ -10,16 +10,50 @@ import { warn } from './warnings.ts';
 
 export type JsonObject = { [key: string]: unknown };
 
-export type JsonEvent = { kind: 'item'; value: unknown } | { kind: 'root'; value: unknown };
+/**
+ * Something the text says that its value cannot: a number no double holds exactly (`1e309`
+ * becomes Infinity, `1e-400` zero, `12345678901234567890` another integer), or a key given twice
+ * in one object (the value keeps the last). `pointer` is a JSON pointer into the item (or root).
+ */
+export interface JsonNote {
+  kind: 'number' | 'duplicate_key';
+  pointer: string;
+  text: string;
+}
+
+/** Notes kept per item; a hostile entry cannot grow the list beyond this. */
+const MAX_NOTES = 20;
+
+export type JsonEvent =
+  { kind: 'item'; value: unknown; notes?: JsonNote[] } | { kind: 'root'; value: unknown; notes?: JsonNote[] };
 
 export interface JsonStreamOptions {
   /** Stream the elements of the array under this key of the root object, when `shouldSplit` agrees. */
   splitKey?: string;
   /** Sees the root object as parsed so far (keys before `splitKey`); true to stream the array. */
   shouldSplit?: (root: JsonObject) => boolean;
-  /** Longest text one token may span (a string, a number), so a never-closed string cannot take all memory. */
+  /** Longest text one token may span (a string, a number), so a never-closed string cannot take all memory. Default 4 MiB. */
   maxTokenChars?: number;
+  /** Longest string under a `data` key (FHIR's inline base64 content); default `maxTokenChars`. */
+  maxDataChars?: number;
+  /** Longest text one streamed item (a Bundle entry), or an unsplit root, may span. Default 64 MiB. */
+  maxItemChars?: number;
 }
+
+export const DEFAULT_MAX_TOKEN_CHARS = 4 << 20;
+export const DEFAULT_MAX_ITEM_CHARS = 64 << 20;
+
+/** Whether `literal` is a JSON number a double cannot hold as written. */
+function inexact(literal: string, value: number): boolean {
+  if (!Number.isFinite(value)) return true;
+  const mantissa = literal.split(/[eE]/)[0]!;
+  if (value === 0) return /[1-9]/.test(mantissa);
+  // An integer past 2^53 stands for its double only when it is how that double is written (as
+  // JSON.stringify writes it); 12345678901234567890 is not, it reads as 12345678901234567000.
+  return /^-?\d+$/.test(literal) && !Number.isSafeInteger(value) && String(value) !== literal;
+}
+
+const escapePointer = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /** A syntax error; `row` of its warning is left to the reader. */
 export class JsonSyntaxFault extends InputFault {
@@ -76,6 +110,14 @@ export class JsonStreamParser {
   #events: JsonEvent[] = [];
   #fault: JsonSyntaxFault | undefined;
   readonly #options: JsonStreamOptions;
+  /** Chunks of a string whose closing quote has not arrived: kept apart, not re-joined on every push. */
+  #waiting: string[] | null = null;
+  #waitingChars = 0;
+  #inString = false;
+  /** Absolute offset where the item being built began, or -1. */
+  #itemStart = -1;
+  #splitSeen = false;
+  #notes: JsonNote[] = [];
 
   constructor(options: JsonStreamOptions = {}) {
     this.#options = options;
@@ -84,21 +126,88 @@ export class JsonStreamParser {
   /** Events completed by `text`. A syntax error is thrown on the next call, after the events before it are delivered. */
   push(text: string): JsonEvent[] {
     return this.#guard(() => {
+      if (this.#waiting !== null) {
+        if (!text.includes('"')) {
+          this.#waiting.push(text);
+          this.#waitingChars += text.length;
+          this.#checkLimits();
+          return;
+        }
+        text = this.#waiting.join('') + text;
+        this.#waiting = null;
+        this.#waitingChars = 0;
+      }
       this.#text = this.#text.slice(this.#position) + text;
       this.#base += this.#position;
       this.#position = 0;
+      this.#inString = false;
       this.#run(false);
-      const limit = this.#options.maxTokenChars ?? 64 << 20;
-      if (this.#text.length - this.#position > limit)
-        this.#fail(`a single value is longer than ${limit} characters`);
+      if (this.#inString) this.#waiting = [];
+      this.#checkLimits();
     });
+  }
+
+  /** The pending token within its limit (a `data` string has its own), the item being built within its. */
+  #checkLimits(): void {
+    const pending = this.#text.length - this.#position + this.#waitingChars;
+    const limit = this.#tokenLimit();
+    if (pending > limit) this.#fail(`a single value is longer than ${limit} characters`);
+    const itemLimit = this.#options.maxItemChars ?? DEFAULT_MAX_ITEM_CHARS;
+    const start =
+      this.#itemStart >= 0 ? this.#itemStart : this.#splitSeen || this.#stack.length === 0 ? -1 : 0;
+    const end = this.#base + this.#text.length + this.#waitingChars;
+    if (start >= 0 && end - start > itemLimit)
+      this.#fail(
+        this.#itemStart >= 0
+          ? `an entry is longer than ${itemLimit} characters`
+          : `the JSON is longer than ${itemLimit} characters outside a Bundle's entries`,
+      );
+  }
+
+  /** The cap of the token at hand: a string under a `data` key has its own. */
+  #tokenLimit(): number {
+    const top = this.#stack[this.#stack.length - 1];
+    const isData =
+      this.#state === 'value' && top !== undefined && !Array.isArray(top.container) && top.key === 'data';
+    const tokenLimit = this.#options.maxTokenChars ?? DEFAULT_MAX_TOKEN_CHARS;
+    return isData ? (this.#options.maxDataChars ?? tokenLimit) : tokenLimit;
+  }
+
+  /** The pointer, inside the current item (or the root), of the value about to be set, or of `key`. */
+  #pointer(key?: string): string {
+    let from = 0;
+    for (let index = this.#stack.length - 1; index >= 0; index--)
+      if (this.#stack[index]!.split) {
+        from = index + 1;
+        break;
+      }
+    const parts = this.#stack.slice(from).map((frame, index, frames) => {
+      if (index === frames.length - 1 && key !== undefined) return escapePointer(key);
+      return Array.isArray(frame.container) ? String(frame.container.length) : escapePointer(frame.key);
+    });
+    return parts.map((part) => `/${part}`).join('');
+  }
+
+  #note(kind: JsonNote['kind'], text: string, key?: string): void {
+    if (this.#notes.length < MAX_NOTES)
+      this.#notes.push({
+        kind,
+        pointer: this.#pointer(key),
+        text: text.length > 80 ? `${text.slice(0, 77)}...` : text,
+      });
   }
 
   end(): JsonEvent[] {
     return this.#guard(() => {
+      if (this.#waiting !== null) {
+        this.#text = this.#text.slice(this.#position) + this.#waiting.join('');
+        this.#base += this.#position;
+        this.#position = 0;
+        this.#waiting = null;
+      }
       this.#run(true);
       if (this.#state !== 'done') this.#fail('unexpected end of input; the JSON is incomplete');
-      this.#events.push({ kind: 'root', value: this.#root });
+      this.#events.push({ kind: 'root', value: this.#root, ...this.#takeNotes() });
     });
   }
 
@@ -155,6 +264,8 @@ export class JsonStreamParser {
           if (char !== '"') this.#fail(`expected a property name in double quotes, found ${describe(char)}`);
           const key = this.#string(final);
           if (key === null) return;
+          const object = this.#top().container as JsonObject;
+          if (Object.hasOwn(object, key)) this.#note('duplicate_key', key, key);
           this.#top().key = key;
           this.#state = 'colon';
           break;
@@ -201,6 +312,8 @@ export class JsonStreamParser {
 
   /** Reads or opens the value starting with `char`; false when it needs more text. */
   #value(char: string, final: boolean): boolean {
+    if (this.#stack[this.#stack.length - 1]?.split === true && this.#itemStart < 0)
+      this.#itemStart = this.#base + this.#position;
     if (char === '{') {
       this.#position++;
       this.#stack.push({ container: {}, key: '', split: false });
@@ -215,6 +328,7 @@ export class JsonStreamParser {
         !Array.isArray(parent.container) &&
         parent.key === this.#options.splitKey &&
         (this.#options.shouldSplit?.(parent.container) ?? true);
+      if (split) this.#splitSeen = true;
       this.#stack.push({ container: [], key: '', split });
       this.#state = 'firstValue';
       return true;
@@ -236,7 +350,9 @@ export class JsonStreamParser {
       const end = this.#position + match[0].length;
       if (end < runEnd) this.#fail('invalid number', end);
       this.#position = end;
-      this.#emit(Number(match[0]));
+      const value = Number(match[0]);
+      if (inexact(match[0], value)) this.#note('number', match[0]);
+      this.#emit(value);
       return true;
     }
     for (const [literal, value] of LITERALS) {
@@ -262,6 +378,7 @@ export class JsonStreamParser {
     for (;;) {
       if (close === -1) {
         if (final) this.#fail('unterminated string', start);
+        this.#inString = true;
         return null;
       }
       let backslashes = 0;
@@ -269,6 +386,9 @@ export class JsonStreamParser {
       if (backslashes % 2 === 0) break;
       close = text.indexOf('"', close + 1);
     }
+    // A string that arrived whole within one chunk is held to the same cap as one still arriving.
+    const limit = this.#tokenLimit();
+    if (close + 1 - start > limit) this.#fail(`a single value is longer than ${limit} characters`, start);
     const raw = text.slice(start, close + 1);
     let value: unknown;
     try {
@@ -300,6 +420,13 @@ export class JsonStreamParser {
     return this.#fail('invalid string', start);
   }
 
+  #takeNotes(): { notes?: JsonNote[] } {
+    if (this.#notes.length === 0) return {};
+    const notes = this.#notes;
+    this.#notes = [];
+    return { notes };
+  }
+
   #close(): void {
     const frame = this.#stack.pop()!;
     this.#emit(frame.split ? [] : frame.container);
@@ -312,8 +439,10 @@ export class JsonStreamParser {
       this.#state = 'done';
       return;
     }
-    if (parent.split) this.#events.push({ kind: 'item', value });
-    else if (Array.isArray(parent.container)) parent.container.push(value);
+    if (parent.split) {
+      this.#events.push({ kind: 'item', value, ...this.#takeNotes() });
+      this.#itemStart = -1;
+    } else if (Array.isArray(parent.container)) parent.container.push(value);
     else setKey(parent.container, parent.key, value);
     this.#state = 'afterValue';
   }
@@ -321,7 +450,17 @@ export class JsonStreamParser {
 
 /** Parses one complete text; throws `JsonSyntaxFault`. For explaining texts that `JSON.parse` refused. */
 export function parseJsonText(text: string): unknown {
-  const parser = new JsonStreamParser();
+  return parseJsonNoted(text).value;
+}
+
+/** Parses one complete text with what its value cannot say (`JsonNote`); throws `JsonSyntaxFault`. */
+export function parseJsonNoted(
+  text: string,
+  options: JsonStreamOptions = {},
+): { value: unknown; notes: JsonNote[] } {
+  const parser = new JsonStreamParser(options);
   parser.push(text);
-  return parser.end()[0]!.value;
+  const events = parser.end();
+  const root = events[events.length - 1]!;
+  return { value: root.value, notes: root.notes ?? [] };
 }

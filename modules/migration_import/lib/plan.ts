@@ -42,13 +42,30 @@ export type PlanStep = {
   };
 }[RecordKind];
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const carried = (value: unknown): boolean =>
+  value !== undefined && !(Array.isArray(value) && value.length === 0);
+
+/** True when every part `incoming` carries equals Ward's: the same address, written with fewer parts. */
+const fewerParts = (incoming: Record<string, unknown>, ward: Record<string, unknown>): boolean =>
+  Object.entries(incoming).every(([part, value]) => !carried(value) || isDeepStrictEqual(value, ward[part]));
+
 /**
  * Fields the source does not carry keep Ward's value, so importing from a poorer format (CSV has
  * no phone) never erases what staff entered; a field the source does carry replaces Ward's whole.
+ * An address that only leaves out parts of Ward's (Synthea's CSV has no country, its FHIR has) is
+ * the same address and keeps Ward's, so two formats of one export never undo each other.
  */
 function merge<T extends object>(before: T, incoming: T): T {
   const after = { ...before } as Record<string, unknown>;
-  for (const [field, value] of Object.entries(incoming)) if (value !== undefined) after[field] = value;
+  for (const [field, value] of Object.entries(incoming)) {
+    if (value === undefined) continue;
+    const was = after[field];
+    if (isPlainObject(was) && isPlainObject(value) && fewerParts(value, was)) continue;
+    after[field] = value;
+  }
   return after as T;
 }
 

@@ -84,6 +84,20 @@ export type RawAddress = { [K in keyof ImportAddress]?: ImportAddress[K] };
 /** A record as a reader found it: every field text (untrimmed), absent when the source had none. */
 export type Raw<T> = { [K in keyof T]?: NonNullable<T[K]> extends ImportAddress ? RawAddress : string };
 
+/**
+ * A document as found, with its content when the source carries it inline (FHIR attachment
+ * `data`, base64): validation decodes and checks it, and the canonical record keeps only its
+ * reference (`inline:<document id>`), hashes and size.
+ */
+export type RawDocument = Raw<ImportDocument> & { data?: string };
+
+/** What readers find, per kind. */
+export interface RawOf {
+  patient: Raw<ImportPatient>;
+  appointment: Raw<ImportAppointment>;
+  document: RawDocument;
+}
+
 export type Severity = 'error' | 'warning' | 'info';
 
 export interface ImportWarning {
@@ -107,7 +121,16 @@ export interface WarningItem {
 
 /** What a format reader yields. `at` prefixes `field` pointers when the row holds more than one resource. */
 export type SourceItem =
-  | { [K in RecordKind]: { kind: K; row: number; at?: string; record: Raw<RecordOf[K]> } }[RecordKind]
+  | {
+      [K in RecordKind]: {
+        kind: K;
+        row: number;
+        at?: string;
+        /** How this record's fields are named when its resource type differs from the format's usual one (an Encounter). */
+        fields?: Partial<Record<keyof RawOf[K], string>>;
+        record: RawOf[K];
+      };
+    }[RecordKind]
   | WarningItem;
 
 export type SourceRecordItem = Exclude<SourceItem, WarningItem>;
@@ -122,15 +145,19 @@ export type ImportItem = ImportRecordItem | WarningItem;
  * Where each canonical field comes from in one format (a column, a JSON pointer), for the `field`
  * of validation warnings; a field not listed is reported by its canonical name.
  */
-export type SourceFields = { [K in RecordKind]?: Partial<Record<keyof RecordOf[K], string>> };
+export type SourceFields = { [K in RecordKind]?: Partial<Record<keyof RawOf[K], string>> };
 
 export interface ReadOptions {
   /** Longest CSV record; longer means a quote was left open. Default 1 MiB. */
   maxRecordChars?: number;
-  /** Longest NDJSON line. Default 64 MiB. */
+  /** Longest NDJSON line. Default `maxEntryChars`. */
   maxLineChars?: number;
-  /** Longest single JSON string or number in a Bundle. Default 64 MiB. */
+  /** Longest single JSON string or number, but inline content (`data`). Default 4 MiB. */
   maxTokenChars?: number;
+  /** Longest Bundle entry, or single resource, in characters. Default 64 MiB. */
+  maxEntryChars?: number;
+  /** Largest document content; inline `data` may be as long as its base64 (and line breaks). Default 25 MiB. */
+  maxDocumentBytes?: number;
 }
 
 /** Bytes of an uploaded file: a Node Readable without an encoding set, or any async iterable of chunks. */

@@ -105,9 +105,18 @@ async function* readRows<K extends RecordKind>(
     }
     if (header === undefined) {
       header = record.fields.map((name) => name.trim());
-      header.forEach((name, index) => {
-        if (!columns.has(name.toUpperCase())) columns.set(name.toUpperCase(), index);
-      });
+      for (const [index, name] of header.entries()) {
+        const first = columns.get(name.toUpperCase());
+        if (first === undefined || name === '') {
+          columns.set(name.toUpperCase(), index);
+          continue;
+        }
+        yield {
+          kind: 'warning',
+          warning: warn.duplicateColumn({ row: record.line, field: name }, name, first + 1, index + 1),
+        };
+        return;
+      }
       const missing = layout.required.filter((name) => !columns.has(name.toUpperCase()));
       if (missing.length > 0) {
         yield {

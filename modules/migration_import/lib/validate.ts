@@ -8,9 +8,17 @@
  * execute pass over a source that already validated clean can set `acrossRecords: false` and run
  * in constant memory.
  */
+import type { Buffer } from 'node:buffer';
 import type { SdkText } from '../../../src/sdk/index.ts';
 import { checkItem } from './checks.ts';
-import type { ImportItem, RecordKind, SourceFields, SourceItem, SourceRecordItem } from './records.ts';
+import type {
+  ImportItem,
+  ImportWarning,
+  RecordKind,
+  SourceFields,
+  SourceItem,
+  SourceRecordItem,
+} from './records.ts';
 import { warn } from './warnings.ts';
 
 export interface ValidateOptions {
@@ -28,6 +36,18 @@ export interface ValidateOptions {
    * clean) text is still normalised to NFC.
    */
   text?: SdkText;
+  /** Largest document content carried inline (FHIR attachment `data`); the documents module's limit by default. */
+  maxDocumentBytes?: number;
+  /**
+   * Stores a document's inline content under `ref` (as an upload of the binary would), once the
+   * document passed every check; a warning when it could not. Without it inline content is checked
+   * but kept nowhere (a pass over a source whose content validation stored).
+   */
+  storeInline?: (
+    ref: string,
+    content: Buffer,
+    contentType: string,
+  ) => Promise<ImportWarning | null> | ImportWarning | null;
 }
 
 /**
@@ -50,10 +70,15 @@ export class ImportValidator {
 
   /** The item's warnings, then its canonical record unless an error blocks it. */
   async check(item: SourceRecordItem): Promise<ImportItem[]> {
-    const names = this.#options.fields?.[item.kind] as Partial<Record<string, string>> | undefined;
+    const names = (item.fields ?? this.#options.fields?.[item.kind]) as
+      Partial<Record<string, string>> | undefined;
     const place = { row: item.row, field: (name: string) => (item.at ?? '') + (names?.[name] ?? name) };
     const at = (name: string) => ({ row: item.row, field: place.field(name) });
-    const { item: checked, warnings } = checkItem(item, place, this.#options.text);
+    const {
+      item: checked,
+      warnings,
+      content,
+    } = checkItem(item, place, this.#options.text, this.#options.maxDocumentBytes);
 
     const across = this.#options.acrossRecords ?? true;
     const sourceId = item.record.sourceId?.trim();
@@ -68,12 +93,21 @@ export class ImportValidator {
       if (patient && !this.#seen.patient.has(patient) && !(await this.#options.knownPatient?.(patient)))
         warnings.push(warn.unknownPatient(at('patientSourceId'), item.kind, patient));
     }
-    if (item.kind === 'document' && this.#options.hasBinary !== undefined) {
+    if (item.kind === 'document' && item.record.data === undefined && this.#options.hasBinary !== undefined) {
       const ref = item.record.binaryRef?.trim();
       if (ref && !(await this.#options.hasBinary(ref)))
         warnings.push(warn.binaryMissing(at('binaryRef'), ref));
     }
 
+    const blocked = checked === null || warnings.some((warning) => warning.severity === 'error');
+    if (!blocked && checked.kind === 'document' && content !== undefined && this.#options.storeInline) {
+      const problem = await this.#options.storeInline(
+        checked.record.binaryRef,
+        content,
+        checked.record.contentType,
+      );
+      if (problem !== null) warnings.push(problem);
+    }
     const items: ImportItem[] = warnings.map((warning) => ({ kind: 'warning', warning }));
     if (checked !== null && !warnings.some((warning) => warning.severity === 'error')) items.push(checked);
     return items;

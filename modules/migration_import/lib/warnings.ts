@@ -30,6 +30,14 @@ export const WARNING_CODES = [
   'binary_missing',
   'bad_hash',
   'bad_size',
+  'invalid_title',
+  'invalid_content_type',
+  'bad_base64',
+  'content_too_large',
+  'binary_mismatch',
+  'json_inexact_number',
+  'json_duplicate_key',
+  'duplicate_column',
 ] as const;
 export type WarningCode = (typeof WARNING_CODES)[number];
 
@@ -131,14 +139,14 @@ export const warn = {
       at,
       'fhir_not_a_resource',
       'error',
-      `${what} holds no FHIR resource (no "resourceType"); expected a Bundle, Patient, Appointment or DocumentReference`,
+      `${what} holds no FHIR resource (no "resourceType"); expected a Bundle, Patient, Appointment, Encounter or DocumentReference`,
     ),
   unsupportedResource: (at: At, resourceType: string, count: number) =>
     make(
       at,
       'fhir_unsupported_resource',
       'info',
-      `${count} ${quoted(resourceType)} resource${count === 1 ? ' was' : 's were'} skipped (first on row ${at.row}); only Patient, Appointment and DocumentReference are imported`,
+      `${count} ${quoted(resourceType)} resource${count === 1 ? ' was' : 's were'} skipped (first on row ${at.row}); only Patient, Appointment, Encounter and DocumentReference are imported`,
     ),
   missingField: (at: At, kind: RecordKind, label: string) =>
     make(at, 'missing_field', 'error', `${label} is missing; every ${kind} needs one`),
@@ -216,6 +224,55 @@ export const warn = {
       'bad_hash',
       'warning',
       `hash ${quoted(value)} is not ${expected}; it is ignored and the upload's own checksum is used`,
+    ),
+  invalidDocumentMeta: (at: At, code: 'invalid_title' | 'invalid_content_type', problem: string) =>
+    make(
+      at,
+      code,
+      'error',
+      `${problem}, which an upload to Ward's documents is refused for too; fix it in the source`,
+    ),
+  badBase64: (at: At) =>
+    make(
+      at,
+      'bad_base64',
+      'error',
+      'the inline content (attachment data) is not base64; expected the bytes in base64, as FHIR writes them',
+    ),
+  contentTooLarge: (at: At, size: number, limit: number) =>
+    make(
+      at,
+      'content_too_large',
+      'error',
+      `the inline content is ${size} bytes; Ward's documents take at most ${limit} (WARD_DOCUMENT_MAX_BYTES)`,
+    ),
+  contentMismatch: (at: At, declared: string, actual: string) =>
+    make(
+      at,
+      'binary_mismatch',
+      'error',
+      `the source gives ${declared}, but its inline content has ${actual}; the content was changed or cut short`,
+    ),
+  inexactNumber: (at: At, text: string) =>
+    make(
+      at,
+      'json_inexact_number',
+      'warning',
+      `the number ${text} cannot be held exactly (it would become ${Number(text)}); Ward reads it as that, so if the field is one Ward imports, write it within range in the source`,
+    ),
+  duplicateKey: (at: At, key: string) =>
+    make(
+      at,
+      'json_duplicate_key',
+      'error',
+      `key ${quoted(key)} appears twice in one object, so which value is meant cannot be known; keep one of them in the source`,
+    ),
+  duplicateColumn: (at: At, name: string, first: number, second: number) =>
+    make(
+      at,
+      'duplicate_column',
+      'error',
+      `column ${quoted(name)} appears twice in the header (columns ${first} and ${second}), so which one holds the value cannot be known; rename or remove one; no row was read`,
     ),
   badSize: (at: At, value: string) =>
     make(at, 'bad_size', 'warning', `size ${quoted(value)} is not a whole number of bytes; it is ignored`),

@@ -169,7 +169,7 @@ test('the JSON Bundle and the NDJSON of the same resources give identical items,
       code: 'fhir_unsupported_resource',
       severity: 'info',
       message:
-        '5 "Practitioner" resources were skipped (first on row 1); only Patient, Appointment and DocumentReference are imported',
+        '5 "Practitioner" resources were skipped (first on row 1); only Patient, Appointment, Encounter and DocumentReference are imported',
     },
   ]);
 });
@@ -190,7 +190,7 @@ test('a List is not a Bundle: its entry array is not read as resources', async (
       code: 'fhir_unsupported_resource',
       severity: 'info',
       message:
-        '1 "List" resource was skipped (first on row 1); only Patient, Appointment and DocumentReference are imported',
+        '1 "List" resource was skipped (first on row 1); only Patient, Appointment, Encounter and DocumentReference are imported',
     },
   ]);
 });
@@ -223,7 +223,7 @@ test('a JSON document that is no resource at all says so', async (t) => {
       code: 'fhir_not_a_resource',
       severity: 'error',
       message:
-        'the document holds no FHIR resource (no "resourceType"); expected a Bundle, Patient, Appointment or DocumentReference',
+        'the document holds no FHIR resource (no "resourceType"); expected a Bundle, Patient, Appointment, Encounter or DocumentReference',
     },
   ]);
 });
@@ -247,11 +247,11 @@ test('an NDJSON line longer than maxLineChars stops reading', async (t) => {
 test('skipped types are counted once per type, each reported on its first row', async (t) => {
   const items = await readNdjson(
     { resourceType: 'Observation' },
-    { resourceType: 'Encounter' },
+    { resourceType: 'Claim' },
     { resourceType: 'Observation' },
   );
   t.deepEqual(
     warningsOf(items).map((warning) => warning.message.split(' skipped')[0]),
-    ['2 "Observation" resources were', '1 "Encounter" resource was'],
+    ['2 "Observation" resources were', '1 "Claim" resource was'],
   );
 });

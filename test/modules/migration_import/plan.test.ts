@@ -54,6 +54,11 @@ test('an address the source carries replaces the whole address', (t) => {
   t.deepEqual(step.changes, [{ field: 'address', before: inWard.address, after: incoming.address }]);
 });
 
+test("an address that only leaves out parts of Ward's is the same address, and keeps them", (t) => {
+  const inWard = { ...values, address: { ...incoming.address!, country: 'US' } };
+  t.like(planItem(item(), { wardId: 7, values: inWard }), { action: 'skip', after: inWard });
+});
+
 test('preview counts every step per kind and keeps only the first steps of each action', (t) => {
   const preview = new PreviewBuilder(2);
   const steps: PlanStep[] = [

@@ -200,6 +200,11 @@ test('binaries: the same file again is a duplicate, another file under a taken r
     'note.txt',
     '../../../../tmp/owned.txt',
   ]);
+  // The source's inline attachments are stored under inline:<document id>; no upload takes one.
+  const reserved = await send('inline:d1', note);
+  t.is(reserved.status, 400);
+  t.like(errorOf(reserved.body), { code: 'invalid_query' });
+  t.is(await w.knex('migration_import_binary').where({ ref: 'inline:d1' }).first(), undefined);
 });
 
 test('binaries over the documents size limit are refused with 413, declared or streamed', async (t) => {

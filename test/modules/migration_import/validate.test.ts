@@ -263,11 +263,12 @@ const validAppointment = fc
     }),
   );
 
+const token = fc.stringMatching(/^[a-z0-9][a-z0-9.+-]{0,15}$/);
 const validDocument = fc.record({
   sourceId: text,
   patientSourceId: text,
   title: text,
-  contentType: text,
+  contentType: fc.tuple(token, token).map(([type, subtype]) => `${type}/${subtype}`),
   sha1: fc.option(
     fc.uint8Array({ minLength: 20, maxLength: 20 }).map((hash) => Buffer.from(hash).toString('base64')),
     { nil: undefined },

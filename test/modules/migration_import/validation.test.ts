@@ -5,6 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import test from 'ava';
+
+// Small, so inline content can be over it: the documents limit holds for inline content as for uploads.
+process.env.WARD_DOCUMENT_MAX_BYTES = '1kb';
 import { WARNING_CODES } from '../../../modules/migration_import/lib/index.ts';
 import {
   allWarnings,
@@ -175,6 +178,55 @@ const CASES: Record<string, Case> = {
     format: 'fhir-ndjson',
     state: 'invalid',
     warnings: ['1:invisible_character:error:/identifier', '2:invisible_character:error:/name/0/given'],
+  },
+  'documents Ward would refuse to upload, and inline content that is not what the source says': {
+    source: async () =>
+      [
+        {
+          resourceType: 'Patient',
+          id: 'p1',
+          name: [{ family: 'Doe', given: ['Jo'] }],
+          birthDate: '1990-01-01',
+        },
+        ...[
+          { url: 'a.txt', title: 'Bell\u0007' },
+          { url: 'b.txt', title: 'B', contentType: 'text/html\r\nSet-Cookie: a=b' },
+          { title: 'C', data: '@@@@' },
+          { title: 'D', data: Buffer.alloc(2048).toString('base64') },
+          { title: 'E', data: Buffer.from('hello').toString('base64'), size: 6 },
+        ].map((attachment, index) => ({
+          resourceType: 'DocumentReference',
+          id: `d${index}`,
+          subject: { reference: 'Patient/p1' },
+          content: [{ attachment }],
+        })),
+      ]
+        .map((resource) => `${JSON.stringify(resource)}\n`)
+        .join(''),
+    format: 'fhir-ndjson',
+    state: 'invalid',
+    warnings: [
+      '2:invalid_title:error:/content/0/attachment/title',
+      '2:binary_missing:warning:/content/0/attachment/url',
+      '3:invalid_content_type:error:/content/0/attachment/contentType',
+      '3:binary_missing:warning:/content/0/attachment/url',
+      '4:bad_base64:error:/content/0/attachment/data',
+      '5:content_too_large:error:/content/0/attachment/data',
+      '6:binary_mismatch:error:/content/0/attachment/size',
+    ],
+  },
+  'a CSV header naming a column twice': {
+    source: async () => 'Id,BIRTHDATE,FIRST,LAST,GENDER,Id\np1,1980-01-01,Ann,Lee,F,p2\n',
+    format: 'synthea-patients-csv',
+    state: 'invalid',
+    warnings: ['1:duplicate_column:error:Id'],
+  },
+  'JSON with a key twice and a number out of range': {
+    source: async () =>
+      '{"resourceType":"Patient","id":"p1","id":"p2","name":[{"family":"Doe","given":["Jo"]}],"birthDate":"1990-01-01","extension":[{"valueDecimal":1e309}]}\n',
+    format: 'fhir-ndjson',
+    state: 'invalid',
+    warnings: ['1:json_duplicate_key:error:/id', '1:json_inexact_number:warning:/extension/0/valueDecimal'],
   },
   'a FHIR status Ward does not keep': {
     source: async () =>

@@ -157,15 +157,58 @@ warns('blank required fields', 'synthea-patients-csv', () => fixture('bad/missin
 
 // prettier-ignore
 warns('FHIR: no resourceType, unknown status, stranger patient, bad attachment, binary not uploaded, skipped type', 'fhir-ndjson', () => fixture('bad/fhir-problems.ndjson'), [
-  [1, '', 'fhir_not_a_resource', 'error', 'line 1 holds no FHIR resource (no "resourceType"); expected a Bundle, Patient, Appointment or DocumentReference'],
+  [1, '', 'fhir_not_a_resource', 'error', 'line 1 holds no FHIR resource (no "resourceType"); expected a Bundle, Patient, Appointment, Encounter or DocumentReference'],
   [3, '/status', 'unknown_status', 'error', 'status "done" is not an appointment status; expected one of proposed, pending, booked, arrived, fulfilled, cancelled, noshow, entered-in-error, checked-in, waitlist'],
   [4, '/participant', 'missing_field', 'error', 'practitioner is missing; every appointment needs one'],
   [4, '/participant', 'unknown_patient', 'error', 'appointment refers to patient "stranger", who is neither earlier in this file nor imported before; import the patient first'],
   [5, '/content/0/attachment/hash', 'bad_hash', 'warning', `hash "not-base64" is not a base64 SHA-1 (FHIR attachment.hash); it is ignored and the upload's own checksum is used`],
   [5, '/content/0/attachment/size', 'bad_size', 'warning', 'size "-4" is not a whole number of bytes; it is ignored'],
   [5, '/content/0/attachment/url', 'binary_missing', 'warning', 'binary "never-uploaded.pdf" has not been uploaded yet; upload it before executing the job'],
-  [6, '', 'fhir_unsupported_resource', 'info', '1 "Observation" resource was skipped (first on row 6); only Patient, Appointment and DocumentReference are imported'],
+  [6, '', 'fhir_unsupported_resource', 'info', '1 "Observation" resource was skipped (first on row 6); only Patient, Appointment, Encounter and DocumentReference are imported'],
 ], () => ({ hasBinary: (ref) => ref.startsWith('note-') }));
+
+const inlineNote = (attachment: object) =>
+  JSON.stringify({
+    resourceType: 'DocumentReference',
+    id: 'd1',
+    subject: { reference: 'Patient/p1' },
+    content: [{ attachment: { title: 'Note', ...attachment } }],
+  });
+
+// prettier-ignore
+warns('documents: title and content type by the upload rules; inline content not base64, too large, or unlike its hash', 'fhir-ndjson', () => bytes(
+  JSON.stringify({ resourceType: 'Patient', id: 'p1', name: [{ family: 'Ng', given: ['Cy'] }], birthDate: '1980-01-01' }), '\n',
+  inlineNote({ url: 'a.txt', title: 'Bell\u0007' }), '\n',
+  inlineNote({ url: 'b.txt', contentType: 'text/html\r\nSet-Cookie: a=b' }), '\n',
+  inlineNote({ data: '@@@@' }).replace('"d1"', '"d3"'), '\n',
+  inlineNote({ data: Buffer.from('x'.repeat(40)).toString('base64') }).replace('"d1"', '"d4"'), '\n',
+  inlineNote({ data: Buffer.from('hello').toString('base64'), size: 6 }).replace('"d1"', '"d5"'), '\n',
+), [
+  [2, '/content/0/attachment/title', 'invalid_title', 'error', `the title contains U+0007 (a control character) at character 5, which an upload to Ward's documents is refused for too; fix it in the source`],
+  [3, '/content/0/attachment/contentType', 'invalid_content_type', 'error', `"text/html\\r\\nSet-Cookie: a=b" is not a media type, which an upload to Ward's documents is refused for too; fix it in the source`],
+  [3, '/id', 'duplicate_id', 'error', 'document id "d1" appears earlier in the file; each document must appear once'],
+  [4, '/content/0/attachment/data', 'bad_base64', 'error', 'the inline content (attachment data) is not base64; expected the bytes in base64, as FHIR writes them'],
+  [5, '/content/0/attachment/data', 'content_too_large', 'error', "the inline content is 40 bytes; Ward's documents take at most 32 (WARD_DOCUMENT_MAX_BYTES)"],
+  [6, '/content/0/attachment/size', 'binary_mismatch', 'error', 'the source gives size 6, but its inline content has 5 bytes; the content was changed or cut short'],
+], () => ({ text: sdk.text, maxDocumentBytes: 32 }));
+
+// prettier-ignore
+warns('JSON whose text says more than its values: a number no double holds, a key given twice', 'fhir-ndjson', () => bytes(
+  '{"resourceType":"Patient","id":"p1","name":[{"family":"Ng","given":["Cy"]}],"birthDate":"1980-01-01","multipleBirthInteger":1e309}\n',
+  '{"resourceType":"Patient","id":"p2","name":[{"family":"Ng","given":["Di"]}],"birthDate":"1980-01-01","birthDate":"1981-02-02","x":1e-400}\n',
+), [
+  [1, '/multipleBirthInteger', 'json_inexact_number', 'warning', 'the number 1e309 cannot be held exactly (it would become Infinity); Ward reads it as that, so if the field is one Ward imports, write it within range in the source'],
+  [2, '/birthDate', 'json_duplicate_key', 'error', 'key "birthDate" appears twice in one object, so which value is meant cannot be known; keep one of them in the source'],
+  [2, '/x', 'json_inexact_number', 'warning', 'the number 1e-400 cannot be held exactly (it would become 0); Ward reads it as that, so if the field is one Ward imports, write it within range in the source'],
+]);
+
+// prettier-ignore
+warns('a CSV header naming a column twice, whatever the case', 'synthea-patients-csv', () => bytes(
+  'Id,BIRTHDATE,FIRST,LAST,GENDER,last\n',
+  'p1,1980-01-01,Ann,Lee,F,Smith\n',
+), [
+  [1, 'last', 'duplicate_column', 'error', 'column "last" appears twice in the header (columns 4 and 6), so which one holds the value cannot be known; rename or remove one; no row was read'],
+]);
 
 test('every warning code has a case above', (t) => {
   t.deepEqual(

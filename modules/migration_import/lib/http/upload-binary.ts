@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import type { Context } from 'koa';
 import type { WardSdk } from '../../../../src/sdk/index.ts';
 import { tooLarge } from '../../../documents/lib/blob-store.ts';
+import { INLINE_PREFIX } from '../checks.ts';
 import { binaryView, findBinary, storeBinary } from '../jobs/binary-store.ts';
 import { foundJob, jobId } from './params.ts';
 
@@ -44,6 +45,12 @@ function reference(sdk: WardSdk, ctx: Context): string {
   // eslint-disable-next-line no-control-regex
   if (ref.length > MAX_REF || /[\u0000-\u001f\u007f]/.test(ref))
     throw sdk.errors.invalidQuery('ref', `must be at most ${MAX_REF} characters without control characters`);
+  // The source's inline attachments are stored under these references; an upload may not take one.
+  if (ref.startsWith(INLINE_PREFIX))
+    throw sdk.errors.invalidQuery(
+      'ref',
+      `must not start with ${JSON.stringify(INLINE_PREFIX)}: that names content the source carries inline`,
+    );
   return ref;
 }
 

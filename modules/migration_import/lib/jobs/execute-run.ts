@@ -15,12 +15,14 @@ import { emptyResults, type JobRow, type JobState, type Results } from './job-ro
 import { failure, type Scope } from './kinds/types.ts';
 import type { Lease } from './lease.ts';
 import { readAhead, runScope, sourceRecords } from './records.ts';
-import { deleteWarnings, insertWarnings } from './warning-store.ts';
+import { deleteWarnings, insertWarnings, WarningBudget, WARNINGS } from './warning-store.ts';
 
 export interface ExecuteDeps {
   knex: Knex;
   storageDir: string;
   batchSize: number;
+  /** Most row errors a run stores (WARD_IMPORT_MAX_WARNINGS); the rest are counted and summed up. */
+  maxWarnings?: number;
 }
 
 /**
@@ -38,10 +40,12 @@ const isDataError = (error: unknown): error is Error & { code: string } =>
 class Checkpoint {
   done: number;
   results: Results;
+  readonly budget: WarningBudget;
 
-  constructor(row: JobRow) {
+  constructor(row: JobRow, budget: WarningBudget) {
     this.done = row.rows_done;
     this.results = addResults(emptyResults(), { ...emptyResults(), ...row.results });
+    this.budget = budget;
   }
 }
 
@@ -55,14 +59,21 @@ async function commit(
   ) => Promise<{ results: Results; failures: Parameters<typeof insertWarnings>[3] }>,
   onWritten: () => void = () => undefined,
 ): Promise<void> {
-  const next = await deps.knex.transaction(async (trx) => {
-    const outcome = await write(trx);
-    await insertWarnings(trx, lease, 'execute', outcome.failures);
-    const results = addResults(checkpoint.results, outcome.results);
-    await lease.update(trx, { rows_done: checkpoint.done + count, results });
-    onWritten();
-    return results;
-  });
+  // A transaction that rolls back stored none of its warnings: the budget forgets them too.
+  const restore = checkpoint.budget.save();
+  const next = await deps.knex
+    .transaction(async (trx) => {
+      const outcome = await write(trx);
+      await insertWarnings(trx, lease, 'execute', checkpoint.budget.take(outcome.failures));
+      const results = addResults(checkpoint.results, outcome.results);
+      await lease.update(trx, { rows_done: checkpoint.done + count, results });
+      onWritten();
+      return results;
+    })
+    .catch((error: unknown) => {
+      restore();
+      throw error;
+    });
   checkpoint.results = next;
   checkpoint.done += count;
 }
@@ -112,9 +123,16 @@ export function finalState(results: Results): { state: JobState; error: string |
 export async function executeRun(deps: ExecuteDeps, job: JobRow, lease: Lease): Promise<void> {
   const { knex } = deps;
   const scope = await runScope(knex, job, 'execute');
-  const checkpoint = new Checkpoint(job);
   // A fresh run replaces the previous run's row errors; a resumed one keeps its own.
-  if (checkpoint.done === 0) await deleteWarnings(knex, lease, 'execute');
+  if (job.rows_done === 0) await deleteWarnings(knex, lease, 'execute');
+  const stored = Number(
+    (
+      (await knex(WARNINGS).where({ job_id: job.id, phase: 'execute' }).count({ n: '*' })) as Array<{
+        n: string;
+      }>
+    )[0]!.n,
+  );
+  const checkpoint = new Checkpoint(job, new WarningBudget(deps.maxWarnings, stored));
   const records = sourceRecords(deps.storageDir, job, { acrossRecords: false, skip: checkpoint.done });
   let number = 0;
   for await (const batch of readAhead(inBatches(records, deps.batchSize))) {
@@ -134,6 +152,8 @@ export async function executeRun(deps: ExecuteDeps, job: JobRow, lease: Lease): 
     }
     batchEvents.publish({ job: job.id, batch: number, point: 'committed' });
   }
+  const summary = checkpoint.budget.summary();
+  if (summary !== null) await insertWarnings(knex, lease, 'execute', [summary]);
   const { state, error } = finalState(checkpoint.results);
   await lease.release(knex, { state, error, finished_at: knex.fn.now() });
 }

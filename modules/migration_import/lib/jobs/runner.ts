@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Knex } from 'knex';
 import type { Logger, WardSdk } from '../../../../src/sdk/index.ts';
+import { documentMaxBytes } from '../../../documents/lib/config.ts';
 import { executeRun } from './execute-run.ts';
 import type { JobRow } from './job-row.ts';
 import { claimExecute, claimValidate, orphanedRuns } from './job-store.ts';
@@ -99,8 +100,22 @@ export class JobRunner {
     const lease = new Lease(knex, row.id, this.workerId, settings.leaseMs);
     const work =
       run === 'validate'
-        ? validateRun({ knex, storageDir, sdk }, row, lease)
-        : executeRun({ knex, storageDir, batchSize: settings.batchSize }, row, lease);
+        ? validateRun(
+            {
+              knex,
+              storageDir,
+              sdk,
+              maxDocumentBytes: documentMaxBytes(sdk),
+              maxWarnings: settings.maxWarnings,
+            },
+            row,
+            lease,
+          )
+        : executeRun(
+            { knex, storageDir, batchSize: settings.batchSize, maxWarnings: settings.maxWarnings },
+            row,
+            lease,
+          );
     const done = lease
       .keepWhile(() => work)
       .catch((error: unknown) => this.#failed(run, lease, error))

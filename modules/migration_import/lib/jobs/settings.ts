@@ -12,12 +12,15 @@ export interface ImportSettings {
   leaseMs: number;
   /** Records written per transaction by execute (WARD_IMPORT_BATCH_SIZE, 1 to 50,000). */
   batchSize: number;
+  /** Warnings one phase of a job stores (WARD_IMPORT_MAX_WARNINGS, 100 to 1,000,000); the rest are counted. */
+  maxWarnings: number;
 }
 
 export const DEFAULT_SETTINGS: ImportSettings = {
   maxSourceBytes: 2048 * 1024 * 1024,
   leaseMs: 30_000,
   batchSize: 2000,
+  maxWarnings: 10_000,
 };
 
 function integer(
@@ -56,6 +59,9 @@ export function importSettings(sdk: WardSdk, env: NodeJS.ProcessEnv = process.en
     ),
     batchSize: setting(env, 'WARD_IMPORT_BATCH_SIZE', DEFAULT_SETTINGS.batchSize, (value) =>
       integer(sdk, value, 'WARD_IMPORT_BATCH_SIZE', 1, 50_000, '2000 (the default)'),
+    ),
+    maxWarnings: setting(env, 'WARD_IMPORT_MAX_WARNINGS', DEFAULT_SETTINGS.maxWarnings, (value) =>
+      integer(sdk, value, 'WARD_IMPORT_MAX_WARNINGS', 100, 1_000_000, '10000 (the default)'),
     ),
   };
 }

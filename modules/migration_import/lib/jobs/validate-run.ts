@@ -2,7 +2,9 @@
  * Validation, in the background: read every row of the stored source, record every warning
  * (batched), count the records that would be written, and end `validated`, or `invalid` when any
  * warning is an error. Besides the lib's checks, it checks what only the database knows: patients
- * imported before, binaries uploaded so far, and the appointment statuses Ward accepts. A run that
+ * imported before, binaries uploaded so far, and the appointment statuses Ward accepts. Documents
+ * whose content the source carries inline are stored as this job's binaries (under `inline:<id>`),
+ * just as an upload would store them, once they pass every check. A run that
  * dies is simply run again from the top: it replaces the job's warnings.
  *
  * It publishes its progress the way execute does, on the job's `rows_done` / `rows_total`: rows
@@ -11,12 +13,14 @@
  * written and `rows_done` execute's checkpoint again, 0; the view shows a validated job at 100%.
  */
 import { channel } from 'node:diagnostics_channel';
-import { pipeline } from 'node:stream';
+import { createHash } from 'node:crypto';
+import { pipeline, Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import type { WardSdk } from '../../../../src/sdk/index.ts';
+import { DEFAULT_MAX_BYTES } from '../../../documents/lib/config.ts';
 import { importItems, sourceFields, type RecordKind } from '../index.ts';
 import { warn } from '../warnings.ts';
-import { BINARIES } from './binary-store.ts';
+import { BINARIES, storeBinary } from './binary-store.ts';
 import type { JobRow } from './job-row.ts';
 import type { Lease } from './lease.ts';
 import { appointmentStatuses } from './records.ts';
@@ -28,6 +32,10 @@ export interface ValidateDeps {
   knex: Knex;
   storageDir: string;
   sdk: WardSdk;
+  /** The documents module's upload limit, which inline content is held to as well; its default when left out. */
+  maxDocumentBytes?: number;
+  /** Most warnings the run stores (WARD_IMPORT_MAX_WARNINGS); the rest are counted and summed up. */
+  maxWarnings?: number;
 }
 
 /** Progress is written at most once per this many rows and this many milliseconds: a row costs no query. */
@@ -43,6 +51,8 @@ const PROGRESS_MS = 250;
 const progressEvents = channel('ward.migration_import.validate_progress');
 
 /** Rows in the whole source, estimated from the `rows` in its first `read` bytes; never reached before the end. */
+const sha256Of = (content: Uint8Array): string => createHash('sha256').update(content).digest('hex');
+
 export const estimatedRows = (rows: number, read: number, bytes: number): number =>
   Math.max(rows + 1, read === 0 ? 0 : Math.round((rows * bytes) / read));
 
@@ -82,10 +92,11 @@ class ProgressWriter {
 
 export async function validateRun(deps: ValidateDeps, job: JobRow, lease: Lease): Promise<void> {
   const { knex } = deps;
+  const maxDocumentBytes = deps.maxDocumentBytes ?? DEFAULT_MAX_BYTES;
   await deleteWarnings(knex, lease);
   const statuses = await appointmentStatuses(knex);
   const statusField = sourceFields(job.format).appointment?.status ?? 'status';
-  const writer = new WarningWriter(knex, lease, 'validate');
+  const writer = new WarningWriter(knex, lease, 'validate', { limit: deps.maxWarnings });
   const records: Record<RecordKind, number> = { patient: 0, appointment: 0, document: 0 };
   const meter = new Meter<never>(Number.POSITIVE_INFINITY, []);
   // A read error destroys the meter with it, so it surfaces where the items are read.
@@ -95,6 +106,16 @@ export async function validateRun(deps: ValidateDeps, job: JobRow, lease: Lease)
     text: deps.sdk.text,
     knownPatient: knownPatients(knex, job.source_system),
     hasBinary: async (ref) => (await knex(BINARIES).where({ job_id: job.id, ref }).first('id')) !== undefined,
+    maxDocumentBytes,
+    storeInline: (ref, content, contentType) =>
+      storeBinary(
+        deps.sdk,
+        knex,
+        deps.storageDir,
+        Readable.from([content]),
+        { jobId: job.id, ref, sha256: sha256Of(content), contentType, createdBy: job.created_by },
+        maxDocumentBytes,
+      ).then(() => null),
   });
   for await (const item of items) {
     await progress.row(item.kind === 'warning' ? item.warning.row : item.row);
@@ -105,7 +126,7 @@ export async function validateRun(deps: ValidateDeps, job: JobRow, lease: Lease)
       );
     else records[item.kind]++;
   }
-  await writer.flush();
+  await writer.finish();
   const total = records.patient + records.appointment + records.document;
   await lease.release(knex, {
     state: writer.counts.error > 0 ? 'invalid' : 'validated',

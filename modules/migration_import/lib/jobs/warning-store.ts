@@ -58,7 +58,65 @@ export async function deleteWarnings(
     .delete();
 }
 
-/** Buffers warnings and writes them a batch at a time, counting them per severity. */
+/** Most warnings one phase of a job keeps, unless WARD_IMPORT_MAX_WARNINGS says otherwise. */
+export const DEFAULT_MAX_WARNINGS = 10_000;
+
+/**
+ * How many warnings a phase of a job keeps: the first `limit`; the rest are counted per severity,
+ * never stored, and summed up in one `warnings_capped` warning at the end, so a source of a
+ * million bad lines writes a bounded number of rows and still says how many there were.
+ */
+export class WarningBudget {
+  readonly limit: number;
+  kept: number;
+  readonly omitted: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
+  #firstRow: number | undefined;
+
+  constructor(limit = DEFAULT_MAX_WARNINGS, kept = 0) {
+    this.limit = limit;
+    this.kept = kept;
+  }
+
+  /** The warnings of `warnings` to store; the others are counted. */
+  take<W extends StoredWarning>(warnings: readonly W[]): W[] {
+    const room = Math.max(0, this.limit - this.kept);
+    for (const warning of warnings.slice(room)) {
+      this.omitted[warning.severity]++;
+      this.#firstRow ??= warning.row;
+    }
+    const kept = warnings.slice(0, room);
+    this.kept += kept.length;
+    return kept;
+  }
+
+  /** A function that puts the budget back as it is now (for a transaction that rolled back). */
+  save(): () => void {
+    const kept = this.kept;
+    const omitted = { ...this.omitted };
+    const firstRow = this.#firstRow;
+    return () => {
+      this.kept = kept;
+      Object.assign(this.omitted, omitted);
+      this.#firstRow = firstRow;
+    };
+  }
+
+  /** The one warning that says what was not stored, or null when everything was. */
+  summary(): StoredWarning | null {
+    const { error, warning, info } = this.omitted;
+    const total = error + warning + info;
+    if (total === 0) return null;
+    return {
+      row: this.#firstRow!,
+      field: '',
+      code: 'warnings_capped',
+      severity: error > 0 ? 'error' : 'warning',
+      message: `${total} more warning${total === 1 ? '' : 's'} (${error} error${error === 1 ? '' : 's'}, ${warning} warning${warning === 1 ? '' : 's'}, ${info} info) from row ${this.#firstRow} on ${total === 1 ? 'was' : 'were'} not recorded: a job keeps at most ${this.limit} (WARD_IMPORT_MAX_WARNINGS); the ones above likely share their cause, fix it and try again`,
+    };
+  }
+}
+
+/** Buffers warnings and writes them a batch at a time, counting them per severity, keeping those its budget allows. */
 export class WarningWriter {
   readonly counts: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
   #buffer: StoredWarning[] = [];
@@ -66,16 +124,19 @@ export class WarningWriter {
   readonly #lease: Lease;
   readonly #phase: Phase;
   readonly #batch: number;
+  readonly #budget: WarningBudget;
 
-  constructor(knex: Knex, lease: Lease, phase: Phase, batch = 1000) {
+  constructor(knex: Knex, lease: Lease, phase: Phase, options: { batch?: number; limit?: number } = {}) {
     this.#knex = knex;
     this.#lease = lease;
     this.#phase = phase;
-    this.#batch = batch;
+    this.#batch = options.batch ?? 1000;
+    this.#budget = new WarningBudget(options.limit);
   }
 
   async add(warning: StoredWarning): Promise<void> {
     this.counts[warning.severity]++;
+    if (this.#budget.take([warning]).length === 0) return;
     this.#buffer.push(warning);
     if (this.#buffer.length >= this.#batch) await this.flush();
   }
@@ -84,6 +145,13 @@ export class WarningWriter {
     const batch = this.#buffer;
     this.#buffer = [];
     await insertWarnings(this.#knex, this.#lease, this.#phase, batch);
+  }
+
+  /** Writes what is buffered and, when warnings were left out, the summary of them. */
+  async finish(): Promise<void> {
+    const summary = this.#budget.summary();
+    if (summary !== null) this.#buffer.push(summary);
+    await this.flush();
   }
 }
 
