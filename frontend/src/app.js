@@ -14,6 +14,7 @@ import {
   EmptyState,
   ErrorBanner,
   Field,
+  fieldErrors,
   html,
   Loading,
   PageHeader,
@@ -230,11 +231,19 @@ function SignIn() {
   </main>`;
 }
 
+/** The field a refused password change is about, by the server's error code. */
+const PASSWORD_FIELDS = {
+  weak_password: '/newPassword',
+  same_password: '/newPassword',
+  wrong_password: '/currentPassword',
+};
+
 function ChangePassword() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
   const [error, setError] = useState(null);
+  const [errors, setErrors] = useState({});
   const [busy, setBusy] = useState(false);
   const { route } = useLocation();
   const mismatch = repeat !== '' && next !== repeat ? 'The two new passwords differ.' : null;
@@ -243,12 +252,19 @@ function ChangePassword() {
     if (next !== repeat) return;
     setBusy(true);
     setError(null);
+    setErrors({});
     try {
       await api.post('/auth/password', { currentPassword: current, newPassword: next });
       await loadMe();
     } catch (caught) {
+      // The server's words show at the field they are about, which gets the focus.
+      const at = caught instanceof ApiRequestError ? PASSWORD_FIELDS[caught.code] : undefined;
+      const fields = at === undefined ? fieldErrors(caught) : { [at]: caught.message };
+      setErrors(fields);
       setError(caught);
       setBusy(false);
+      const first = Object.keys(fields)[0];
+      if (first !== undefined) document.getElementById(`field-${first.slice(1)}`)?.focus();
     }
   };
   return html`<main id="main" class="centered narrow">
@@ -263,6 +279,7 @@ function ChangePassword() {
         type="password"
         autocomplete="current-password"
         required
+        error=${errors['/currentPassword']}
         value=${current}
         onInput=${setCurrent}
       />
@@ -273,6 +290,7 @@ function ChangePassword() {
         autocomplete="new-password"
         hint="At least 12 characters; a few unrelated words work well."
         required
+        error=${errors['/newPassword']}
         value=${next}
         onInput=${setNext}
       />

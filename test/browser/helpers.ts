@@ -223,11 +223,23 @@ function serve(env: WardEnv, port: number): Promise<Served> {
   });
 }
 
-/** Fills the sign-in form by its labels and submits it with the button. */
+/**
+ * Signs in from the keyboard, as a clerk does: Tab to each field of the form (found by its label)
+ * and type, then Tab to the "Sign in" button and press Enter.
+ */
 export async function signIn(page: Page, username: string, password = PASSWORD): Promise<void> {
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await tabTo(page, page.getByLabel('Username'));
+  await page.keyboard.type(username);
+  await tabTo(page, page.getByLabel('Password'));
+  await page.keyboard.type(password);
+  await tabTo(page, page.getByRole('button', { name: 'Sign in' }));
+  await page.keyboard.press('Enter');
+}
+
+/** Signs out from the keyboard: Tab to the header's "Sign out" button and press Enter. */
+export async function signOut(page: Page): Promise<void> {
+  await tabTo(page, page.getByRole('button', { name: 'Sign out' }));
+  await page.keyboard.press('Enter');
 }
 
 /** The sidebar's entries. */

@@ -152,8 +152,16 @@ test.serial('a user without base.module.read has no Modules entry, and the page 
   const labels = await sidebarLabels(page);
   t.true(labels.includes('Patients'));
   t.false(labels.includes('Modules'));
+  const refused = page.waitForResponse(
+    (response) => new URL(response.url()).pathname === '/api/v1/modules' && response.status() === 403,
+  );
   await page.goto(`${backend.base}/modules`);
-  await page.getByRole('alert').filter({ hasText: 'permission denied: base.module.read' }).waitFor();
+  const { error } = (await (await refused).json()) as { error: { message: string; hint: string } };
+  t.is(error.message, 'permission denied: base.module.read');
+  const banner = page.getByRole('alert').filter({ hasText: error.message });
+  await banner.waitFor();
+  t.is((await banner.locator('p').first().innerText()).trim(), error.message, "the server's words");
+  t.is((await banner.locator('.banner-hint').innerText()).trim(), error.hint);
   t.is(await page.getByRole('table').count(), 0, 'nothing of the modules is shown');
   t.false(await page.getByRole('button', { name: 'Restart', exact: true }).isVisible());
   await axeCheck(page, t);

@@ -1,6 +1,6 @@
 /**
- * The patients layer end to end, by keyboard where a clerk types: create a patient (the server's
- * validation error shows at its field, and nothing is saved), find it, open it, edit it.
+ * The patients layer end to end, by keyboard: create a patient (the server's validation error shows
+ * at its field, and nothing is saved), find it by MRN and by name, open it, edit it.
  */
 import test from 'ava';
 import type { Page } from 'playwright-core';
@@ -42,7 +42,7 @@ async function typeInto(page: Page, name: string, text: string): Promise<void> {
   await page.keyboard.type(text);
 }
 
-test('a receptionist creates a patient by keyboard, meets a validation error, then finds, opens and edits it', async (t) => {
+test('a receptionist creates a patient by keyboard, meets a validation error, then finds it by MRN and by name, opens and edits it', async (t) => {
   const page = await browser.page(t);
   await page.goto(backend.base);
   await signIn(page, 'rita');
@@ -91,26 +91,61 @@ test('a receptionist creates a patient by keyboard, meets a validation error, th
   await axeCheck(page, t);
   await screenshot(page, 'patients-created');
 
-  await page.getByRole('link', { name: 'Back to the patient list' }).click();
-  await page.getByLabel('Search by name or MRN').fill('lovel');
-  await page.getByLabel('Search by name or MRN').press('Enter');
-  await page.getByRole('table', { name: /Patients matching/ }).waitFor();
+  // Another patient, so that a search must tell them apart.
+  await backend
+    .knex('patients_patient')
+    .insert({ mrn: 'MRN-0099', family_name: 'Babbage', given_name: 'Charles' });
+  await tabTo(page, page.getByRole('link', { name: 'Back to the patient list' }));
+  await page.keyboard.press('Enter');
+  await page
+    .getByRole('table', { name: 'All patients, by name' })
+    .getByRole('link', { name: 'Babbage, Charles' })
+    .waitFor();
+  const searchBox = page.getByLabel('Search by name or MRN');
+  /** Tab to the search box, replace what it holds, and press Enter, as a clerk searches. */
+  const search = async (text: string) => {
+    await tabTo(page, searchBox);
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type(text);
+    await page.keyboard.press('Enter');
+  };
+  const names = async (caption: string) => {
+    const table = page.getByRole('table', { name: caption });
+    await table.waitFor();
+    return (await table.locator('tbody tr td:nth-child(2)').allInnerTexts()).map((cell) => cell.trim());
+  };
+
+  await search('MRN-0042');
+  t.deepEqual(
+    await names('Patients matching “MRN-0042”'),
+    ['Lovelace, Ada'],
+    'the MRN finds its patient only',
+  );
+  await axeCheck(page, t);
+  await screenshot(page, 'patients-search-mrn');
+
+  await search('lovel');
+  t.deepEqual(await names('Patients matching “lovel”'), ['Lovelace, Ada'], 'the name finds its patient only');
   const found = page.getByRole('table').getByRole('link', { name: 'Lovelace, Ada' });
-  await found.waitFor();
   await axeCheck(page, t);
   await screenshot(page, 'patients-search');
 
-  await found.click();
+  await tabTo(page, found);
+  await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Lovelace, Ada' }).waitFor();
-  await page.getByRole('button', { name: 'Edit' }).click();
-  const phone = textbox(page, 'Phone');
-  await phone.fill('+44 20 7946 0000');
+  await tabTo(page, page.getByRole('button', { name: 'Edit' }));
+  await page.keyboard.press('Enter');
+  await typeInto(page, 'Phone', '+44 20 7946 0000');
   await axeCheck(page, t);
   await screenshot(page, 'patients-edit');
-  await page.getByRole('button', { name: 'Save changes' }).click();
+  await tabTo(page, page.getByRole('button', { name: 'Save changes' }));
+  await page.keyboard.press('Enter');
   await page.getByText('The changes were saved.').waitFor();
   await page.getByText('+44 20 7946 0000').waitFor();
-  t.like(await backend.knex('patients_patient').first('phone'), { phone: '+44 20 7946 0000' });
+  t.like(await backend.knex('patients_patient').where({ mrn: 'MRN-0042' }).first('phone'), {
+    phone: '+44 20 7946 0000',
+  });
+  t.like(await backend.knex('patients_patient').where({ mrn: 'MRN-0099' }).first('phone'), { phone: null });
   await axeCheck(page, t);
   await screenshot(page, 'patients-edited');
 });

@@ -1,19 +1,24 @@
 /**
  * The sidebar is the installed modules' navigation entries the user's roles allow: every entry for
- * an admin, none of a module whose permission a role lacks, and fewer once a role is revoked.
+ * an admin, none of a module whose permission a role lacks, and fewer once a role is revoked (at
+ * the next in-app navigation, without a reload). A page the user lacks the permission for shows
+ * the server's own `permission denied: <name>` words.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
+import type { Page } from 'playwright-core';
 import { ROOT } from '../../src/config.ts';
 import {
   axeCheck,
   eventually,
   launchBrowser,
   screenshot,
+  sidebar,
   sidebarLabels,
   signIn,
   startBackend,
+  tabTo,
   type Backend,
   type LaunchedBrowser,
 } from './helpers.ts';
@@ -34,6 +39,7 @@ test.before(async () => {
       { username: 'alice', roles: ['admin'] },
       { username: 'sam', roles: ['scheduler'] },
       { username: 'carol', roles: ['clinician', 'scheduler'] },
+      { username: 'cora', roles: ['clinician', 'scheduler'] },
     ],
   });
 });
@@ -87,11 +93,14 @@ test('after `ward users revoke`, the next page load shows the reduced sidebar an
 
   await backend.cli(['users', 'revoke', 'carol', 'clinician']);
   // Still signed in: the pages already shown stay until the next load, but the server refuses at once.
-  await page.getByRole('navigation', { name: 'Modules' }).getByRole('link', { name: 'Patients' }).click();
-  await page
-    .getByRole('alert')
-    .filter({ hasText: /permission/i })
-    .waitFor();
+  const refused = page.waitForResponse(
+    (response) => response.url().includes('/api/v1/patients/patients') && response.status() === 403,
+  );
+  await tabTo(page, sidebar(page).filter({ hasText: 'Patients' }));
+  await page.keyboard.press('Enter');
+  const { error } = (await (await refused).json()) as { error: { message: string } };
+  t.is(error.message, 'permission denied: patients.patient.read');
+  await page.getByRole('alert').filter({ hasText: error.message }).waitFor();
   await axeCheck(page, t);
   await screenshot(page, 'revoked-patients-refused');
 
@@ -100,4 +109,84 @@ test('after `ward users revoke`, the next page load shows the reduced sidebar an
   t.regex(await page.locator('.topbar').innerText(), /Roles: scheduler/);
   await axeCheck(page, t);
   await screenshot(page, 'sidebar-after-revoke');
+});
+
+/** The permissions the server gives the page's session now (GET /api/v1/me with its cookie). */
+async function serverPermissions(page: Page): Promise<string[]> {
+  const cookie = (await page.context().cookies()).map((found) => `${found.name}=${found.value}`).join('; ');
+  const answer = await fetch(`${backend.base}/api/v1/me`, { headers: { cookie } });
+  return ((await answer.json()) as { permissions: string[] }).permissions;
+}
+
+test('after `ward users revoke`, the sidebar shrinks at the next in-app navigation, without a reload', async (t) => {
+  const page = await browser.page(t);
+  await page.goto(backend.base);
+  await signIn(page, 'cora');
+  await eventually(
+    t,
+    () => sidebarLabels(page),
+    ['Appointments', 'Documents', 'Patients'],
+    'the clinician sidebar',
+  );
+  // A mark on this document: a full reload would start a new one without it.
+  await page.evaluate(() => Object.assign(globalThis, { wardTestSameDocument: true }));
+
+  await backend.cli(['users', 'revoke', 'cora', 'clinician']);
+  // The server takes the revoke at once for new reads; waiting for it (not for a fixed time) keeps
+  // the navigation below from racing the database's notification to the backend's cache.
+  await eventually(
+    t,
+    async () => (await serverPermissions(page)).includes('patients.patient.read'),
+    false,
+    'the server no longer grants patients.patient.read',
+  );
+  t.deepEqual(
+    await sidebarLabels(page),
+    ['Appointments', 'Documents', 'Patients'],
+    'nothing changes on the page before the user acts',
+  );
+
+  await tabTo(page, sidebar(page).filter({ hasText: 'Appointments' }));
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Appointments', level: 1 }).waitFor();
+  await eventually(t, () => sidebarLabels(page), ['Appointments'], 'the sidebar after the navigation');
+  t.regex(await page.locator('.topbar').innerText(), /Roles: scheduler/);
+  t.true(
+    await page.evaluate(
+      () => (globalThis as { wardTestSameDocument?: boolean }).wardTestSameDocument === true,
+    ),
+    'the page was not reloaded',
+  );
+  await axeCheck(page, t);
+  await screenshot(page, 'sidebar-revoked-in-app');
+});
+
+test("a page the user lacks the permission for shows the server's `permission denied` words", async (t) => {
+  const page = await browser.page(t);
+  await page.goto(`${backend.base}/patients`);
+  const refused = page.waitForResponse(
+    (response) => response.url().includes('/api/v1/patients/patients') && response.status() === 403,
+  );
+  await signIn(page, 'sam');
+  const { error } = (await (await refused).json()) as {
+    error: { code: string; message: string; hint: string };
+  };
+  t.is(error.code, 'permission_denied');
+  t.is(error.message, 'permission denied: patients.patient.read');
+  const banner = page.getByRole('alert').filter({ hasText: error.message });
+  await banner.waitFor();
+  t.is(
+    (await banner.locator('p').first().innerText()).trim(),
+    error.message,
+    "the banner says the server's words",
+  );
+  t.is(
+    (await banner.locator('.banner-hint').innerText()).trim(),
+    error.hint,
+    "and the server's hint says what to do",
+  );
+  t.is(await page.getByRole('table').count(), 0, 'no patient is shown');
+  t.deepEqual(await sidebarLabels(page), ['Appointments']);
+  await axeCheck(page, t);
+  await screenshot(page, 'patients-permission-denied');
 });

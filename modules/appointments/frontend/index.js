@@ -351,7 +351,9 @@ function AppointmentList({ context }) {
       !error &&
       loaded !== null &&
       (shown.length === 0
-        ? html`<${EmptyState} title=${`No appointments ${who === '' ? '' : `${who} `}on this ${view}`}>
+        ? html`<${EmptyState}
+            title=${`No appointments ${who === '' ? '' : `${who} `}${view === 'day' ? 'on this day' : 'this week'}`}
+          >
             ${context.can(WRITE) && html`<p><a href="/appointments/new">Book an appointment</a>.</p>`}
           <//>`
         : html`<${Table} caption=${caption} columns=${columns} rows=${shown} />`)

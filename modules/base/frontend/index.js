@@ -15,6 +15,12 @@ const LOG_PAGE_SIZE = 20;
 
 const SECTION = { marginTop: '2rem' };
 const MONO = { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace' };
+/**
+ * For text that may hold a long path (an error message): it wraps anywhere rather than widen its
+ * table or list past the page, which would need a scroll that a keyboard cannot reach.
+ */
+const WRAP = { overflowWrap: 'anywhere' };
+const wrapped = (text) => html`<span style=${WRAP}>${text}</span>`;
 
 /** Mounts a component as a route's page; the shell calls the returned function when it leaves. */
 const mount = (Page) => (element, context) => {
@@ -70,7 +76,7 @@ function ModuleList({ read }) {
       label: 'Depends on',
       render: (module) => (module.depends.length === 0 ? '—' : module.depends.join(', ')),
     },
-    { key: 'errorMessage', label: 'Error', render: (module) => dash(module.errorMessage) },
+    { key: 'errorMessage', label: 'Error', render: (module) => wrapped(dash(module.errorMessage)) },
   ];
   return html`<${Table}
     caption="Every module on disk or in the database"
@@ -108,7 +114,7 @@ function Doctor({ read }) {
       html`<div key=${key}>
         <h3>${title}</h3>
         <ul>
-          ${read.data[key].map((finding, index) => html`<li key=${index}>${words(finding)}</li>`)}
+          ${read.data[key].map((finding, index) => html`<li key=${index} style=${WRAP}>${words(finding)}</li>`)}
         </ul>
       </div>`,
   );
@@ -185,7 +191,7 @@ const LOG_COLUMNS = [
   { key: 'operation', label: 'Operation' },
   { key: 'step', label: 'Step' },
   { key: 'status', label: 'Status' },
-  { key: 'message', label: 'Message', render: (entry) => dash(entry.message) },
+  { key: 'message', label: 'Message', render: (entry) => wrapped(dash(entry.message)) },
 ];
 
 /** The operation log, newest first; "Next page" goes back in time with `before`. */
@@ -319,7 +325,12 @@ function RestartOutcome({ outcome }) {
       errored.length > 0 &&
       html`<${Banner} kind="warning" title="Modules in error">
         <ul>
-          ${errored.map((module) => html`<li key=${module.name}>${module.name} (${module.state}): ${module.errorMessage}</li>`)}
+          ${errored.map(
+            (module) =>
+              html`<li key=${module.name} style=${WRAP}>
+                ${module.name} (${module.state}): ${module.errorMessage}
+              </li>`,
+          )}
         </ul>
       <//>`
     }
@@ -416,16 +427,21 @@ function ModulesPage({ context }) {
     /><//>`;
 }
 
-/** Without base.module.read every read would be refused: one banner says so instead of four. */
+/**
+ * Without base.module.read every read would be refused: one read, not four, and the page shows the
+ * server's refusal (its `permission denied: …` and hint) in its own words. Should the server allow
+ * it after all (a role granted since the permissions were read), the page is shown.
+ */
 function Gate({ context }) {
   if (context.can(READ)) return html`<${ModulesPage} context=${context} />`;
+  return html`<${Refused} context=${context} />`;
+}
+
+function Refused({ context }) {
+  const read = useRead(context, '/modules', []);
+  if (read.data !== null) return html`<${ModulesPage} context=${context} />`;
   return html`<${PageHeader} title="Modules" />
-    <${Banner} kind="error" title=${`permission denied: ${READ}`}>
-      <p class="banner-hint">
-        Ask an administrator for a role that grants ${READ}:
-        <code>${'ward users grant <user> <role>'}</code>.
-      </p>
-    <//>`;
+    ${read.error ? html`<${ErrorBanner} error=${read.error} />` : html`<${Loading} label="Loading modules…" />`}`;
 }
 
 export default {
