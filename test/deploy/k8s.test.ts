@@ -34,7 +34,7 @@ const COMPOSE = path.join(ROOT, 'deploy', 'docker-compose.yml');
 const BACKEND = 'ward-backend';
 const FRONTEND = 'ward-frontend';
 /** The variables the frontend image reads (deploy/frontend/entrypoint.sh): where nginx proxies the API, and whose X-Forwarded-For it believes. */
-const FRONTEND_ENV = new Set(['BACKEND_UPSTREAM', 'TRUSTED_PROXIES']);
+const FRONTEND_ENV = new Set(['BACKEND_UPSTREAM', 'BACKEND_RESOLVER', 'TRUSTED_PROXIES']);
 const WARD_SETTINGS = new Set(SETTINGS.map((setting) => setting.name));
 
 interface Manifest {
