@@ -235,6 +235,66 @@ test('a new patient whose MRN another Ward patient has fails alone with mrn_take
   );
 });
 
+const patient = (id: string, mrn: string) => ({
+  resourceType: 'Patient',
+  id,
+  identifier: [{ type: { coding: [{ code: 'MR' }] }, value: mrn }],
+  name: [{ family: `Family ${id}`, given: ['Given'] }],
+  birthDate: '1980-01-01',
+});
+
+test('preview predicts the mrn_taken failures execute then has: an MRN a Ward patient holds, or an earlier new patient of the source', async (t) => {
+  const w = await world(t);
+  const [owner] = (await w
+    .knex('patients_patient')
+    .insert({ mrn: 'M-1', family_name: 'Walk-in', given_name: 'Mary' })
+    .returning('id')) as Array<{ id: number }>;
+  const source = [patient('p-1', 'M-1'), patient('p-2', 'M-2'), patient('p-3', 'M-2'), patient('p-4', 'M-4')]
+    .map((resource) => JSON.stringify(resource))
+    .join('\n');
+  const job = await createJob(w, source, { format: 'fhir-ndjson' });
+  t.is((await validate(w, job.id)).state, 'validated');
+  const answer = await w.api('POST', `/jobs/${job.id}/preview`);
+  t.is(answer.status, 200);
+  const preview = answer.body as {
+    counts: Record<string, Record<string, number>>;
+    failures: {
+      count: number;
+      samples: Array<{ row: number; field: string; code: string; message: string }>;
+    };
+  };
+  t.deepEqual(preview.counts.patient, { create: 2, update: 0, skip: 0 });
+  t.is(preview.failures.count, 2);
+  t.deepEqual(
+    preview.failures.samples.map(({ row, field, code }) => ({ row, field, code })),
+    [
+      { row: 1, field: 'mrn', code: 'mrn_taken' },
+      { row: 3, field: 'mrn', code: 'mrn_taken' },
+    ],
+  );
+  t.is(
+    preview.failures.samples[0]!.message,
+    `MRN "M-1" already belongs to Ward patient ${owner!.id}, which is not this source's patient "p-1"; merge or renumber one of them in Ward, then execute the job again`,
+  );
+  t.is(
+    preview.failures.samples[1]!.message,
+    `MRN "M-2" is also the MRN of a new patient earlier in this source, which is not this source's patient "p-3"; give each patient its own MRN in the source, or merge them in Ward once imported, then execute the job again`,
+  );
+  t.deepEqual(await clinicalCounts(w.knex), { patients: 1, appointments: 0, documents: 0 });
+  const done = await execute(w, job.id);
+  t.deepEqual(done.results.patient, { ...none, created: 2, failed: 2 });
+  t.deepEqual(
+    (await allWarnings(w, job.id, 'severity=error')).map(({ row, field, code, message }) => ({
+      row,
+      field,
+      code,
+      message,
+    })),
+    preview.failures.samples.map(({ row, field, code, message }) => ({ row, field, code, message })),
+    'execute refuses exactly the rows preview said it would, for the same reason',
+  );
+});
+
 test('a row the database refuses fails alone; the rest of its batch is written', async (t) => {
   const w = await world(t);
   // A rule validation cannot know of: a constraint the clinic added to the patients table.
