@@ -106,6 +106,28 @@ test('executing a job again, or a new job of the same source, creates no duplica
   );
 });
 
+test('executing a job again keeps the history of its runs; results are the latest run', async (t) => {
+  const w = await world(t);
+  const first = await importFixture(w, 'synthea/patients.csv', 'synthea-patients-csv');
+  await w.knex('patients_patient').where({ mrn: 'fb165133-d04c-455d-9e6c-f09c5e5335e3' }).delete();
+  const again = await execute(w, first.id);
+  const third = await execute(w, first.id);
+  type Run = { run: number; state: string; results: JobBody['results']; error: string | null };
+  const runs = (third as JobBody & { runs: Array<Run & { startedAt: string; finishedAt: string }> }).runs;
+  t.deepEqual(
+    runs.map(({ run, state, results, error }) => ({ run, state, patient: results.patient, error })),
+    [
+      { run: 1, state: 'succeeded', patient: { ...none, created: 50 }, error: null },
+      { run: 2, state: 'succeeded', patient: { ...none, created: 1, skipped: 49 }, error: null },
+      { run: 3, state: 'succeeded', patient: { ...none, skipped: 50 }, error: null },
+    ],
+  );
+  t.deepEqual(again.results.patient, { ...none, created: 1, skipped: 49 });
+  t.deepEqual(third.results, runs[2]!.results);
+  for (const { startedAt, finishedAt } of runs) t.true(Date.parse(startedAt) <= Date.parse(finishedAt));
+  t.true(Date.parse(runs[0]!.finishedAt) <= Date.parse(runs[1]!.startedAt));
+});
+
 test('the same clinic as FHIR after CSV, from the same source system, changes nothing it already has', async (t) => {
   const w = await world(t);
   await importFixture(w, 'synthea/patients.csv', 'synthea-patients-csv');

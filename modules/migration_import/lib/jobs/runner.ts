@@ -14,7 +14,7 @@ import { documentMaxBytes } from '../../../documents/lib/config.ts';
 import { executeRun } from './execute-run.ts';
 import type { JobRow } from './job-row.ts';
 import { claimExecute, claimValidate, orphanedRuns } from './job-store.ts';
-import { Lease, LostLease } from './lease.ts';
+import { endedRun, Lease, LostLease } from './lease.ts';
 import type { ImportSettings } from './settings.ts';
 import { validateRun } from './validate-run.ts';
 
@@ -134,11 +134,12 @@ export class JobRunner {
     const reason = sdk.errors.isWardError(error)
       ? error.message
       : `an internal error stopped it; the backend log has the details`;
+    const stopped = `${run} stopped: ${reason}`;
     await lease
       .release(knex, {
         state: run === 'validate' ? 'invalid' : 'failed',
-        error: `${run} stopped: ${reason}`,
-        ...(run === 'execute' ? { finished_at: knex.fn.now() } : {}),
+        error: stopped,
+        ...(run === 'execute' ? { finished_at: knex.fn.now(), runs: endedRun(knex, 'failed', stopped) } : {}),
       })
       .catch((cause: unknown) =>
         logger.error({ err: cause, job: lease.jobId }, 'migration_import: could not record the failure'),
