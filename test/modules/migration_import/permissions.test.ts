@@ -31,6 +31,7 @@ const READ = 'migration_import.job.read';
 const WRITE = 'migration_import.job.write';
 const EXECUTE = 'migration_import.job.execute';
 const BINARY = 'migration_import.binary.write';
+const PURGE = 'migration_import.job.purge';
 
 const NOTE = Buffer.from('Clinical note, scanned.\n');
 
@@ -73,6 +74,7 @@ const ROUTES = (csv: Buffer): Route[] => [
       'x-content-sha256': createHash('sha256').update(NOTE).digest('hex'),
     },
   },
+  { method: 'POST', path: '/jobs/2/purge', permission: PURGE, ok: 200 },
 ];
 
 type Caller =
@@ -85,7 +87,7 @@ type Caller =
   | 'no credential';
 
 const HOLDS: Record<Caller, string[] | null> = {
-  admin: [READ, WRITE, EXECUTE, BINARY],
+  admin: [READ, WRITE, EXECUTE, BINARY, PURGE],
   clerk: [],
   receptionist: [],
   'import viewer': [READ],
@@ -196,11 +198,11 @@ test('the navigation entry is shown only to callers holding migration_import.job
   t.deepEqual(await entries('sync agent token'), []);
 });
 
-test('the manifest grants * to admin only, with exactly the four permissions', async (t) => {
+test('the manifest grants * to admin only, with exactly the five permissions', async (t) => {
   const manifest = JSON.parse(
     await readFile(new URL('../../../modules/migration_import/manifest.json', import.meta.url), 'utf8'),
   ) as Record<string, unknown>;
-  t.deepEqual(manifest.permissions, [READ, WRITE, EXECUTE, BINARY]);
+  t.deepEqual(manifest.permissions, [READ, WRITE, EXECUTE, BINARY, PURGE]);
   t.deepEqual(manifest.role_permissions, { admin: ['*'] });
   t.deepEqual(manifest.depends, ['patients', 'appointments', 'documents']);
   t.deepEqual(manifest.navigation, [{ label: 'Data import', path: '/migration_import', permission: READ }]);

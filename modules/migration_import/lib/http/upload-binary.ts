@@ -3,7 +3,7 @@
  * to (its FHIR attachment url, say), with its SHA-256 declared in X-Content-SHA256 and verified
  * as it is stored. The reference is only ever a database value; the file's place in storage
  * comes from its hash. Only a job that may still read the file takes it (a FHIR job that has not
- * succeeded). The same file under the same reference again is answered 200 as a duplicate once
+ * succeeded, not purged). The same file under the same reference again is answered 200 as a duplicate once
  * its body is verified, storing nothing; a different file under a taken reference is refused
  * without saying what the reference holds.
  */
@@ -17,6 +17,7 @@ import { INLINE_PREFIX } from '../checks.ts';
 import { binaryView, findBinary, storeBinary } from '../jobs/binary-store.ts';
 import type { JobRow } from '../jobs/job-row.ts';
 import { Meter, TooLarge } from '../jobs/source-file.ts';
+import { purged } from './errors.ts';
 import { foundJob, jobId } from './params.ts';
 
 const SHA256 = /^[0-9a-fA-F]{64}$/;
@@ -69,6 +70,7 @@ const REFERS_TO_FILES: ReadonlySet<string> = new Set(['fhir-json', 'fhir-ndjson'
  * failed job may still be executed again, and that retry reads the binaries uploaded since.
  */
 function refuseUnusable(sdk: WardSdk, job: JobRow): void {
+  if (job.purged_at !== null) throw purged(sdk, job);
   if (!REFERS_TO_FILES.has(job.format))
     throw new sdk.errors.ApiError(
       409,

@@ -62,6 +62,9 @@ export interface JobRow {
   validated_at: Date | null;
   started_at: Date | null;
   finished_at: Date | null;
+  /** When the job's source, binaries and warnings were deleted, and by whom (`retention`: the sweeper). */
+  purged_at: Date | null;
+  purged_by: string | null;
 }
 
 export const emptyResults = (): Results => ({
@@ -104,6 +107,8 @@ export function jobView(row: JobRow) {
     validatedAt: row.validated_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
+    purgedAt: row.purged_at,
+    purgedBy: row.purged_by,
   };
 }
 
