@@ -80,3 +80,23 @@ async function removeUnreferencedBlob(deps: PurgeDeps, sha256: string): Promise<
   if (document !== undefined || binary !== undefined) return;
   await rm(blobPath(deps.storageDir, sha256), { force: true });
 }
+
+/**
+ * Retention: purges every job not running whose last change is older than `days` (0: none), as
+ * `retention`. Run by the background sweeper; across replicas a job is purged once (the purge's
+ * update is conditional), and a job another replica purged first is simply skipped.
+ */
+export async function purgeExpired(deps: PurgeDeps, days: number): Promise<number[]> {
+  if (days <= 0) return [];
+  const expired = (await deps
+    .knex(TABLE)
+    .whereNull('purged_at')
+    .whereNotIn('state', RUNNING)
+    .whereRaw(`updated_at < now() - ? * interval '1 day'`, [days])
+    .orderBy('id')
+    .limit(100)
+    .pluck('id')) as number[];
+  const purged: number[] = [];
+  for (const id of expired) if ((await purgeJob(deps, id, 'retention'))?.purged === true) purged.push(id);
+  return purged;
+}
