@@ -1,18 +1,19 @@
 /**
- * migration_import at /api/v1/migration_import/: exactly the eight routes of its contract, each behind its
- * permission. Validate and execute answer 202 and run in the background (see
+ * migration_import at /api/v1/migration_import/: the eight routes of its contract and the purge
+ * of a job's raw data, each behind its permission. Validate and execute answer 202 and run in the background (see
  * lib/jobs/runner.ts); GET /jobs/{id} shows their progress. Loading the routes (backend start)
  * also starts the sweeper that resumes jobs a dead backend left running.
  */
 import type { ModuleRoutes } from '../../src/sdk/index.ts';
 import { documentMaxBytes } from '../documents/lib/config.ts';
 import { createJob } from './lib/http/create-job.ts';
-import { cannotExecute, cannotValidate } from './lib/http/errors.ts';
+import { cannotExecute, cannotPurge, cannotValidate, purged } from './lib/http/errors.ts';
 import { foundJob, jobId, sampleSize, severityFilter, stateFilter } from './lib/http/params.ts';
 import { uploadBinary } from './lib/http/upload-binary.ts';
 import { jobView } from './lib/jobs/job-row.ts';
 import { listJobs } from './lib/jobs/job-store.ts';
 import { previewJob } from './lib/jobs/preview-run.ts';
+import { purgeJob } from './lib/jobs/purge.ts';
 import { JobRunner } from './lib/jobs/runner.ts';
 import { importSettings } from './lib/jobs/settings.ts';
 import { visibleStep, visibleWarning } from './lib/jobs/visibility.ts';
@@ -22,6 +23,7 @@ const READ = 'migration_import.job.read';
 const WRITE = 'migration_import.job.write';
 const EXECUTE = 'migration_import.job.execute';
 const BINARY = 'migration_import.binary.write';
+const PURGE = 'migration_import.job.purge';
 
 const routes: ModuleRoutes = ({ knex, storageDir, logger, module, sdk }) => {
   const settings = importSettings(sdk);
@@ -70,6 +72,7 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module, sdk }) => {
         "What execute would do now (counts to create, update, skip; first rows before and after, Ward's side only with the kind's read permission); changes nothing",
       handler: async (ctx) => {
         const job = await foundJob(sdk, knex, jobId(sdk, ctx));
+        if (job.purged_at !== null) throw purged(sdk, job);
         const preview = await previewJob(
           { knex, storageDir, batchSize: settings.batchSize },
           job,
@@ -133,6 +136,19 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module, sdk }) => {
       rawBody: true,
       summary: 'Upload one binary: raw body, ?ref=, X-Content-SHA256; same file again is a duplicate',
       handler: (ctx) => uploadBinary(ctx, { sdk, knex, storageDir, maxBytes: maxBinaryBytes }),
+    },
+    {
+      method: 'POST',
+      path: '/jobs/:id/purge',
+      permission: PURGE,
+      summary:
+        "Delete a job's source, binaries and warnings (not the records it imported); the job stays, marked purged_at/purged_by",
+      handler: async (ctx) => {
+        const id = jobId(sdk, ctx);
+        const done = await purgeJob({ knex, storageDir, logger }, id, sdk.http.caller(ctx).username);
+        if (done === undefined) throw cannotPurge(sdk, await foundJob(sdk, knex, id));
+        ctx.body = { ...jobView(done.row), purged: done.purged };
+      },
     },
   ];
 };

@@ -159,6 +159,15 @@ export const SETTINGS: readonly Setting[] = [
     fallback: () => '2000',
     module: 'migration_import',
   },
+  {
+    name: 'WARD_IMPORT_RETENTION_DAYS',
+    kind: 'text',
+    documentedDefault: '`0`',
+    meaning:
+      "days after its last change that an import job's source, binaries and warnings are purged; `0` keeps them until purged by hand",
+    fallback: () => '0',
+    module: 'migration_import',
+  },
 ];
 
 const BY_NAME = new Map(SETTINGS.map((setting) => [setting.name, setting]));

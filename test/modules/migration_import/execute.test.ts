@@ -106,6 +106,28 @@ test('executing a job again, or a new job of the same source, creates no duplica
   );
 });
 
+test('executing a job again keeps the history of its runs; results are the latest run', async (t) => {
+  const w = await world(t);
+  const first = await importFixture(w, 'synthea/patients.csv', 'synthea-patients-csv');
+  await w.knex('patients_patient').where({ mrn: 'fb165133-d04c-455d-9e6c-f09c5e5335e3' }).delete();
+  const again = await execute(w, first.id);
+  const third = await execute(w, first.id);
+  type Run = { run: number; state: string; results: JobBody['results']; error: string | null };
+  const runs = (third as JobBody & { runs: Array<Run & { startedAt: string; finishedAt: string }> }).runs;
+  t.deepEqual(
+    runs.map(({ run, state, results, error }) => ({ run, state, patient: results.patient, error })),
+    [
+      { run: 1, state: 'succeeded', patient: { ...none, created: 50 }, error: null },
+      { run: 2, state: 'succeeded', patient: { ...none, created: 1, skipped: 49 }, error: null },
+      { run: 3, state: 'succeeded', patient: { ...none, skipped: 50 }, error: null },
+    ],
+  );
+  t.deepEqual(again.results.patient, { ...none, created: 1, skipped: 49 });
+  t.deepEqual(third.results, runs[2]!.results);
+  for (const { startedAt, finishedAt } of runs) t.true(Date.parse(startedAt) <= Date.parse(finishedAt));
+  t.true(Date.parse(runs[0]!.finishedAt) <= Date.parse(runs[1]!.startedAt));
+});
+
 test('the same clinic as FHIR after CSV, from the same source system, changes nothing it already has', async (t) => {
   const w = await world(t);
   await importFixture(w, 'synthea/patients.csv', 'synthea-patients-csv');
@@ -232,6 +254,66 @@ test('a new patient whose MRN another Ward patient has fails alone with mrn_take
       .first()
       .then((row) => row.family_name),
     'Walk-in',
+  );
+});
+
+const patient = (id: string, mrn: string) => ({
+  resourceType: 'Patient',
+  id,
+  identifier: [{ type: { coding: [{ code: 'MR' }] }, value: mrn }],
+  name: [{ family: `Family ${id}`, given: ['Given'] }],
+  birthDate: '1980-01-01',
+});
+
+test('preview predicts the mrn_taken failures execute then has: an MRN a Ward patient holds, or an earlier new patient of the source', async (t) => {
+  const w = await world(t);
+  const [owner] = (await w
+    .knex('patients_patient')
+    .insert({ mrn: 'M-1', family_name: 'Walk-in', given_name: 'Mary' })
+    .returning('id')) as Array<{ id: number }>;
+  const source = [patient('p-1', 'M-1'), patient('p-2', 'M-2'), patient('p-3', 'M-2'), patient('p-4', 'M-4')]
+    .map((resource) => JSON.stringify(resource))
+    .join('\n');
+  const job = await createJob(w, source, { format: 'fhir-ndjson' });
+  t.is((await validate(w, job.id)).state, 'validated');
+  const answer = await w.api('POST', `/jobs/${job.id}/preview`);
+  t.is(answer.status, 200);
+  const preview = answer.body as {
+    counts: Record<string, Record<string, number>>;
+    failures: {
+      count: number;
+      samples: Array<{ row: number; field: string; code: string; message: string }>;
+    };
+  };
+  t.deepEqual(preview.counts.patient, { create: 2, update: 0, skip: 0 });
+  t.is(preview.failures.count, 2);
+  t.deepEqual(
+    preview.failures.samples.map(({ row, field, code }) => ({ row, field, code })),
+    [
+      { row: 1, field: 'mrn', code: 'mrn_taken' },
+      { row: 3, field: 'mrn', code: 'mrn_taken' },
+    ],
+  );
+  t.is(
+    preview.failures.samples[0]!.message,
+    `MRN "M-1" already belongs to Ward patient ${owner!.id}, which is not this source's patient "p-1"; merge or renumber one of them in Ward, then execute the job again`,
+  );
+  t.is(
+    preview.failures.samples[1]!.message,
+    `MRN "M-2" is also the MRN of a new patient earlier in this source, which is not this source's patient "p-3"; give each patient its own MRN in the source, or merge them in Ward once imported, then execute the job again`,
+  );
+  t.deepEqual(await clinicalCounts(w.knex), { patients: 1, appointments: 0, documents: 0 });
+  const done = await execute(w, job.id);
+  t.deepEqual(done.results.patient, { ...none, created: 2, failed: 2 });
+  t.deepEqual(
+    (await allWarnings(w, job.id, 'severity=error')).map(({ row, field, code, message }) => ({
+      row,
+      field,
+      code,
+      message,
+    })),
+    preview.failures.samples.map(({ row, field, code, message }) => ({ row, field, code, message })),
+    'execute refuses exactly the rows preview said it would, for the same reason',
   );
 });
 

@@ -31,6 +31,7 @@ const READ = 'migration_import.job.read';
 const WRITE = 'migration_import.job.write';
 const EXECUTE = 'migration_import.job.execute';
 const BINARY = 'migration_import.binary.write';
+const PURGE = 'migration_import.job.purge';
 
 const NOTE = Buffer.from('Clinical note, scanned.\n');
 
@@ -43,7 +44,10 @@ interface Route {
   headers?: Record<string, string>;
 }
 
-/** Job 1 is validated before the calls; job 2 is the one the caller's POST /jobs creates. */
+/**
+ * Job 1 (CSV) is validated before the calls and job 2 (FHIR, whose documents may refer to files)
+ * created; job 3 is the one the caller's POST /jobs creates.
+ */
 const ROUTES = (csv: Buffer): Route[] => [
   { method: 'GET', path: '/jobs', permission: READ, ok: 200 },
   { method: 'GET', path: '/jobs/1', permission: READ, ok: 200 },
@@ -57,11 +61,11 @@ const ROUTES = (csv: Buffer): Route[] => [
     body: csv,
     headers: { 'content-type': 'text/csv' },
   },
-  { method: 'POST', path: '/jobs/2/validate', permission: WRITE, ok: 202 },
+  { method: 'POST', path: '/jobs/3/validate', permission: WRITE, ok: 202 },
   { method: 'POST', path: '/jobs/1/execute', permission: EXECUTE, ok: 202 },
   {
     method: 'POST',
-    path: '/jobs/1/binaries?ref=note-1.txt',
+    path: '/jobs/2/binaries?ref=note-1.txt',
     permission: BINARY,
     ok: 201,
     body: NOTE,
@@ -70,6 +74,7 @@ const ROUTES = (csv: Buffer): Route[] => [
       'x-content-sha256': createHash('sha256').update(NOTE).digest('hex'),
     },
   },
+  { method: 'POST', path: '/jobs/2/purge', permission: PURGE, ok: 200 },
 ];
 
 type Caller =
@@ -82,7 +87,7 @@ type Caller =
   | 'no credential';
 
 const HOLDS: Record<Caller, string[] | null> = {
-  admin: [READ, WRITE, EXECUTE, BINARY],
+  admin: [READ, WRITE, EXECUTE, BINARY, PURGE],
   clerk: [],
   receptionist: [],
   'import viewer': [READ],
@@ -112,6 +117,7 @@ async function setting(t: ExecutionContext) {
   };
   const csv = await fixtureBytes('synthea/patients.csv');
   await validate(w, (await createJob(w, csv, { format: 'synthea-patients-csv' })).id);
+  await createJob(w, JSON.stringify({ resourceType: 'Patient', id: 'p-1' }), { format: 'fhir-ndjson' });
   const token: Record<Caller, string | undefined> = {
     admin,
     clerk: (await signIn(base, 'carl')).token,
@@ -170,7 +176,7 @@ test('a 403 changes nothing: the refused create, validate and execute leave no j
     body: csv,
   });
   await call(w.base, 'POST', `${API}/jobs/1/execute`, { token: token['sync agent token'] });
-  t.is(((await w.api('GET', '/jobs')).body as { items: unknown[] }).items.length, 1);
+  t.is(((await w.api('GET', '/jobs')).body as { items: unknown[] }).items.length, 2);
   t.is(((await w.api('GET', '/jobs/1')).body as { state: string }).state, 'validated');
   t.is(Number(((await w.knex('patients_patient').count({ n: '*' })) as Array<{ n: string }>)[0]!.n), 0);
 });
@@ -192,11 +198,11 @@ test('the navigation entry is shown only to callers holding migration_import.job
   t.deepEqual(await entries('sync agent token'), []);
 });
 
-test('the manifest grants * to admin only, with exactly the four permissions', async (t) => {
+test('the manifest grants * to admin only, with exactly the five permissions', async (t) => {
   const manifest = JSON.parse(
     await readFile(new URL('../../../modules/migration_import/manifest.json', import.meta.url), 'utf8'),
   ) as Record<string, unknown>;
-  t.deepEqual(manifest.permissions, [READ, WRITE, EXECUTE, BINARY]);
+  t.deepEqual(manifest.permissions, [READ, WRITE, EXECUTE, BINARY, PURGE]);
   t.deepEqual(manifest.role_permissions, { admin: ['*'] });
   t.deepEqual(manifest.depends, ['patients', 'appointments', 'documents']);
   t.deepEqual(manifest.navigation, [{ label: 'Data import', path: '/migration_import', permission: READ }]);

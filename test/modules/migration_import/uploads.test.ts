@@ -10,7 +10,16 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { blobPath } from '../../../modules/documents/lib/blob-store.ts';
-import { API, clinicalCounts, createJob, fixtureBytes, validate, world, type World } from './world.ts';
+import {
+  API,
+  clinicalCounts,
+  createJob,
+  execute,
+  fixtureBytes,
+  validate,
+  world,
+  type World,
+} from './world.ts';
 
 process.env.WARD_IMPORT_MAX_SOURCE_SIZE = '64kb';
 process.env.WARD_DOCUMENT_MAX_BYTES = '1kb';
@@ -43,6 +52,10 @@ async function streamed(w: World, pathname: string, bytes: Buffer, headers: Reco
   } as RequestInit);
   return { status: response.status, body: (await response.json()) as unknown };
 }
+
+/** A FHIR job (its documents may refer to files), not yet validated. */
+const fhirJob = (w: World) =>
+  createJob(w, JSON.stringify({ resourceType: 'Patient', id: 'p-1' }), { format: 'fhir-ndjson' });
 
 const jobCount = async (w: World) =>
   Number(((await w.knex('migration_import_job').count({ n: '*' })) as Array<{ n: string }>)[0]!.n);
@@ -120,9 +133,7 @@ test('malformed CSV, broken JSON and wrong encodings become invalid jobs that ca
 
 test('binaries: the checksum is required and verified, and a mismatch keeps nothing', async (t) => {
   const w = await world(t);
-  const job = await createJob(w, await fixtureBytes('synthea/patients.csv'), {
-    format: 'synthea-patients-csv',
-  });
+  const job = await fhirJob(w);
   const note = Buffer.from('a scanned note\n');
   const before = await files(w.storage);
   const missing = await w.api('POST', `/jobs/${job.id}/binaries?ref=note.txt`, { body: note });
@@ -163,9 +174,7 @@ test('binaries: the checksum is required and verified, and a mismatch keeps noth
 
 test('binaries: the same file again is a duplicate, another file under a taken reference is refused', async (t) => {
   const w = await world(t);
-  const job = await createJob(w, await fixtureBytes('synthea/patients.csv'), {
-    format: 'synthea-patients-csv',
-  });
+  const job = await fhirJob(w);
   const note = Buffer.from('a scanned note\n');
   const send = (ref: string, bytes: Buffer) =>
     w.api('POST', `/jobs/${job.id}/binaries?ref=${encodeURIComponent(ref)}`, {
@@ -186,10 +195,7 @@ test('binaries: the same file again is a duplicate, another file under a taken r
   t.like(again.body, { ref: 'note.txt', duplicate: true });
   const other = await send('note.txt', Buffer.from('another note\n'));
   t.is(other.status, 409);
-  t.is(
-    errorOf(other.body).message,
-    `reference "note.txt" of job ${job.id} already holds a different file (SHA-256 ${sha256(note)})`,
-  );
+  t.is(errorOf(other.body).message, `reference "note.txt" of job ${job.id} already holds a different file`);
   // A reference is a database value only: the bytes live where their hash says.
   const sneaky = await send('../../../../tmp/owned.txt', note);
   t.is(sneaky.status, 201);
@@ -209,9 +215,7 @@ test('binaries: the same file again is a duplicate, another file under a taken r
 
 test('binaries over the documents size limit are refused with 413, declared or streamed', async (t) => {
   const w = await world(t);
-  const job = await createJob(w, await fixtureBytes('synthea/patients.csv'), {
-    format: 'synthea-patients-csv',
-  });
+  const job = await fhirJob(w);
   const scan = Buffer.alloc(2048, 'z');
   const headers = { 'x-content-sha256': sha256(scan) };
   const declared = await w.api('POST', `/jobs/${job.id}/binaries?ref=scan.pdf`, { body: scan, headers });
@@ -220,4 +224,80 @@ test('binaries over the documents size limit are refused with 413, declared or s
   const chunked = await streamed(w, `/jobs/${job.id}/binaries?ref=scan.pdf`, scan, headers);
   t.is(chunked.status, 413);
   t.deepEqual(await w.knex('migration_import_binary').select('ref'), []);
+});
+
+test('binaries go only to jobs that may still read them: not a CSV job, not a job that succeeded', async (t) => {
+  const w = await world(t);
+  const note = Buffer.from('a scanned note\n');
+  const headers = { 'x-content-sha256': sha256(note) };
+  const before = await files(w.storage);
+  const csv = await createJob(w, await fixtureBytes('synthea/patients.csv'), {
+    format: 'synthea-patients-csv',
+  });
+  const toCsv = await w.api('POST', `/jobs/${csv.id}/binaries?ref=note.txt`, { body: note, headers });
+  t.is(toCsv.status, 409);
+  t.deepEqual(toCsv.body, {
+    error: {
+      code: 'binaries_not_used',
+      message: `job ${csv.id} imports synthea-patients-csv, which refers to no files, so it has no use for a binary`,
+      hint: 'upload binaries to the job of the FHIR export whose documents refer to them',
+    },
+  });
+  const fhir = await createJob(
+    w,
+    JSON.stringify({
+      resourceType: 'Patient',
+      id: 'p-1',
+      name: [{ family: 'Doe', given: ['Jo'] }],
+      birthDate: '1980-01-01',
+    }),
+    { format: 'fhir-ndjson' },
+  );
+  t.is((await validate(w, fhir.id)).state, 'validated');
+  t.is((await execute(w, fhir.id)).state, 'succeeded');
+  const toFinished = await w.api('POST', `/jobs/${fhir.id}/binaries?ref=note.txt`, { body: note, headers });
+  t.is(toFinished.status, 409);
+  t.like(errorOf(toFinished.body), {
+    code: 'job_finished',
+    message: `job ${fhir.id} has succeeded: every record it holds is written, and no run of it will read a binary again`,
+  });
+  t.deepEqual(await files(w.storage).then((all) => all.filter((file) => file.startsWith('documents'))), []);
+  t.true(before.every((file) => !file.startsWith('documents')));
+  t.deepEqual(await w.knex('migration_import_binary').select('ref'), []);
+});
+
+test('a duplicate is recognised only once the body proves it; a conflict does not say what the reference holds', async (t) => {
+  const w = await world(t);
+  const job = await fhirJob(w);
+  const note = Buffer.from('a scanned note\n');
+  const headers = { 'x-content-sha256': sha256(note) };
+  t.is((await w.api('POST', `/jobs/${job.id}/binaries?ref=note.txt`, { body: note, headers })).status, 201);
+  // Another caller guesses the file: the declared hash alone, with any body, confirms nothing.
+  const guess = await w.api('POST', `/jobs/${job.id}/binaries?ref=note.txt`, {
+    body: Buffer.from('not the note'),
+    headers,
+  });
+  t.is(guess.status, 422);
+  t.like(errorOf(guess.body), { code: 'checksum_mismatch' });
+  const emptyGuess = await w.api('POST', `/jobs/${job.id}/binaries?ref=note.txt`, {
+    body: Buffer.alloc(0),
+    headers: { ...headers, 'content-type': 'text/plain' },
+  });
+  t.is(emptyGuess.status, 422);
+  // A different, honest file under the taken reference: refused, without the held file's hash.
+  const other = Buffer.from('another note\n');
+  const conflict = await w.api('POST', `/jobs/${job.id}/binaries?ref=note.txt`, {
+    body: other,
+    headers: { 'x-content-sha256': sha256(other) },
+  });
+  t.is(conflict.status, 409);
+  t.false(JSON.stringify(conflict.body).includes(sha256(note)));
+  t.false(
+    (await files(w.storage)).some((file) => file.endsWith(sha256(other))),
+    'nothing kept',
+  );
+  const same = await w.api('POST', `/jobs/${job.id}/binaries?ref=note.txt`, { body: note, headers });
+  t.is(same.status, 200);
+  t.like(same.body, { ref: 'note.txt', duplicate: true });
+  t.is(Number((await w.knex('migration_import_binary').count({ n: '*' }).first())!.n), 1);
 });

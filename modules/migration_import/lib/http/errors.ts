@@ -16,8 +16,21 @@ const busy = (sdk: WardSdk, job: JobRow) =>
     `wait for it to finish (GET /jobs/${job.id}); a job whose worker died is taken over once that time has passed`,
   );
 
+/** The job's source is gone: nothing can read it again. */
+export const purged = (sdk: WardSdk, job: JobRow): ApiError =>
+  new sdk.errors.ApiError(
+    409,
+    'job_purged',
+    `job ${job.id} was purged (by ${job.purged_by ?? 'someone'} at ${job.purged_at?.toISOString() ?? 'some time'}): its source, binaries and warnings are deleted`,
+    'to import this export again, create a new job from the file',
+  );
+
+/** Why a job cannot be purged now. */
+export const cannotPurge = (sdk: WardSdk, job: JobRow): ApiError => busy(sdk, job);
+
 /** Why validation cannot start on this job now. */
 export function cannotValidate(sdk: WardSdk, job: JobRow): ApiError {
+  if (job.purged_at !== null) return purged(sdk, job);
   if (job.state === 'validating' || job.state === 'executing') return busy(sdk, job);
   return new sdk.errors.ApiError(
     409,
@@ -29,6 +42,7 @@ export function cannotValidate(sdk: WardSdk, job: JobRow): ApiError {
 
 /** Why execute cannot start on this job now. */
 export function cannotExecute(sdk: WardSdk, job: JobRow): ApiError {
+  if (job.purged_at !== null) return purged(sdk, job);
   if (job.state === 'created')
     return new sdk.errors.ApiError(
       409,

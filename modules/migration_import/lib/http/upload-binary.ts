@@ -2,15 +2,22 @@
  * POST /jobs/{id}/binaries?ref=<reference>: the body is one file a document of the source refers
  * to (its FHIR attachment url, say), with its SHA-256 declared in X-Content-SHA256 and verified
  * as it is stored. The reference is only ever a database value; the file's place in storage
- * comes from its hash. The same file under the same reference again is answered 200 as a
- * duplicate without storing anything; a different file under a taken reference is refused.
+ * comes from its hash. Only a job that may still read the file takes it (a FHIR job that has not
+ * succeeded, not purged). The same file under the same reference again is answered 200 as a duplicate once
+ * its body is verified, storing nothing; a different file under a taken reference is refused
+ * without saying what the reference holds.
  */
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
+import { Writable, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { WardSdk } from '../../../../src/sdk/index.ts';
 import { tooLarge } from '../../../documents/lib/blob-store.ts';
 import { INLINE_PREFIX } from '../checks.ts';
 import { binaryView, findBinary, storeBinary } from '../jobs/binary-store.ts';
+import type { JobRow } from '../jobs/job-row.ts';
+import { Meter, TooLarge } from '../jobs/source-file.ts';
+import { purged } from './errors.ts';
 import { foundJob, jobId } from './params.ts';
 
 const SHA256 = /^[0-9a-fA-F]{64}$/;
@@ -54,27 +61,71 @@ function reference(sdk: WardSdk, ctx: Context): string {
   return ref;
 }
 
+/** Formats whose records may refer to files: the FHIR ones (a DocumentReference's attachment url). */
+const REFERS_TO_FILES: ReadonlySet<string> = new Set(['fhir-json', 'fhir-ndjson']);
+
+/**
+ * Jobs whose runs may still read an upload: any but a CSV job (CSV formats have no documents) and
+ * a job that succeeded (every record written; nothing left to retry). A partially succeeded or
+ * failed job may still be executed again, and that retry reads the binaries uploaded since.
+ */
+function refuseUnusable(sdk: WardSdk, job: JobRow): void {
+  if (job.purged_at !== null) throw purged(sdk, job);
+  if (!REFERS_TO_FILES.has(job.format))
+    throw new sdk.errors.ApiError(
+      409,
+      'binaries_not_used',
+      `job ${job.id} imports ${job.format}, which refers to no files, so it has no use for a binary`,
+      'upload binaries to the job of the FHIR export whose documents refer to them',
+    );
+  if (job.state === 'succeeded')
+    throw new sdk.errors.ApiError(
+      409,
+      'job_finished',
+      `job ${job.id} has succeeded: every record it holds is written, and no run of it will read a binary again`,
+      'upload the file to the job of the export that refers to it; to import a corrected source, create a new job',
+    );
+}
+
+/** The SHA-256 of the body, read without storing it (size-limited): proof the caller holds the file. */
+async function bodySha256(sdk: WardSdk, body: Readable, maxBytes: number): Promise<string> {
+  const meter = new Meter(maxBytes, ['sha256']);
+  try {
+    await pipeline(body, meter, new Writable({ write: (_chunk, _encoding, done) => done() }));
+  } catch (error) {
+    if (error instanceof TooLarge) throw tooLarge(sdk, maxBytes);
+    throw error;
+  }
+  return meter.digests().sha256;
+}
+
 export async function uploadBinary(
   ctx: Context,
   deps: { sdk: WardSdk; knex: Knex; storageDir: string; maxBytes: number },
 ): Promise<void> {
   const { sdk } = deps;
   const id = jobId(sdk, ctx);
-  await foundJob(sdk, deps.knex, id);
+  const job = await foundJob(sdk, deps.knex, id);
   const ref = reference(sdk, ctx);
   const sha256 = declaredSha256(sdk, ctx);
   sdk.http.refuseEncoded(ctx);
   if ((ctx.request.length ?? 0) > deps.maxBytes) throw tooLarge(sdk, deps.maxBytes);
-  const conflict = (held: string) =>
+  // Before anything about the job's binaries is looked at, so a job that cannot use one tells nothing.
+  refuseUnusable(sdk, job);
+  // The held file's hash is not repeated: only that the reference is taken, which the caller needs to know.
+  const conflict = () =>
     new sdk.errors.ApiError(
       409,
       'binary_conflict',
-      `reference ${JSON.stringify(ref)} of job ${id} already holds a different file (SHA-256 ${held})`,
+      `reference ${JSON.stringify(ref)} of job ${id} already holds a different file`,
       'a reference names one file: check which file the source means, or create a new job for a corrected source',
     );
   const existing = await findBinary(deps.knex, id, ref);
   if (existing !== undefined) {
-    if (existing.sha256 !== sha256) throw conflict(existing.sha256);
+    // A duplicate only once the body proves it: a declared hash alone must not confirm what a job holds.
+    const actual = await bodySha256(sdk, ctx.req, deps.maxBytes);
+    if (actual !== sha256) throw checksumMismatch(sdk, actual, sha256);
+    if (existing.sha256 !== sha256) throw conflict();
     ctx.status = 200;
     ctx.body = { ...binaryView(existing), duplicate: true };
     return;
@@ -94,7 +145,16 @@ export async function uploadBinary(
     },
     deps.maxBytes,
   );
-  if (!stored.inserted && stored.row.sha256 !== sha256) throw conflict(stored.row.sha256);
+  if (!stored.inserted && stored.row.sha256 !== sha256) throw conflict();
   ctx.status = stored.inserted ? 201 : 200;
   ctx.body = { ...binaryView(stored.row), duplicate: !stored.inserted };
 }
+
+/** The same refusal the documents store gives a body that is not the declared file. */
+const checksumMismatch = (sdk: WardSdk, actual: string, expected: string) =>
+  new sdk.errors.ApiError(
+    422,
+    'checksum_mismatch',
+    `the file's SHA-256 is ${actual}, not the expected ${expected}`,
+    'the file changed or was cut short on the way: send it again',
+  );

@@ -13,7 +13,7 @@ import { inBatches, type ImportRecordItem } from '../index.ts';
 import { addResults, writeBatch } from './batch-writer.ts';
 import { emptyResults, type JobRow, type JobState, type Results } from './job-row.ts';
 import { failure, type Scope } from './kinds/types.ts';
-import type { Lease } from './lease.ts';
+import { endedRun, type Lease } from './lease.ts';
 import { readAhead, runScope, sourceRecords } from './records.ts';
 import { deleteWarnings, insertWarnings, WarningBudget, WARNINGS } from './warning-store.ts';
 
@@ -155,5 +155,10 @@ export async function executeRun(deps: ExecuteDeps, job: JobRow, lease: Lease): 
   const summary = checkpoint.budget.summary();
   if (summary !== null) await insertWarnings(knex, lease, 'execute', [summary]);
   const { state, error } = finalState(checkpoint.results);
-  await lease.release(knex, { state, error, finished_at: knex.fn.now() });
+  await lease.release(knex, {
+    state,
+    error,
+    finished_at: knex.fn.now(),
+    runs: endedRun(knex, state, error),
+  });
 }

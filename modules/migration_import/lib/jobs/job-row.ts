@@ -28,6 +28,17 @@ export interface ValidationCounts {
   warnings: Record<Severity, number>;
 }
 
+/** One finished execute run, as the job's history keeps it. */
+export interface RunRecord {
+  /** 1 for the job's first run. */
+  run: number;
+  startedAt: string;
+  finishedAt: string;
+  state: Extract<JobState, 'succeeded' | 'partially_succeeded' | 'failed'>;
+  results: Partial<Results>;
+  error: string | null;
+}
+
 export interface JobRow {
   id: number;
   source_system: string;
@@ -37,6 +48,8 @@ export interface JobRow {
   source_sha256: string;
   counts: Partial<ValidationCounts>;
   results: Partial<Results>;
+  /** Every finished execute run, oldest first; `results` is the latest (or the one in hand). */
+  runs: RunRecord[];
   rows_total: number;
   rows_done: number;
   worker_id: string | null;
@@ -49,6 +62,9 @@ export interface JobRow {
   validated_at: Date | null;
   started_at: Date | null;
   finished_at: Date | null;
+  /** When the job's source, binaries and warnings were deleted, and by whom (`retention`: the sweeper). */
+  purged_at: Date | null;
+  purged_by: string | null;
 }
 
 export const emptyResults = (): Results => ({
@@ -82,6 +98,7 @@ export function jobView(row: JobRow) {
         total === 0 ? (validated || row.state === 'succeeded' ? 100 : 0) : Math.floor((done / total) * 100),
     },
     results: row.results,
+    runs: row.runs,
     error: row.error,
     worker: running ? { leaseExpiresAt: row.lease_expires_at } : null,
     createdBy: row.created_by,
@@ -90,6 +107,8 @@ export function jobView(row: JobRow) {
     validatedAt: row.validated_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
+    purgedAt: row.purged_at,
+    purgedBy: row.purged_by,
   };
 }
 

@@ -64,6 +64,7 @@ export const EXECUTE_FROM: readonly JobState[] = ['validated', 'succeeded', 'par
 export async function claimValidate(knex: Knex, id: number, claim: Claim): Promise<JobRow | undefined> {
   const [row] = (await knex(TABLE)
     .where({ id })
+    .whereNull('purged_at')
     .andWhere((where) =>
       where
         .whereIn('state', VALIDATE_FROM)
@@ -102,6 +103,7 @@ export async function claimExecute(
   if (resumed !== undefined) return { row: resumed, resumed: true };
   const [fresh] = (await knex(TABLE)
     .where({ id })
+    .whereNull('purged_at')
     .whereIn('state', EXECUTE_FROM)
     .update({
       ...lease,

@@ -23,6 +23,18 @@ export const leaseUntil = (knex: Knex, leaseMs: number): Knex.Raw =>
 
 export const LAPSED = '(lease_expires_at is null or lease_expires_at < now())';
 
+/**
+ * The value of `runs` that appends the run a release ends (with the results it committed) to the
+ * job's history: pass it with the final state in `Lease.release`.
+ */
+export const endedRun = (knex: Knex, state: string, error: string | null): Knex.Raw =>
+  knex.raw(
+    `runs || jsonb_build_array(jsonb_build_object(
+       'run', jsonb_array_length(runs) + 1, 'startedAt', started_at, 'finishedAt', now(),
+       'state', ?::text, 'results', results, 'error', ?::text))`,
+    [state, error],
+  );
+
 export class Lease {
   readonly jobId: number;
   readonly workerId: string;

@@ -23,7 +23,8 @@ export async function previewJob(
   sampleSize: number,
 ): Promise<PreviewResult> {
   const { knex } = deps;
-  const scope = await runScope(knex, job, 'preview');
+  // Nothing is written, so the MRNs of patients earlier batches would create are remembered here.
+  const scope = { ...(await runScope(knex, job, 'preview')), plannedMrns: new Set<string>() };
   const builder = new PreviewBuilder(sampleSize);
   const failures = { count: 0, samples: [] as StoredWarning[] };
   const records = sourceRecords(deps.storageDir, job, {

@@ -14,7 +14,8 @@ import { documentMaxBytes } from '../../../documents/lib/config.ts';
 import { executeRun } from './execute-run.ts';
 import type { JobRow } from './job-row.ts';
 import { claimExecute, claimValidate, orphanedRuns } from './job-store.ts';
-import { Lease, LostLease } from './lease.ts';
+import { endedRun, Lease, LostLease } from './lease.ts';
+import { purgeExpired } from './purge.ts';
 import type { ImportSettings } from './settings.ts';
 import { validateRun } from './validate-run.ts';
 
@@ -74,8 +75,18 @@ export class JobRunner {
     clearInterval(this.#sweeper);
   }
 
-  /** Takes over every job whose background run has no live worker. */
+  /**
+   * Takes over every job whose background run has no live worker, then purges the raw data of
+   * jobs past WARD_IMPORT_RETENTION_DAYS.
+   */
   async sweep(): Promise<number[]> {
+    const taken = await this.#resumeOrphans();
+    const { knex, storageDir, logger, settings } = this.#deps;
+    await purgeExpired({ knex, storageDir, logger }, settings.retentionDays);
+    return taken;
+  }
+
+  async #resumeOrphans(): Promise<number[]> {
     const taken: number[] = [];
     for (const job of await orphanedRuns(this.#deps.knex)) {
       const claimed =
@@ -134,11 +145,12 @@ export class JobRunner {
     const reason = sdk.errors.isWardError(error)
       ? error.message
       : `an internal error stopped it; the backend log has the details`;
+    const stopped = `${run} stopped: ${reason}`;
     await lease
       .release(knex, {
         state: run === 'validate' ? 'invalid' : 'failed',
-        error: `${run} stopped: ${reason}`,
-        ...(run === 'execute' ? { finished_at: knex.fn.now() } : {}),
+        error: stopped,
+        ...(run === 'execute' ? { finished_at: knex.fn.now(), runs: endedRun(knex, 'failed', stopped) } : {}),
       })
       .catch((cause: unknown) =>
         logger.error({ err: cause, job: lease.jobId }, 'migration_import: could not record the failure'),

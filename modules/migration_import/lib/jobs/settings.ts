@@ -14,6 +14,11 @@ export interface ImportSettings {
   batchSize: number;
   /** Warnings one phase of a job stores (WARD_IMPORT_MAX_WARNINGS, 100 to 1,000,000); the rest are counted. */
   maxWarnings: number;
+  /**
+   * Days after its last change that a job's raw data (source, binaries, warnings) is purged by the
+   * sweeper (WARD_IMPORT_RETENTION_DAYS, 0 to 36,500); 0 keeps it until someone purges the job.
+   */
+  retentionDays: number;
 }
 
 export const DEFAULT_SETTINGS: ImportSettings = {
@@ -21,6 +26,7 @@ export const DEFAULT_SETTINGS: ImportSettings = {
   leaseMs: 30_000,
   batchSize: 2000,
   maxWarnings: 10_000,
+  retentionDays: 0,
 };
 
 function integer(
@@ -62,6 +68,9 @@ export function importSettings(sdk: WardSdk, env: NodeJS.ProcessEnv = process.en
     ),
     maxWarnings: setting(env, 'WARD_IMPORT_MAX_WARNINGS', DEFAULT_SETTINGS.maxWarnings, (value) =>
       integer(sdk, value, 'WARD_IMPORT_MAX_WARNINGS', 100, 1_000_000, '10000 (the default)'),
+    ),
+    retentionDays: setting(env, 'WARD_IMPORT_RETENTION_DAYS', DEFAULT_SETTINGS.retentionDays, (value) =>
+      integer(sdk, value, 'WARD_IMPORT_RETENTION_DAYS', 0, 36_500, '90, or 0 to keep sources until purged'),
     ),
   };
 }

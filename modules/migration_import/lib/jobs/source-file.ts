@@ -1,12 +1,13 @@
 /**
- * Where a job's source lives: `<storageDir>/migration_import/sources/<job id>`, a name Ward makes
+ * Where a job's source lives: `<storageDir>/migration_import/sources/<job id>` (mode 0600, in
+ * folders of mode 0700: Ward's user alone reads them), a name Ward makes
  * from the job id alone, so nothing a client sends becomes part of a path. An upload is streamed
  * to a temporary file in the same directory (size-limited, hashed on the way), and renamed to its
  * job's name only inside the transaction that creates the job, so a failed upload leaves no job.
  */
 import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -74,17 +75,29 @@ export interface ReceivedFile {
   discard(): Promise<void>;
 }
 
+/**
+ * The sources' folder (and the module's, above it), readable by Ward's user alone: sources are
+ * clinics' full raw exports, with columns Ward never stores (SSNs, passport numbers). Folders an
+ * earlier version made with wider modes are narrowed; mkdir's mode alone changes only new ones.
+ */
+export async function privateSourcesDir(storageDir: string): Promise<string> {
+  const dir = sourcesDir(storageDir);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(path.dirname(dir), 0o700);
+  await chmod(dir, 0o700);
+  return dir;
+}
+
 export async function receiveSource(
   storageDir: string,
   body: Readable,
   limit: number,
 ): Promise<ReceivedFile> {
-  const dir = sourcesDir(storageDir);
-  await mkdir(dir, { recursive: true });
+  const dir = await privateSourcesDir(storageDir);
   const file = path.join(dir, `.incoming-${randomBytes(8).toString('hex')}`);
   const meter = new Meter(limit, ['sha256']);
   try {
-    await pipeline(body, meter, createWriteStream(file, { flags: 'wx' }));
+    await pipeline(body, meter, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
   } catch (error) {
     await rm(file, { force: true });
     throw error;

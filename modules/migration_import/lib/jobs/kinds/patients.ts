@@ -7,10 +7,11 @@
 import type { Knex } from 'knex';
 import type { Address, PatientRow as WardPatientRow } from '../../../../patients/lib/patient.ts';
 import { planItem } from '../../index.ts';
-import type { ImportAddress, ImportRecordItem, Values } from '../../index.ts';
+import type { ImportAddress, ImportRecordItem, PlanStep, Values } from '../../index.ts';
+import type { StoredWarning } from '../warning-store.ts';
 import { upsertMappings, wardIds } from '../source-map.ts';
 import { insertUnique, updateRows, type TableSpec } from './sql.ts';
-import { failure, tally, type KindOutcome, type KindPlan, type Scope } from './types.ts';
+import { failure, tally, type KindOutcome, type KindPlan, type Planned, type Scope } from './types.ts';
 
 type Item = Extract<ImportRecordItem, { kind: 'patient' }>;
 type Db = Knex | Knex.Transaction;
@@ -123,7 +124,52 @@ export async function planPatients(
     const step = planItem(item, row === undefined ? null : { wardId: row.id, values: values(row) });
     return { step, columns: columns(step.after as Values<'patient'>, item.record.sourceId) };
   });
-  return { planned, failures: [] };
+  return withoutTakenMrns(db, scope, planned);
+}
+
+/** Why a new patient is not created: its MRN is another Ward patient's (named to those who may read patients). */
+const mrnTaken = (step: PlanStep, mrn: string, owner: number | undefined): StoredWarning =>
+  failure(
+    step,
+    'mrn',
+    'mrn_taken',
+    owner === undefined
+      ? `MRN ${JSON.stringify(mrn)} is also the MRN of a new patient earlier in this source, which is not this source's patient ${JSON.stringify(step.sourceId)}; give each patient its own MRN in the source, or merge them in Ward once imported, then execute the job again`
+      : `MRN ${JSON.stringify(mrn)} already belongs to Ward patient ${owner}, which is not this source's patient ${JSON.stringify(step.sourceId)}; merge or renumber one of them in Ward, then execute the job again`,
+  );
+
+/**
+ * New patients whose MRN a Ward patient already has, or an earlier new patient of the run takes
+ * (`scope.plannedMrns`, which a preview keeps across its batches, as nothing is written), fail
+ * with `mrn_taken` in the plan, so preview predicts what execute refuses.
+ */
+async function withoutTakenMrns(
+  db: Db,
+  scope: Scope,
+  planned: Array<Planned<PatientColumns>>,
+): Promise<KindPlan<PatientColumns>> {
+  const creates = planned.filter(({ step }) => step.action === 'create');
+  if (creates.length === 0) return { planned, failures: [] };
+  const owners = (await db(TABLE)
+    .whereIn(
+      'mrn',
+      creates.map(({ columns }) => columns.mrn),
+    )
+    .select('id', 'mrn')) as Array<{ id: number; mrn: string }>;
+  const owner = new Map(owners.map((row) => [row.mrn, row.id]));
+  const claimed = scope.plannedMrns ?? new Set<string>();
+  const failures: StoredWarning[] = [];
+  const kept = planned.filter(({ step, columns }) => {
+    if (step.action !== 'create') return true;
+    const mrn = columns.mrn;
+    if (owner.has(mrn) || claimed.has(mrn)) {
+      failures.push(mrnTaken(step, mrn, owner.get(mrn)));
+      return false;
+    }
+    claimed.add(mrn);
+    return true;
+  });
+  return { planned: kept, failures };
 }
 
 export async function writePatients(
@@ -159,15 +205,8 @@ export async function writePatients(
       )
       .select('id', 'mrn')) as Array<{ id: number; mrn: string }>;
     const owner = new Map(owners.map((row) => [row.mrn, row.id]));
-    for (const { step, columns } of taken)
-      failures.push(
-        failure(
-          step,
-          'mrn',
-          'mrn_taken',
-          `MRN ${JSON.stringify(columns.mrn)} already belongs to Ward patient ${owner.get(columns.mrn) ?? '(unknown)'}, which is not this source's patient ${JSON.stringify(step.sourceId)}; merge or renumber one of them in Ward, then execute the job again`,
-        ),
-      );
+    // Taken since the plan was made (a concurrent import, staff entering the patient).
+    for (const { step, columns } of taken) failures.push(mrnTaken(step, columns.mrn, owner.get(columns.mrn)));
   }
   const updates = plan.planned.filter(({ step }) => step.action === 'update');
   await updateRows(

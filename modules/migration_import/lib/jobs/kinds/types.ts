@@ -13,6 +13,12 @@ export interface Scope {
    * to an unmapped patient means one earlier in the file (validation refused any other).
    */
   mode: 'execute' | 'preview';
+  /**
+   * MRNs of the patients the run plans to create so far. A preview keeps them across batches (it
+   * writes nothing, so the database cannot tell it that an earlier row took an MRN); execute
+   * leaves it out and learns the same from its own inserts.
+   */
+  plannedMrns?: Set<string>;
 }
 
 /** One record's step and, unless it is a skip, the Ward columns to write. */

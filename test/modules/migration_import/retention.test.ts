@@ -1,0 +1,142 @@
+/**
+ * Retention of the raw exports: sources (with columns Ward never stores) are readable by Ward's
+ * user alone; a purge, under its own permission, deletes a job's source, binaries and warnings,
+ * keeps the job marked with who purged it and when, is logged, and leaves the imported records
+ * and a document's bytes in place; a purged job cannot be run again.
+ */
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import test from 'ava';
+import { pino } from 'pino';
+import { blobPath } from '../../../modules/documents/lib/blob-store.ts';
+import { sourcePath } from '../../../modules/migration_import/lib/jobs/source-file.ts';
+import { fixturesDir } from '../../../scripts/generate-import-fixtures.ts';
+import { scratchDir } from '../../helpers/cli.ts';
+import { addUser, call, signIn, startApp } from '../../helpers/app.ts';
+import {
+  API,
+  clinicalCounts,
+  createJob,
+  execute,
+  fixtureBytes,
+  importDatabase,
+  importFixture,
+  validate,
+  world,
+  type World,
+} from './world.ts';
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+const mode = async (file: string) => (await stat(file)).mode & 0o777;
+const count = async (w: World, table: string, where: object) =>
+  Number(((await w.knex(table).where(where).count({ n: '*' })) as Array<{ n: string }>)[0]!.n);
+
+test('a source is stored with mode 0600 in folders of mode 0700', async (t) => {
+  const w = await world(t);
+  const job = await createJob(w, await fixtureBytes('synthea/patients.csv'), {
+    format: 'synthea-patients-csv',
+  });
+  const file = sourcePath(w.storage, job.id);
+  t.is(await mode(file), 0o600);
+  t.is(await mode(path.dirname(file)), 0o700);
+  t.is(await mode(path.dirname(path.dirname(file))), 0o700);
+});
+
+test("a purge deletes the job's source, binaries and warnings, keeps the job marked, is logged, and leaves what it imported", async (t) => {
+  const { knex } = await importDatabase(t);
+  await addUser(knex, 'ada', ['admin']);
+  const storage = await scratchDir('ward-import-');
+  const lines: string[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+  const { base } = await startApp(t, knex, { overrides: { storageDir: storage, logger } });
+  const admin = (await signIn(base, 'ada')).token;
+  const w: World = {
+    knex,
+    base,
+    storage,
+    admin,
+    api: (method, pathname, options = {}) =>
+      call(base, method, `${API}${pathname}`, { token: admin, ...options }),
+  };
+  await importFixture(w, 'synthea/patients.csv', 'synthea-patients-csv');
+  const bundle = await createJob(w, await fixtureBytes('fhir/bundle.json'), { format: 'fhir-json' });
+  const note = Buffer.from('a note no document uses\n');
+  const kept = await w.api('POST', `/jobs/${bundle.id}/binaries?ref=unused.txt`, {
+    body: note,
+    headers: { 'x-content-sha256': sha256(note) },
+  });
+  t.is(kept.status, 201);
+  const notes = path.join(fixturesDir, 'fhir', 'binaries');
+  for (const file of await readdir(notes)) {
+    const bytes = await readFile(path.join(notes, file));
+    const uploaded = await w.api('POST', `/jobs/${bundle.id}/binaries?ref=${file}`, {
+      body: bytes,
+      headers: { 'x-content-sha256': sha256(bytes) },
+    });
+    t.is(uploaded.status, 201);
+  }
+  await validate(w, bundle.id);
+  const done = await execute(w, bundle.id);
+  t.not(done.state, 'executing');
+  const imported = await clinicalCounts(knex);
+  t.true(imported.documents! > 0);
+  t.true((await count(w, 'migration_import_warning', { job_id: bundle.id })) > 0);
+  const used = (await knex('documents_document').first('sha256')) as { sha256: string };
+
+  const answer = await w.api('POST', `/jobs/${bundle.id}/purge`);
+  t.is(answer.status, 200, answer.text);
+  t.like(answer.body, { id: bundle.id, purgedBy: 'ada', purged: true });
+  t.truthy((answer.body as { purgedAt: string | null }).purgedAt);
+  await t.throwsAsync(stat(sourcePath(storage, bundle.id)), { code: 'ENOENT' });
+  await t.throwsAsync(stat(blobPath(storage, sha256(note))), { code: 'ENOENT' });
+  t.is(
+    await mode(blobPath(storage, used.sha256)).then(() => 'kept'),
+    'kept',
+    "an imported document's bytes stay",
+  );
+  t.is(await count(w, 'migration_import_warning', { job_id: bundle.id }), 0);
+  t.is(await count(w, 'migration_import_binary', { job_id: bundle.id }), 0);
+  t.deepEqual(await clinicalCounts(knex), imported);
+  const job = (await w.api('GET', `/jobs/${bundle.id}`)).body as { results: object; runs: unknown[] };
+  t.deepEqual(job.results, done.results, 'what the job did stays for the record');
+  t.is(job.runs.length, 1);
+  const logged = lines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.job === bundle.id);
+  t.like(logged.at(-1), {
+    msg: `migration_import: purged job ${bundle.id}: its source, binaries and warnings are deleted`,
+    by: 'ada',
+  });
+
+  // Again: nothing more to do, nothing logged.
+  const again = await w.api('POST', `/jobs/${bundle.id}/purge`);
+  t.is(again.status, 200);
+  t.like(again.body, { purged: false, purgedBy: 'ada' });
+  t.is(lines.filter((line) => line.includes('purged job')).length, 1);
+  // The source is gone: nothing can read it again.
+  for (const [route, options] of [
+    ['validate', {}],
+    ['execute', {}],
+    ['preview', {}],
+    ['binaries?ref=x', { body: note, headers: { 'x-content-sha256': sha256(note) } }],
+  ] as const) {
+    const refused = await w.api('POST', `/jobs/${bundle.id}/${route}`, options);
+    t.is(refused.status, 409, route);
+    t.like((refused.body as { error: object }).error, { code: 'job_purged' }, route);
+  }
+  t.is((await w.api('POST', '/jobs/999/purge')).status, 404);
+});
+
+test('a running job is not purged', async (t) => {
+  const w = await world(t);
+  const job = await createJob(w, await fixtureBytes('synthea/patients.csv'), {
+    format: 'synthea-patients-csv',
+  });
+  await w.knex('migration_import_job').where({ id: job.id }).update({ state: 'validating' });
+  const refused = await w.api('POST', `/jobs/${job.id}/purge`);
+  t.is(refused.status, 409);
+  t.like((refused.body as { error: object }).error, { code: 'job_busy' });
+  t.is((await stat(sourcePath(w.storage, job.id))).isFile(), true);
+  t.is(await count(w, 'migration_import_job', { id: job.id, purged_at: null }), 1);
+});
