@@ -44,6 +44,7 @@ function randomDag(): Inventory {
       hasMigrationBranch: true,
       hooks: null,
       routes: null,
+      commands: null,
       frontend: null,
     });
   }

@@ -40,6 +40,7 @@ export async function loadModuleDir({ dir, category, expectedName }: Candidate):
   };
   const hooks = optionalFile('hooks');
   const routes = optionalFile('routes');
+  const commands = optionalFile('commands');
   const frontend = manifest.frontend ?? null;
   if (frontend !== null && !(await exists(join(dir, frontend)))) {
     report('/frontend', `frontend layer "${frontend}" does not exist in ${dir}`);
@@ -58,6 +59,7 @@ export async function loadModuleDir({ dir, category, expectedName }: Candidate):
       hasMigrationBranch: migrations !== undefined && isDirLike(migrations),
       hooks,
       routes,
+      commands,
       frontend,
     },
   };

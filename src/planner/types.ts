@@ -30,6 +30,8 @@ export interface DiskModule {
   /** Absolute paths of optional files, or null when the module ships none. */
   hooks: string | null;
   routes: string | null;
+  /** The operator's commands (`commands.ts`/`.js`), run by `ward modules run`. */
+  commands: string | null;
   /** Frontend layer path relative to the module directory, from the manifest. */
   frontend: string | null;
 }

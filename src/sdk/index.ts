@@ -14,6 +14,9 @@
  *
  * Hooks: a module's `hooks.ts` (or `hooks.js`) may export the functions of `Hooks`; each runs
  * inside its step's transaction.
+ *
+ * Commands: a module's `commands.ts` (or `commands.js`) may default-export `ModuleCommands`, the
+ * operator's commands for an installed module, run with `ward modules run <module> <command>`.
  */
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
@@ -90,6 +93,42 @@ export interface Hooks {
   /** On uninstall, after the backup and before the module's tables are dropped: it can still read them. */
   uninstall?: (ctx: HookContext) => unknown;
 }
+
+/** What a module's command receives: the CLI's own connection pool, not a transaction. */
+export interface CommandContext {
+  /** The connection pool of the `ward` process; a command that changes several things opens its own transaction. */
+  knex: Knex;
+  /** Ward's logger, tagged with the module and the command. */
+  logger: Logger;
+  /** The module's manifest, as validated. */
+  manifest: Manifest;
+  /** Ward's storage directory; the module's files are under `<storageDir>/<module>/`. */
+  storageDir: string;
+  /** Who runs it, for the record: `cli:<the operating-system user>`. */
+  operator: string;
+  sdk: WardSdk;
+}
+
+/** What a command hands back: the lines `ward` prints, and what it prints with `--json`. */
+export interface CommandResult {
+  lines: string[];
+  /** With `--json`; `lines` when absent. */
+  data?: unknown;
+}
+
+/** One of a module's commands. Errors are thrown as WardErrors (`sdk.errors.*` for HTTP-only ones do not fit). */
+export interface CommandDefinition {
+  /** Lowercase letters, digits and hyphens, starting with a letter: `purge`, `purge-expired`. */
+  name: string;
+  /** One line for `ward modules run <module>`. */
+  summary: string;
+  /** Its arguments, for the listing: `<job-id>`. */
+  usage?: string;
+  run(args: readonly string[], ctx: CommandContext): CommandResult | Promise<CommandResult>;
+}
+
+/** The default export of `commands.ts`/`commands.js`. */
+export type ModuleCommands = readonly CommandDefinition[];
 
 /** Who calls an authenticated route. */
 export interface Caller {

@@ -83,6 +83,17 @@ async function press(page: Page, name: string): Promise<void> {
 }
 
 /** Fills and sends the upload form: the file is set on the input (a file dialog is the OS's), the rest typed. */
+/** The preview's Patients row, once it shows: kind, then the counts to create, update and skip. */
+async function previewedPatients(page: Page): Promise<string[]> {
+  const counts = page.getByRole('table', { name: 'Records execute would create, update and skip' });
+  await counts.waitFor();
+  const cells = await counts
+    .getByRole('row', { name: /^Patients/ })
+    .getByRole('cell')
+    .allInnerTexts();
+  return cells.map((cell) => cell.trim());
+}
+
 async function upload(page: Page, file: string, sourceSystem: string): Promise<void> {
   await tabTo(page, page.getByRole('link', { name: 'New import' }));
   await page.keyboard.press('Enter');
@@ -134,17 +145,7 @@ test.serial('an operator imports a Synthea patients.csv from upload to executed,
   t.is(await page.getByRole('term').filter({ hasText: 'Patients to import' }).count(), 1);
   t.is(await page.locator('dt:has-text("Patients to import") + dd').innerText(), '50');
   await press(page, 'Preview');
-  const counts = page.getByRole('table', { name: 'Records execute would create, update and skip' });
-  await counts.waitFor();
-  t.deepEqual(
-    (
-      await counts
-        .getByRole('row', { name: /^Patients/ })
-        .getByRole('cell')
-        .allInnerTexts()
-    ).map((cell) => cell.trim()),
-    ['Patients', '50', '0', '0'],
-  );
+  t.deepEqual(await previewedPatients(page), ['Patients', '50', '0', '0']);
   await page.getByRole('table', { name: 'First rows to create' }).waitFor();
   t.is(await count('patients_patient'), 0, 'the preview wrote nothing');
   await axeCheck(page, t);
@@ -370,17 +371,7 @@ test.serial(
     await press(page, 'Validate');
     await stateHeading(page, 'Validated').waitFor();
     await press(page, 'Preview');
-    const counts = page.getByRole('table', { name: 'Records execute would create, update and skip' });
-    await counts.waitFor();
-    t.deepEqual(
-      (
-        await counts
-          .getByRole('row', { name: /^Patients/ })
-          .getByRole('cell')
-          .allInnerTexts()
-      ).map((cell) => cell.trim()),
-      ['Patients', '0', '1', '49'],
-    );
+    t.deepEqual(await previewedPatients(page), ['Patients', '0', '1', '49']);
     const updates = page.getByRole('table', { name: 'First rows to update' });
     await updates.waitFor();
     const rows = updates.locator('tbody tr');

@@ -35,6 +35,7 @@ export function diskModule(name: string, spec: ModuleSpec = {}): DiskModule {
     hasMigrationBranch: spec.migrations ?? true,
     hooks: null,
     routes: null,
+    commands: null,
     frontend: null,
   };
 }

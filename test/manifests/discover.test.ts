@@ -40,6 +40,7 @@ test('the repository ships base, patients and appointments as official modules',
     hasMigrationBranch: true,
     hooks: null,
     routes: join(repo, 'modules/patients/routes.ts'),
+    commands: null,
     frontend: 'frontend/index.js',
   });
   for (const module of inventory.modules.values()) t.false(module.removable, `${module.name} is official`);
@@ -178,18 +179,20 @@ test('folders without a manifest and stray files are not modules', async (t) => 
   t.deepEqual(inventory, { modules: new Map(), problems: [] });
 });
 
-test('a module ships hooks.js and routes.js as well as .ts', async (t) => {
+test('a module ships hooks.js, routes.js and commands.js as well as .ts', async (t) => {
   const root = await emptyRoot();
   const dir = join(root, 'modules/notes');
   await mkdir(join(dir, 'migrations'), { recursive: true });
   await writeFile(join(dir, 'manifest.json'), JSON.stringify({ name: 'notes', version: '1.0.0' }));
   await writeFile(join(dir, 'hooks.js'), '');
   await writeFile(join(dir, 'routes.ts'), '');
+  await writeFile(join(dir, 'commands.js'), '');
   const inventory = await discoverIn(root);
   t.like(inventory.modules.get('notes'), {
     category: 'official',
     hooks: join(dir, 'hooks.js'),
     routes: join(dir, 'routes.ts'),
+    commands: join(dir, 'commands.js'),
     hasMigrationBranch: true,
     removable: true,
   });
