@@ -3,10 +3,13 @@
  * one job's raw data, recorded as purged by `cli:<user>`, and purging jobs older than a number of
  * days; bad arguments are refused before anything changes.
  */
-import { access } from 'node:fs/promises';
+import { access, mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import os from 'node:os';
 import test from 'ava';
+import { purgeJob } from '../../../modules/migration_import/lib/jobs/purge.ts';
 import { sourcePath } from '../../../modules/migration_import/lib/jobs/source-file.ts';
+import { silentLogger } from '../../../src/logger.ts';
 import { addUser, call, signIn, startApp } from '../../helpers/app.ts';
 import { scratchDir, ward } from '../../helpers/cli.ts';
 import { API, importDatabase, importFixture, type World } from './world.ts';
@@ -94,4 +97,31 @@ test('purge-older <days> purges the jobs unchanged for that long, and only those
   const none = await run('purge-older', '7');
   t.is(none.stdout, 'No import job unchanged for 7 day(s) holds raw data.\n');
   t.is((await run('purge-older', '0')).code, 2, 'at least one day');
+});
+
+test('a purge again removes a source file an interrupted purge left behind', async (t) => {
+  const { w, run } = await setUp(t);
+  const job = await importFixture(w, 'synthea/patients.csv', 'synthea-patients-csv');
+  t.is((await run('purge', String(job.id))).code, 0);
+  // As if the process had died between the purge's commit and the file's removal.
+  const leftover = sourcePath(w.storage, job.id);
+  await mkdir(path.dirname(leftover), { recursive: true });
+  await writeFile(leftover, 'Id,SSN\n1,999-99-9999\n');
+  const again = await run('purge', String(job.id));
+  t.is(again.code, 0, again.stderr);
+  t.false(await exists(leftover));
+});
+
+test('retention purges a job only if it is still unchanged for the age when the purge takes it', async (t) => {
+  const { w } = await setUp(t);
+  const job = await importFixture(w, 'synthea/patients.csv', 'synthea-patients-csv');
+  const deps = { knex: w.knex, storageDir: w.storage, logger: silentLogger };
+  t.is(await purgeJob(deps, job.id, 'retention', 7), undefined, 'changed today: kept');
+  t.true(await exists(sourcePath(w.storage, job.id)));
+  await w
+    .knex('migration_import_job')
+    .where({ id: job.id })
+    .update({ updated_at: w.knex.raw("now() - interval '8 days'") });
+  t.is((await purgeJob(deps, job.id, 'retention', 7))?.purged, true);
+  t.false(await exists(sourcePath(w.storage, job.id)));
 });

@@ -5,6 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import test from 'ava';
+import fc from 'fast-check';
+import { isBase64 } from '../../../modules/migration_import/lib/checks.ts';
 import { importItems } from '../../../modules/migration_import/lib/index.ts';
 import { sdk } from '../../../src/sdk/runtime.ts';
 import { bytes, collect, recordsOf, warningsOf } from './helpers.ts';
@@ -84,6 +86,24 @@ test('inline content that is not base64, over the size limit, or unlike its decl
   );
   // Wrapped over lines, as base64Binary may be.
   t.deepEqual(await codes({ data: base64.replace(/(.{20})/g, '$1\n') }), []);
+});
+
+test('an inline document of several MB, well under the size limit, is read whole', async (t) => {
+  const scan = Buffer.alloc(6 * 1024 * 1024, 'scan of a referral letter ');
+  const items = await read(
+    bundle('collection', patient, note({ contentType: 'application/pdf', data: scan.toString('base64') })),
+  );
+  t.deepEqual(warningsOf(items), []);
+  t.like(recordsOf(items)[1]?.record, { size: scan.length, binaryRef: 'inline:d1' });
+});
+
+test('property: isBase64 accepts whatever Node encodes as base64, and refuses bad lengths, padding and letters', (t) => {
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 64 }), (content) => {
+      t.true(isBase64(Buffer.from(content).toString('base64')));
+    }),
+  );
+  for (const bad of ['A', 'AB=', '====', 'A===', 'AB=C', 'ab cd', 'ab\u00e9d']) t.false(isBase64(bad), bad);
 });
 
 test("title and content type are held to the documents upload's rules, for inline and uploaded files alike", async (t) => {

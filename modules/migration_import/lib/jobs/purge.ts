@@ -35,16 +35,26 @@ export interface Purged {
 const RUNNING = ['validating', 'executing'];
 
 /**
- * Purges job `id` on behalf of `by`. Undefined when there is no such job or it is running (the
- * caller tells which); an already purged job is returned as it is.
+ * Purges job `id` on behalf of `by`; with `olderThanDays`, only if it is still unchanged for that
+ * long when the purge takes it (retention). Undefined when there is no such job, it is running, or
+ * it changed since (the caller tells which); an already purged job is returned as it is, its source
+ * file removed again in case a purge stopped between its commit and the file's removal.
  */
-export async function purgeJob(deps: PurgeDeps, id: number, by: string): Promise<Purged | undefined> {
+export async function purgeJob(
+  deps: PurgeDeps,
+  id: number,
+  by: string,
+  olderThanDays?: number,
+): Promise<Purged | undefined> {
   const { knex } = deps;
   const done = await knex.transaction(async (trx) => {
-    const [row] = (await trx(TABLE)
-      .where({ id })
-      .whereNull('purged_at')
-      .whereNotIn('state', RUNNING)
+    const unchanged = (query: Knex.QueryBuilder) =>
+      olderThanDays === undefined
+        ? query
+        : query.whereRaw(`updated_at < now() - ? * interval '1 day'`, [olderThanDays]);
+    const [row] = (await unchanged(
+      trx(TABLE).where({ id }).whereNull('purged_at').whereNotIn('state', RUNNING),
+    )
       .update({ purged_at: trx.fn.now(), purged_by: by, updated_at: trx.fn.now() })
       .returning('*')) as JobRow[];
     if (row === undefined) return undefined;
@@ -56,7 +66,9 @@ export async function purgeJob(deps: PurgeDeps, id: number, by: string): Promise
   });
   if (done === undefined) {
     const row = (await knex(TABLE).where({ id }).first()) as JobRow | undefined;
-    return row?.purged_at == null ? undefined : { row, purged: false, warnings: 0, binaries: 0 };
+    if (row?.purged_at == null) return undefined;
+    await rm(sourcePath(deps.storageDir, id), { force: true });
+    return { row, purged: false, warnings: 0, binaries: 0 };
   }
   await rm(sourcePath(deps.storageDir, id), { force: true });
   for (const sha256 of done.hashes) await removeUnreferencedBlob(deps, sha256);
@@ -97,6 +109,7 @@ export async function purgeExpired(deps: PurgeDeps, days: number): Promise<numbe
     .limit(100)
     .pluck('id')) as number[];
   const purged: number[] = [];
-  for (const id of expired) if ((await purgeJob(deps, id, 'retention'))?.purged === true) purged.push(id);
+  for (const id of expired)
+    if ((await purgeJob(deps, id, 'retention', days))?.purged === true) purged.push(id);
   return purged;
 }
