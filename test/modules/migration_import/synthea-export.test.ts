@@ -67,15 +67,17 @@ test('the CSV export and the four FHIR Bundles import completely; importing eith
   t.deepEqual(await snapshot(w), afterCsv);
 
   // The Bundles' patients are the CSV's (same source system, same ids): they only add phone
-  // numbers, the country, and write the state as "MA" where the CSV wrote "Massachusetts".
+  // numbers, the country, and write the state as "MA" where the CSV wrote "Massachusetts". Their
+  // 31 encounters are visits the CSV booked already (same patient and times, other ids): they
+  // update those appointments rather than book them twice. Only the 31 notes are new.
   t.deepEqual(await importAll(t, w, await bundleFiles()), {
-    created: 31 + 31,
-    updated: 4,
+    created: 31,
+    updated: 4 + 31,
     skipped: 0,
     failed: 0,
   });
   const afterBundles = await snapshot(w);
-  t.deepEqual(afterBundles.counts, { patients: 115, appointments: 306, documents: 31 });
+  t.deepEqual(afterBundles.counts, { patients: 115, appointments: 275, documents: 31 });
   t.deepEqual(await importAll(t, w, await bundleFiles()), { created: 0, updated: 0, skipped: 66, failed: 0 });
   t.deepEqual(await snapshot(w), afterBundles);
 });
@@ -93,4 +95,18 @@ test("an inline note is a document whose download is the note's bytes, typed and
   t.is(answer.status, 200);
   t.is(answer.headers.get('content-type'), 'text/plain; charset=utf-8');
   t.true(answer.text.startsWith('\n2014-07-10\n\n# Chief Complaint\nNo complaints.'));
+});
+
+// Serial, so that its batch size (read when the app starts) reaches no other test.
+test.serial('two visits one source places at the same time stay two, even in separate batches', async (t) => {
+  // One record a transaction: the twin is planned after the first visit was written.
+  process.env.WARD_IMPORT_BATCH_SIZE = '1';
+  const w = await world(t).finally(() => delete process.env.WARD_IMPORT_BATCH_SIZE);
+  await importFile(w, 'patients.csv', 'synthea-patients-csv');
+  const [header, first] = (await readFile(path.join(EXPORT, 'encounters.csv'), 'utf8')).split('\n');
+  const twin = `00000000${first!.slice(first!.indexOf('-'))}`;
+  const job = await createJob(w, [header, first, twin, ''].join('\n'), { format: 'synthea-encounters-csv' });
+  t.is((await validate(w, job.id)).state, 'validated');
+  t.like((await execute(w, job.id)).results.appointment, { created: 2 });
+  t.is((await clinicalCounts(w.knex)).appointments, 2);
 });

@@ -2,12 +2,19 @@
  * Appointments: their patient must be mapped by the time the row is written (earlier in this
  * source, or imported before from the same source system), and their status must be one Ward
  * knows (`appointments_status`); rows that fail either are reported, not written.
+ *
+ * An appointment this source system has not sent before is the same visit as a Ward appointment of
+ * the same patient with the same start and end that another job (or a person) wrote: one clinic's
+ * CSV and FHIR exports name their encounters with different ids, and importing both must not book
+ * every visit twice. Appointments this job wrote itself are never matched so, so two visits that
+ * one source places at the same time stay two.
  */
 import type { Knex } from 'knex';
 import type { AppointmentRow as WardAppointmentRow } from '../../../../appointments/lib/appointment.ts';
 import { planItem } from '../../index.ts';
 import type { ImportRecordItem, Values } from '../../index.ts';
 import type { StoredWarning } from '../warning-store.ts';
+import { SOURCE_MAP } from '../source-map.ts';
 import { mappedPatientRecords, unknownPatient } from './references.ts';
 import { writeSequenced } from './sequenced.ts';
 import type { TableSpec } from './sql.ts';
@@ -56,6 +63,16 @@ export async function planAppointments(
     TABLE,
     items,
   );
+  const sameVisit = await sameVisits(
+    db,
+    scope,
+    items.flatMap((item) => {
+      const patientId = refs.wardId(item.record.patientSourceId);
+      return existing(item.record.sourceId) === undefined && patientId !== undefined
+        ? [{ patientId, start: item.record.start, end: item.record.end }]
+        : [];
+    }),
+  );
   const planned: Array<Planned<AppointmentColumns>> = [];
   const failures: StoredWarning[] = [];
   for (const item of items) {
@@ -77,9 +94,10 @@ export async function planAppointments(
       failures.push(unmapped);
       continue;
     }
-    const row = existing(record.sourceId);
+    const mapped = existing(record.sourceId);
+    const row = mapped ?? (patientId === null ? undefined : sameVisit(patientId, record.start, record.end));
     const before: Values<'appointment'> | undefined = row && {
-      patientSourceId: refs.sourceId(row.patient_id),
+      patientSourceId: mapped === undefined ? record.patientSourceId : refs.sourceId(row.patient_id),
       practitionerName: row.practitioner_name,
       start: row.start_at.toISOString(),
       end: row.end_at.toISOString(),
@@ -101,6 +119,44 @@ export async function planAppointments(
     });
   }
   return { planned, failures };
+}
+
+const visitKey = (patientId: number, start: string, end: string) =>
+  `${patientId} ${new Date(start).getTime()} ${new Date(end).getTime()}`;
+
+/**
+ * Ward appointments that are the same visit as the given ones (same patient, start and end) and
+ * that this job did not write; the function it returns hands each out once.
+ */
+async function sameVisits(
+  db: Db,
+  scope: Scope,
+  visits: ReadonlyArray<{ patientId: number; start: string; end: string }>,
+): Promise<(patientId: number, start: string, end: string) => AppointmentRow | undefined> {
+  const found = new Map<string, AppointmentRow[]>();
+  if (visits.length > 0) {
+    const rows = (await db(TABLE)
+      .whereRaw(
+        `(patient_id, start_at, end_at) in (select * from unnest(?::int[], ?::timestamptz[], ?::timestamptz[]))`,
+        [
+          visits.map((visit) => visit.patientId),
+          visits.map((visit) => visit.start),
+          visits.map((visit) => visit.end),
+        ],
+      )
+      .whereNotExists((mapped) =>
+        mapped
+          .from(SOURCE_MAP)
+          .where({ kind: 'appointment', job_id: scope.jobId })
+          .whereRaw(`ward_id = ${TABLE}.id`),
+      )
+      .orderBy('id')) as AppointmentRow[];
+    for (const row of rows) {
+      const key = visitKey(row.patient_id, row.start_at.toISOString(), row.end_at.toISOString());
+      found.set(key, [...(found.get(key) ?? []), row]);
+    }
+  }
+  return (patientId, start, end) => found.get(visitKey(patientId, start, end))?.shift();
 }
 
 export function writeAppointments(
