@@ -55,17 +55,15 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
   }
 }
 
+async function createdJob(backend: Served, admin: string, format: string, file: string): Promise<number> {
+  const created = await http(backend.base, admin, 'POST', `/jobs?format=${format}&source_system=oldclinic`, {
+    body: await fixtureBytes(file),
+  });
+  return (created.body as JobBody).id;
+}
+
 async function validatedJob(backend: Served, admin: string): Promise<number> {
-  const created = await http(
-    backend.base,
-    admin,
-    'POST',
-    '/jobs?format=synthea-patients-csv&source_system=oldclinic',
-    {
-      body: await fixtureBytes('synthea/patients.csv'),
-    },
-  );
-  const { id } = created.body as JobBody;
+  const id = await createdJob(backend, admin, 'synthea-patients-csv', 'synthea/patients.csv');
   await http(backend.base, admin, 'POST', `/jobs/${id}/validate`);
   await waitFor('validation', async () => {
     const job = (await http(backend.base, admin, 'GET', `/jobs/${id}`)).body as JobBody;
@@ -124,7 +122,8 @@ test('the sync agent token from `ward tokens create` uploads binaries and nothin
   );
   const backend = await serve(env);
   t.teardown(() => backend.stop());
-  const id = await validatedJob(backend, admin);
+  // A FHIR job: only those take binaries.
+  const id = await createdJob(backend, admin, 'fhir-json', 'fhir/bundle.json');
   const note = Buffer.from('a scanned referral letter\n');
   const upload = await http(backend.base, agent, 'POST', `/jobs/${id}/binaries?ref=letter.txt`, {
     body: note,
