@@ -282,7 +282,8 @@ export async function focused(t: ExecutionContext, target: Locator, message: str
 /**
  * Polls `read` until it returns what `t.deepEqual` accepts as `expected`, then asserts it; on
  * timeout the assertion fails with the last value seen. Polling, not sleeping: the page decides
- * when it is ready.
+ * when it is ready. A read that throws (an element the page replaced while it was read, a row not
+ * filled yet) counts as not ready; if the last read threw, its error is the failure.
  */
 export async function eventually<T>(
   t: ExecutionContext,
@@ -291,12 +292,18 @@ export async function eventually<T>(
   message: string,
 ): Promise<void> {
   const deadline = Date.now() + TIMEOUT;
-  let last = await read();
-  while (!isDeepStrictEqual(last, expected) && Date.now() < deadline) {
+  const attempt = () =>
+    read().then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+  let last = await attempt();
+  while (!('value' in last && isDeepStrictEqual(last.value, expected)) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    last = await read();
+    last = await attempt();
   }
-  t.deepEqual(last, expected, message);
+  if ('error' in last) throw last.error;
+  t.deepEqual(last.value, expected, message);
 }
 
 interface AxeViolation {
