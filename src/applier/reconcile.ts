@@ -69,9 +69,12 @@ export async function reconcile(
     // never uses (an empty plan makes no query and no log entry).
     const report: ApplyReport = nothingToDo
       ? { applied: [], failed: [], skipped: [] }
-      : await (
-          await import('./apply.ts')
-        ).applyPlan({ knex, inventory, storageDir: config.storageDir, logger, runId, listeners }, pending);
+      : await withAdvisoryLock(url, LOCK_KEYS.applying, async () =>
+          (await import('./apply.ts')).applyPlan(
+            { knex, inventory, storageDir: config.storageDir, logger, runId, listeners },
+            pending,
+          ),
+        );
     return { ...report, plan: pending, inventory, runId };
   });
 }

@@ -12,6 +12,12 @@ export const LOCK_KEYS = {
   reconcile: 0x77617264, // "ward"
   /** Held (transaction-scoped) by CLI scheduling, so two operators never plan from the same stale rows. */
   schedule: 0x77617265,
+  /**
+   * Held, inside `reconcile`, by a backend whose start checks passed while it applies a plan: what
+   * `ward modules restart` takes for a restart under way. `reconcile` alone is also held while a
+   * start that will be refused (an orphan) is still checking.
+   */
+  applying: 0x77617266,
 } as const;
 
 export async function withAdvisoryLock<T>(url: string, key: number, work: () => Promise<T>): Promise<T> {

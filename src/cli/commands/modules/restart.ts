@@ -198,7 +198,7 @@ const stepKey = (line: Progress) => `${line.operation} ${line.module}: ${line.st
  */
 async function restartUnderWay(knex: Knex): Promise<{ reconciling: boolean; why: string } | null> {
   const [reconciling, supervisors] = await Promise.all([
-    lockHeld(knex, LOCK_KEYS.reconcile),
+    lockHeld(knex, LOCK_KEYS.applying),
     runningSupervisors(knex),
   ]);
   if (reconciling) return { reconciling, why: 'a backend is applying the plan as it starts' };
