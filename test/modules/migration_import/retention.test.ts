@@ -7,10 +7,15 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import test from 'ava';
 import { pino } from 'pino';
 import { blobPath } from '../../../modules/documents/lib/blob-store.ts';
+import { storeBinary } from '../../../modules/migration_import/lib/jobs/binary-store.ts';
+import { purgeJob } from '../../../modules/migration_import/lib/jobs/purge.ts';
 import { sourcePath } from '../../../modules/migration_import/lib/jobs/source-file.ts';
+import { silentLogger } from '../../../src/logger.ts';
+import { sdk } from '../../../src/sdk/runtime.ts';
 import { fixturesDir } from '../../../scripts/generate-import-fixtures.ts';
 import { scratchDir } from '../../helpers/cli.ts';
 import { addUser, call, signIn, startApp } from '../../helpers/app.ts';
@@ -139,4 +144,35 @@ test('a running job is not purged', async (t) => {
   t.like((refused.body as { error: object }).error, { code: 'job_busy' });
   t.is((await stat(sourcePath(w.storage, job.id))).isFile(), true);
   t.is(await count(w, 'migration_import_job', { id: job.id, purged_at: null }), 1);
+});
+
+test('a binary whose upload a purge overtook is not kept: the store says so, and the job holds no binary', async (t) => {
+  const w = await world(t);
+  const job = await createJob(w, await fixtureBytes('fhir/bundle.json'), { format: 'fhir-json' });
+  const first = Buffer.from('half of a scanned ');
+  const second = Buffer.from('letter\n');
+  const body = Readable.from(
+    (async function* () {
+      yield first;
+      // The purge commits while the body is still on its way.
+      await purgeJob({ knex: w.knex, storageDir: w.storage, logger: silentLogger }, job.id, 'ada');
+      yield second;
+    })(),
+  );
+  const stored = await storeBinary(
+    sdk,
+    w.knex,
+    w.storage,
+    body,
+    {
+      jobId: job.id,
+      ref: 'letter.txt',
+      sha256: sha256(Buffer.concat([first, second])),
+      contentType: 'text/plain',
+      createdBy: 'agent',
+    },
+    1024 * 1024,
+  );
+  t.is(stored, null);
+  t.is(await count(w, 'migration_import_binary', { job_id: job.id }), 0);
 });

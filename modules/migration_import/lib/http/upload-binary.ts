@@ -145,6 +145,7 @@ export async function uploadBinary(
     },
     deps.maxBytes,
   );
+  if (stored === null) throw purged(sdk, await foundJob(sdk, deps.knex, id));
   if (!stored.inserted && stored.row.sha256 !== sha256) throw conflict();
   ctx.status = stored.inserted ? 201 : 200;
   ctx.body = { ...binaryView(stored.row), duplicate: !stored.inserted };

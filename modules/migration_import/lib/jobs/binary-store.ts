@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream';
 import type { WardSdk } from '../../../../src/sdk/index.ts';
 import { putBlob } from '../../../documents/lib/blob-store.ts';
+import { TABLE as JOBS } from './lease.ts';
 import { Meter } from './source-file.ts';
 
 export const BINARIES = 'migration_import_binary';
@@ -47,7 +48,11 @@ export interface Upload {
   createdBy: string;
 }
 
-/** The row now under (job, ref): the new one, or the one a concurrent upload of the same reference made. */
+/**
+ * The row now under (job, ref): the new one, or the one a concurrent upload of the same reference
+ * made; null when the job was purged meanwhile (its bytes then stay only if something else holds
+ * the same content, as a purge leaves them).
+ */
 export async function storeBinary(
   sdk: WardSdk,
   knex: Knex,
@@ -55,24 +60,32 @@ export async function storeBinary(
   body: Readable,
   upload: Upload,
   maxBytes: number,
-): Promise<{ row: BinaryRow; inserted: boolean }> {
+): Promise<{ row: BinaryRow; inserted: boolean } | null> {
   // SHA-1 besides the store's SHA-256: FHIR attachments declare a SHA-1, which execute checks.
   const meter = new Meter(Number.MAX_SAFE_INTEGER, ['sha1']);
   const hashed = pipeline(body, meter, () => undefined);
   const stored = await putBlob(sdk, storageDir, hashed, { maxBytes, expectedSha256: upload.sha256 });
-  const [row] = (await knex(BINARIES)
-    .insert({
-      job_id: upload.jobId,
-      ref: upload.ref,
-      sha256: stored.sha256,
-      sha1: meter.digests().sha1,
-      size: stored.size,
-      content_type: upload.contentType,
-      created_by: upload.createdBy,
-    })
-    .onConflict(['job_id', 'ref'])
-    .ignore()
-    .returning('*')) as BinaryRow[];
+  // Only while the job is not purged: a purge that committed while the body streamed in has
+  // deleted the job's binaries and must not find one come back.
+  const result = await knex.raw(
+    `insert into ${BINARIES} (job_id, ref, sha256, sha1, size, content_type, created_by)
+     select ?::int, ?::text, ?::char(64), ?::char(40), ?::bigint, ?::varchar(255), ?::varchar(100)
+     where exists (select 1 from ${JOBS} where id = ? and purged_at is null)
+     on conflict (job_id, ref) do nothing
+     returning *`,
+    [
+      upload.jobId,
+      upload.ref,
+      stored.sha256,
+      meter.digests().sha1,
+      stored.size,
+      upload.contentType,
+      upload.createdBy,
+      upload.jobId,
+    ],
+  );
+  const [row] = (result as { rows: BinaryRow[] }).rows;
   if (row !== undefined) return { row, inserted: true };
-  return { row: (await findBinary(knex, upload.jobId, upload.ref))!, inserted: false };
+  const held = await findBinary(knex, upload.jobId, upload.ref);
+  return held === undefined ? null : { row: held, inserted: false };
 }
