@@ -6,7 +6,7 @@
  *
  * It needs root, Docker (a running engine, or `dockerd`, which it starts and stops), docker-compose
  * and debootstrap: no registry is reachable, so the official base images are stood in for by local
- * ones (test/deploy/base-images.sh) passed as the Dockerfiles' build arguments, and the host's CA
+ * ones (test/deploy/base-images.sh) passed as deploy/Dockerfile's build arguments, and the host's CA
  * bundle reaches the build stages only (deploy/ca/). It removes everything it created: the
  * stack's containers, volumes, network and images, the base images it built (unless
  * WARD_DEPLOY_KEEP_IMAGES=1, for a faster second run by hand), and the CA copy.
