@@ -6,13 +6,12 @@
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import os from 'node:os';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { purgeJob } from '../../../modules/migration_import/lib/jobs/purge.ts';
 import { sourcePath } from '../../../modules/migration_import/lib/jobs/source-file.ts';
 import { silentLogger } from '../../../src/logger.ts';
-import { addUser, call, signIn, startApp } from '../../helpers/app.ts';
-import { scratchDir, ward } from '../../helpers/cli.ts';
-import { API, importDatabase, importFixture, type World } from './world.ts';
+import { ward } from '../../helpers/cli.ts';
+import { importFixture, world } from './world.ts';
 
 const exists = (file: string) =>
   access(file).then(
@@ -20,22 +19,13 @@ const exists = (file: string) =>
     () => false,
   );
 
-async function setUp(t: Parameters<typeof importDatabase>[0]) {
-  const { url, knex } = await importDatabase(t);
-  await addUser(knex, 'ada', ['admin']);
-  const storage = await scratchDir('ward-import-');
-  const { base } = await startApp(t, knex, { overrides: { storageDir: storage } });
-  const admin = (await signIn(base, 'ada')).token;
-  const w: World = {
-    knex,
-    base,
-    storage,
-    admin,
-    api: (method, pathname, options = {}) =>
-      call(base, method, `${API}${pathname}`, { token: admin, ...options }),
-  };
+async function setUp(t: ExecutionContext) {
+  const w = await world(t);
   const run = (...args: string[]) =>
-    ward(['modules', 'run', 'migration_import', ...args], { DATABASE_URL: url, WARD_STORAGE_DIR: storage });
+    ward(['modules', 'run', 'migration_import', ...args], {
+      DATABASE_URL: w.url,
+      WARD_STORAGE_DIR: w.storage,
+    });
   return { w, run };
 }
 

@@ -10,9 +10,8 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import test, { type ExecutionContext } from 'ava';
 import { createApiToken } from '../../../src/auth/api-tokens.ts';
-import { addUser, call, signIn, startApp, type Answer } from '../../helpers/app.ts';
-import { scratchDir } from '../../helpers/cli.ts';
-import { API, createJob, fixtureBytes, importDatabase, settled, validate, type World } from './world.ts';
+import { addUser, call, signIn, type Answer } from '../../helpers/app.ts';
+import { API, createJob, fixtureBytes, settled, validate, world } from './world.ts';
 
 const GRANTS = {
   roles: {
@@ -97,24 +96,13 @@ const HOLDS: Record<Caller, string[] | null> = {
 };
 
 async function setting(t: ExecutionContext) {
-  const { knex } = await importDatabase(t);
-  await addUser(knex, 'ada', ['admin']);
+  const w = await world(t, { grants: GRANTS });
+  const { knex, base, admin } = w;
   await addUser(knex, 'carl', ['clerk']);
   await addUser(knex, 'rita', ['receptionist']);
   await addUser(knex, 'vera', ['import_viewer']);
   await addUser(knex, 'otto', ['migration_operator']);
   const agentId = await addUser(knex, 'agent', ['admin', 'sync_agent'], null);
-  const storage = await scratchDir('ward-import-');
-  const { base } = await startApp(t, knex, { grants: GRANTS, overrides: { storageDir: storage } });
-  const admin = (await signIn(base, 'ada')).token;
-  const w: World = {
-    knex,
-    base,
-    storage,
-    admin,
-    api: (method, pathname, options = {}) =>
-      call(base, method, `${API}${pathname}`, { token: admin, ...options }),
-  };
   const csv = await fixtureBytes('synthea/patients.csv');
   await validate(w, (await createJob(w, csv, { format: 'synthea-patients-csv' })).id);
   await createJob(w, JSON.stringify({ resourceType: 'Patient', id: 'p-1' }), { format: 'fhir-ndjson' });

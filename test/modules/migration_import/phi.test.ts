@@ -5,18 +5,8 @@
  * still says what happens and the warning why, without showing whose record it is.
  */
 import test, { type ExecutionContext } from 'ava';
-import { addUser, call, signIn, startApp } from '../../helpers/app.ts';
-import { scratchDir } from '../../helpers/cli.ts';
-import {
-  API,
-  createJob,
-  execute,
-  fixtureBytes,
-  importDatabase,
-  validate,
-  type WarningBody,
-  type World,
-} from './world.ts';
+import { addUser, call, signIn } from '../../helpers/app.ts';
+import { API, createJob, execute, fixtureBytes, validate, world, type WarningBody } from './world.ts';
 
 const GRANTS = {
   roles: {
@@ -28,24 +18,12 @@ const GRANTS = {
 const MARIA = 'fb165133-d04c-455d-9e6c-f09c5e5335e3';
 
 async function setting(t: ExecutionContext) {
-  const { knex } = await importDatabase(t);
-  await addUser(knex, 'ada', ['admin']);
-  await addUser(knex, 'vera', ['import_viewer']);
-  await addUser(knex, 'cleo', ['import_clinician']);
-  const storage = await scratchDir('ward-import-');
-  const { base } = await startApp(t, knex, { grants: GRANTS, overrides: { storageDir: storage } });
-  const admin = (await signIn(base, 'ada')).token;
-  const w: World = {
-    knex,
-    base,
-    storage,
-    admin,
-    api: (method, pathname, options = {}) =>
-      call(base, method, `${API}${pathname}`, { token: admin, ...options }),
-  };
+  const w = await world(t, { grants: GRANTS });
+  await addUser(w.knex, 'vera', ['import_viewer']);
+  await addUser(w.knex, 'cleo', ['import_clinician']);
   const as = async (user: string) => {
-    const token = (await signIn(base, user)).token;
-    return (method: string, pathname: string) => call(base, method, `${API}${pathname}`, { token });
+    const token = (await signIn(w.base, user)).token;
+    return (method: string, pathname: string) => call(w.base, method, `${API}${pathname}`, { token });
   };
   return { w, viewer: await as('vera'), clinician: await as('cleo') };
 }

@@ -17,15 +17,11 @@ import { sourcePath } from '../../../modules/migration_import/lib/jobs/source-fi
 import { silentLogger } from '../../../src/logger.ts';
 import { sdk } from '../../../src/sdk/runtime.ts';
 import { fixturesDir } from '../../../scripts/generate-import-fixtures.ts';
-import { scratchDir } from '../../helpers/cli.ts';
-import { addUser, call, signIn, startApp } from '../../helpers/app.ts';
 import {
-  API,
   clinicalCounts,
   createJob,
   execute,
   fixtureBytes,
-  importDatabase,
   importFixture,
   validate,
   world,
@@ -49,21 +45,10 @@ test('a source is stored with mode 0600 in folders of mode 0700', async (t) => {
 });
 
 test("a purge deletes the job's source, binaries and warnings, keeps the job marked, is logged, and leaves what it imported", async (t) => {
-  const { knex } = await importDatabase(t);
-  await addUser(knex, 'ada', ['admin']);
-  const storage = await scratchDir('ward-import-');
   const lines: string[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
-  const { base } = await startApp(t, knex, { overrides: { storageDir: storage, logger } });
-  const admin = (await signIn(base, 'ada')).token;
-  const w: World = {
-    knex,
-    base,
-    storage,
-    admin,
-    api: (method, pathname, options = {}) =>
-      call(base, method, `${API}${pathname}`, { token: admin, ...options }),
-  };
+  const w = await world(t, { logger });
+  const { knex, storage } = w;
   await importFixture(w, 'synthea/patients.csv', 'synthea-patients-csv');
   const bundle = await createJob(w, await fixtureBytes('fhir/bundle.json'), { format: 'fhir-json' });
   const note = Buffer.from('a note no document uses\n');

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
+import type { Logger } from '../../../src/logger.ts';
 import { createApiToken } from '../../../src/auth/api-tokens.ts';
 import { scratchDir } from '../../helpers/cli.ts';
 import { addUser, call, install, signIn, startApp, type Answer } from '../../helpers/app.ts';
@@ -36,13 +37,24 @@ export interface World {
   api(method: string, pathname: string, options?: Parameters<typeof call>[3]): Promise<Answer>;
 }
 
-export async function world(t: ExecutionContext, options: { grants?: object } = {}): Promise<World> {
-  const { knex } = await importDatabase(t);
+/**
+ * An app on a fresh import database, with the admin `ada` signed in; `grants` widen the roles,
+ * `logger` receives what the app logs. `url` is the database's, for a `ward` command to use.
+ */
+export async function world(
+  t: ExecutionContext,
+  options: { grants?: object; logger?: Logger } = {},
+): Promise<World & { url: string }> {
+  const { knex, url } = await importDatabase(t);
   const storage = await scratchDir('ward-import-');
   await addUser(knex, 'ada', ['admin']);
-  const { base } = await startApp(t, knex, { grants: options.grants, overrides: { storageDir: storage } });
+  const { base } = await startApp(t, knex, {
+    grants: options.grants,
+    overrides: { storageDir: storage, ...(options.logger === undefined ? {} : { logger: options.logger }) },
+  });
   const admin = (await signIn(base, 'ada')).token;
   return {
+    url,
     knex,
     base,
     storage,
