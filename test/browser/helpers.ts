@@ -266,6 +266,21 @@ export async function tabTo(page: Page, target: Locator, limit = 40): Promise<vo
   throw new Error(`${String(target)} did not get the focus after ${limit} presses of Tab`);
 }
 
+/**
+ * What the server answers a GET of `pathname` with the page's session (its cookies): to compare
+ * what a page shows with the server's words. Asked anew, because Chromium may discard the body of
+ * an answer the page got once the page moves on.
+ */
+export async function serverAnswer(
+  page: Page,
+  base: string,
+  pathname: string,
+): Promise<{ status: number; body: unknown }> {
+  const cookie = (await page.context().cookies()).map((found) => `${found.name}=${found.value}`).join('; ');
+  const answer = await fetch(`${base}${pathname}`, { headers: { cookie } });
+  return { status: answer.status, body: (await answer.json()) as unknown };
+}
+
 /** Whether `target` holds the keyboard focus now. */
 export async function hasFocus(target: Locator): Promise<boolean> {
   return target.evaluate((element) => element === element.ownerDocument.activeElement);

@@ -13,6 +13,7 @@ import {
   eventually,
   launchBrowser,
   screenshot,
+  serverAnswer,
   sidebar,
   sidebarLabels,
   signIn,
@@ -156,7 +157,10 @@ test.serial('a user without base.module.read has no Modules entry, and the page 
     (response) => new URL(response.url()).pathname === '/api/v1/modules' && response.status() === 403,
   );
   await page.goto(`${backend.base}/modules`);
-  const { error } = (await (await refused).json()) as { error: { message: string; hint: string } };
+  await refused;
+  const { error } = (await serverAnswer(page, backend.base, '/api/v1/modules')).body as {
+    error: { message: string; hint: string };
+  };
   t.is(error.message, 'permission denied: base.module.read');
   const banner = page.getByRole('alert').filter({ hasText: error.message });
   await banner.waitFor();

@@ -14,6 +14,7 @@ import {
   eventually,
   launchBrowser,
   screenshot,
+  serverAnswer,
   sidebar,
   sidebarLabels,
   signIn,
@@ -98,7 +99,10 @@ test('after `ward users revoke`, the next page load shows the reduced sidebar an
   );
   await tabTo(page, sidebar(page).filter({ hasText: 'Patients' }));
   await page.keyboard.press('Enter');
-  const { error } = (await (await refused).json()) as { error: { message: string } };
+  await refused;
+  const again = await serverAnswer(page, backend.base, '/api/v1/patients/patients');
+  t.is(again.status, 403);
+  const { error } = again.body as { error: { message: string } };
   t.is(error.message, 'permission denied: patients.patient.read');
   await page.getByRole('alert').filter({ hasText: error.message }).waitFor();
   await axeCheck(page, t);
@@ -113,9 +117,8 @@ test('after `ward users revoke`, the next page load shows the reduced sidebar an
 
 /** The permissions the server gives the page's session now (GET /api/v1/me with its cookie). */
 async function serverPermissions(page: Page): Promise<string[]> {
-  const cookie = (await page.context().cookies()).map((found) => `${found.name}=${found.value}`).join('; ');
-  const answer = await fetch(`${backend.base}/api/v1/me`, { headers: { cookie } });
-  return ((await answer.json()) as { permissions: string[] }).permissions;
+  return ((await serverAnswer(page, backend.base, '/api/v1/me')).body as { permissions: string[] })
+    .permissions;
 }
 
 test('after `ward users revoke`, the sidebar shrinks at the next in-app navigation, without a reload', async (t) => {
@@ -168,7 +171,8 @@ test("a page the user lacks the permission for shows the server's `permission de
     (response) => response.url().includes('/api/v1/patients/patients') && response.status() === 403,
   );
   await signIn(page, 'sam');
-  const { error } = (await (await refused).json()) as {
+  await refused;
+  const { error } = (await serverAnswer(page, backend.base, '/api/v1/patients/patients')).body as {
     error: { code: string; message: string; hint: string };
   };
   t.is(error.code, 'permission_denied');
