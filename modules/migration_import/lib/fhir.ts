@@ -6,18 +6,18 @@
  * Resource types not imported are counted and reported once per type, as `info`, at the end.
  */
 import { decodeUtf8 } from './decode.ts';
-import { stopAtFault } from './fault.ts';
+import { InputFault, stopAtFault } from './fault.ts';
 import { asObject, FullUrls, mapResource } from './fhir-map.ts';
 import { DEFAULT_MAX_BYTES } from '../../documents/lib/config.ts';
 import {
   DEFAULT_MAX_ITEM_CHARS,
+  inSlices,
   JsonStreamParser,
   JsonSyntaxFault,
-  parseJsonNoted,
+  type JsonEvent,
   type JsonNote,
   type JsonStreamOptions,
 } from './json-stream.ts';
-import { splitLines } from './lines.ts';
 import type { ByteSource, ReadOptions, SourceItem } from './records.ts';
 import { warn } from './warnings.ts';
 
@@ -93,6 +93,7 @@ function limits(options: ReadOptions): JsonStreamOptions {
     maxTokenChars: options.maxTokenChars,
     maxDataChars: Math.max(Math.ceil(maxDataChars), options.maxTokenChars ?? 0),
     maxItemChars: options.maxEntryChars,
+    maxItemValues: options.maxEntryValues,
   };
 }
 
@@ -124,7 +125,7 @@ export async function* readFhirJson(
       ...limits(options),
     });
     const events = async function* () {
-      for await (const text of decodeUtf8(source)) yield* parser.push(text);
+      for await (const text of inSlices(decodeUtf8(source))) yield* parser.push(text);
       yield* parser.end();
     };
     for await (const event of events()) {
@@ -146,31 +147,90 @@ export async function* readFhirJson(
   yield* mapper.skipped();
 }
 
+/**
+ * Each line goes through the streaming parser slice by slice as it arrives, never held whole nor
+ * parsed in one call, so a line up to the entry cap neither takes its length twice in memory nor
+ * holds up the event loop. Parsed by Ward's own parser, not JSON.parse, which would drop a
+ * duplicate key and round 1e309 to Infinity without a word.
+ */
 export async function* readFhirNdjson(
   source: ByteSource,
   options: ReadOptions = {},
 ): AsyncGenerator<SourceItem> {
   const mapper = new ResourceMapper();
-  async function* read(): AsyncGenerator<SourceItem> {
-    const maxLine = options.maxLineChars ?? options.maxEntryChars ?? DEFAULT_MAX_ITEM_CHARS;
-    for await (const { line, text } of splitLines(decodeUtf8(source), maxLine)) {
-      if (text.trim() === '') continue;
-      // Parsed by Ward's own parser, not JSON.parse, which would drop a duplicate key and round
-      // 1e309 to Infinity without a word.
-      let parsed: { value: unknown; notes: JsonNote[] };
-      try {
-        parsed = parseJsonNoted(text, { ...limits(options), maxItemChars: maxLine });
-      } catch (error) {
-        if (!(error instanceof JsonSyntaxFault)) throw error;
-        yield {
-          kind: 'warning',
-          warning: warn.jsonSyntax({ row: line }, line, error.column, error.detail),
-        };
-        continue;
+  const maxLine = options.maxLineChars ?? options.maxEntryChars ?? DEFAULT_MAX_ITEM_CHARS;
+  const parserOptions = { ...limits(options), maxItemChars: maxLine };
+  let line = 1;
+  let length = 0;
+  /** The line's parser, once it has more than whitespace; the blank start of a line waits in `blank`. */
+  let parser: JsonStreamParser | null = null;
+  let blank: string[] = [];
+  /** A syntax error was reported for this line: the rest of it is skipped. */
+  let broken = false;
+  /** The last piece ended in `\r`, held back: dropped if the line ends there (`\r\n`). */
+  let carriageReturn = false;
+
+  function* fault(error: unknown): Generator<SourceItem> {
+    if (!(error instanceof JsonSyntaxFault)) throw error;
+    broken = true;
+    yield { kind: 'warning', warning: warn.jsonSyntax({ row: line }, line, error.column, error.detail) };
+  }
+
+  function* feed(piece: string): Generator<SourceItem> {
+    length += piece.length;
+    if (length > maxLine) throw new InputFault(line, (at) => warn.lineTooLong(at, maxLine));
+    if (broken || piece === '') return;
+    if (carriageReturn) piece = `\r${piece}`;
+    carriageReturn = piece.endsWith('\r');
+    if (carriageReturn) piece = piece.slice(0, -1);
+    if (parser === null) {
+      if (piece.trim() === '') {
+        blank.push(piece);
+        return;
       }
-      yield* noted(parsed.notes, line);
-      yield* mapper.map(parsed.value, line, '', `line ${line}`);
+      parser = new JsonStreamParser(parserOptions);
+      piece = blank.join('') + piece;
+      blank = [];
     }
+    try {
+      parser.push(piece);
+    } catch (error) {
+      yield* fault(error);
+    }
+  }
+
+  function* finish(): Generator<SourceItem> {
+    if (parser !== null && !broken) {
+      let root: JsonEvent | undefined;
+      try {
+        root = parser.end().at(-1);
+      } catch (error) {
+        yield* fault(error);
+      }
+      if (root !== undefined) {
+        yield* noted(root.notes, line);
+        yield* mapper.map(root.value, line, '', `line ${line}`);
+      }
+    }
+    line++;
+    length = 0;
+    parser = null;
+    blank = [];
+    broken = false;
+    carriageReturn = false;
+  }
+
+  async function* read(): AsyncGenerator<SourceItem> {
+    for await (const chunk of inSlices(decodeUtf8(source))) {
+      let start = 0;
+      for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', start)) {
+        yield* feed(chunk.slice(start, end));
+        yield* finish();
+        start = end + 1;
+      }
+      yield* feed(chunk.slice(start));
+    }
+    if (parser !== null) yield* finish();
   }
   yield* stopAtFault(read());
   yield* mapper.skipped();

@@ -4,6 +4,12 @@
  * so a Bundle of any size parses in the memory of its largest entry. Strings, the bulk of FHIR,
  * are found with `indexOf` and decoded by `JSON.parse`; the character-level scan runs only to
  * explain a string `JSON.parse` refused. Syntax errors carry line and column.
+ *
+ * Work is linear in the input however it is chunked: a token still open at the end of a chunk (a
+ * long string, a long number) keeps its chunks apart and is scanned only in each new chunk, with
+ * the escape state carried across, then joined once when it ends. The parser itself is
+ * synchronous; a caller feeding a large text should push it in slices (`inSlices`) so that the
+ * event loop runs between them.
  */
 import { InputFault } from './fault.ts';
 import { warn } from './warnings.ts';
@@ -38,10 +44,39 @@ export interface JsonStreamOptions {
   maxDataChars?: number;
   /** Longest text one streamed item (a Bundle entry), or an unsplit root, may span. Default 64 MiB. */
   maxItemChars?: number;
+  /** Most values (objects, arrays, strings, numbers, literals) one item, or an unsplit root, may hold. Default 1,000,000. */
+  maxItemValues?: number;
 }
 
 export const DEFAULT_MAX_TOKEN_CHARS = 4 << 20;
 export const DEFAULT_MAX_ITEM_CHARS = 64 << 20;
+/**
+ * The character cap alone does not bound memory: a built value costs far more than its text (an
+ * empty object, 3 characters with its comma, takes some 80 bytes of heap), so 64 MiB of `{},`
+ * would need close to 2 GB. A million values, a hundred times what the largest entry of a Synthea
+ * patient holds, keep any one item within about 100 MB; lowering the character cap instead would
+ * refuse long texts that cost little, such as inline content.
+ */
+export const DEFAULT_MAX_ITEM_VALUES = 1_000_000;
+
+/** Characters handed to the parser at a time by `inSlices`, between turns of the event loop. */
+export const SLICE_CHARS = 1 << 16;
+
+/**
+ * `chunks` cut into slices of at most `size` characters, with a turn of the event loop
+ * (`setImmediate`) before each slice but the first, so that parsing a large text in one process
+ * never holds up other requests for longer than one slice takes.
+ */
+export async function* inSlices(chunks: AsyncIterable<string>, size = SLICE_CHARS): AsyncGenerator<string> {
+  let first = true;
+  for await (const chunk of chunks) {
+    for (let at = 0; at < chunk.length; at += size) {
+      if (!first) await new Promise((resolve) => setImmediate(resolve));
+      first = false;
+      yield chunk.length <= size ? chunk : chunk.slice(at, at + size);
+    }
+  }
+}
 
 /** Whether `literal` is a JSON number a double cannot hold as written. */
 function inexact(literal: string, value: number): boolean {
@@ -110,12 +145,21 @@ export class JsonStreamParser {
   #events: JsonEvent[] = [];
   #fault: JsonSyntaxFault | undefined;
   readonly #options: JsonStreamOptions;
-  /** Chunks of a string whose closing quote has not arrived: kept apart, not re-joined on every push. */
-  #waiting: string[] | null = null;
+  /** The token at `#position` whose end has not arrived yet, if any. */
+  #pending: 'string' | 'number' | null = null;
+  /** Chunks of the pending token after `#text`: kept apart, scanned once each, joined once when it ends. */
+  #waiting: string[] = [];
   #waitingChars = 0;
-  #inString = false;
+  /** For a pending string: the text scanned so far ends in an odd run of backslashes (escapes the next character). */
+  #escaped = false;
+  /** Absolute offset of the pending string's closing quote, once a chunk brought it, or -1. */
+  #knownClose = -1;
+  /** Characters examined while looking for the end of strings and numbers. */
+  #scanned = 0;
   /** Absolute offset where the item being built began, or -1. */
   #itemStart = -1;
+  #itemValues = 0;
+  #rootValues = 0;
   #splitSeen = false;
   #notes: JsonNote[] = [];
 
@@ -123,28 +167,83 @@ export class JsonStreamParser {
     this.#options = options;
   }
 
+  /**
+   * Characters examined so far while looking for where strings and numbers end: at most a small
+   * multiple of the input's length however it was chunked (each character is scanned once while
+   * its token is pending and once more when the token is read whole).
+   */
+  get scannedChars(): number {
+    return this.#scanned;
+  }
+
   /** Events completed by `text`. A syntax error is thrown on the next call, after the events before it are delivered. */
   push(text: string): JsonEvent[] {
     return this.#guard(() => {
-      if (this.#waiting !== null) {
-        if (!text.includes('"')) {
+      if (this.#pending !== null) {
+        const end = this.#pending === 'string' ? this.#findClose(text) : this.#numberEnd(text);
+        if (end === -1) {
           this.#waiting.push(text);
           this.#waitingChars += text.length;
           this.#checkLimits();
           return;
         }
+        if (this.#pending === 'string')
+          this.#knownClose = this.#base + this.#text.length + this.#waitingChars + end;
         text = this.#waiting.join('') + text;
-        this.#waiting = null;
+        this.#waiting = [];
         this.#waitingChars = 0;
+        this.#pending = null;
       }
       this.#text = this.#text.slice(this.#position) + text;
       this.#base += this.#position;
       this.#position = 0;
-      this.#inString = false;
       this.#run(false);
-      if (this.#inString) this.#waiting = [];
       this.#checkLimits();
     });
+  }
+
+  /** Where in `chunk` the pending string closes (an unescaped quote), or -1; carries the escape state on. */
+  #findClose(chunk: string): number {
+    for (let from = 0; ;) {
+      const quote = chunk.indexOf('"', from);
+      if (quote === -1) {
+        this.#scanned += chunk.length - from;
+        const run = this.#backslashesBefore(chunk, chunk.length);
+        this.#escaped = run === chunk.length ? this.#escaped !== (run % 2 === 1) : run % 2 === 1;
+        return -1;
+      }
+      this.#scanned += quote + 1 - from;
+      const run = this.#backslashesBefore(chunk, quote);
+      const odd = (run === quote && this.#escaped ? run + 1 : run) % 2 === 1;
+      if (!odd) return quote;
+      from = quote + 1;
+    }
+  }
+
+  /** The length of the run of backslashes that ends just before `end` in `text`. */
+  #backslashesBefore(text: string, end: number, start = 0): number {
+    let run = 0;
+    while (end - 1 - run >= start && text.charCodeAt(end - 1 - run) === 92) run++;
+    this.#scanned += run;
+    return run;
+  }
+
+  /** Where in `chunk` the pending number's run of number characters ends, or -1. */
+  #numberEnd(chunk: string): number {
+    let at = 0;
+    while (at < chunk.length && NUMBER_CHARS.test(chunk[at]!)) at++;
+    this.#scanned += at;
+    return at < chunk.length ? at : -1;
+  }
+
+  /** Counts a value of the item (or the root) being built, within its cap. */
+  #count(at = this.#position): void {
+    const limit = this.#options.maxItemValues ?? DEFAULT_MAX_ITEM_VALUES;
+    if (this.#itemStart >= 0) {
+      if (++this.#itemValues > limit) this.#fail(`an entry holds more than ${limit} values`, at);
+    } else if (++this.#rootValues > limit) {
+      this.#fail(`the JSON holds more than ${limit} values outside a Bundle's entries`, at);
+    }
   }
 
   /** The pending token within its limit (a `data` string has its own), the item being built within its. */
@@ -199,11 +298,13 @@ export class JsonStreamParser {
 
   end(): JsonEvent[] {
     return this.#guard(() => {
-      if (this.#waiting !== null) {
+      if (this.#pending !== null) {
         this.#text = this.#text.slice(this.#position) + this.#waiting.join('');
         this.#base += this.#position;
         this.#position = 0;
-        this.#waiting = null;
+        this.#waiting = [];
+        this.#waitingChars = 0;
+        this.#pending = null;
       }
       this.#run(true);
       if (this.#state !== 'done') this.#fail('unexpected end of input; the JSON is incomplete');
@@ -312,15 +413,19 @@ export class JsonStreamParser {
 
   /** Reads or opens the value starting with `char`; false when it needs more text. */
   #value(char: string, final: boolean): boolean {
-    if (this.#stack[this.#stack.length - 1]?.split === true && this.#itemStart < 0)
+    if (this.#stack[this.#stack.length - 1]?.split === true && this.#itemStart < 0) {
       this.#itemStart = this.#base + this.#position;
+      this.#itemValues = 0;
+    }
     if (char === '{') {
+      this.#count();
       this.#position++;
       this.#stack.push({ container: {}, key: '', split: false });
       this.#state = 'firstKey';
       return true;
     }
     if (char === '[') {
+      this.#count();
       this.#position++;
       const parent = this.#stack.length === 1 ? this.#stack[0]! : undefined;
       const split =
@@ -334,8 +439,10 @@ export class JsonStreamParser {
       return true;
     }
     if (char === '"') {
+      const start = this.#position;
       const value = this.#string(final);
       if (value === null) return false;
+      this.#count(start);
       this.#emit(value);
       return true;
     }
@@ -343,12 +450,17 @@ export class JsonStreamParser {
       // The whole run of number characters must be buffered before it can be judged: `5e` may become `5e-3`.
       let runEnd = this.#position;
       while (runEnd < this.#text.length && NUMBER_CHARS.test(this.#text[runEnd]!)) runEnd++;
-      if (runEnd === this.#text.length && !final) return false;
+      this.#scanned += runEnd - this.#position;
+      if (runEnd === this.#text.length && !final) {
+        this.#pending = 'number';
+        return false;
+      }
       NUMBER.lastIndex = this.#position;
       const match = NUMBER.exec(this.#text);
       if (match === null) this.#fail(`invalid number starting with ${describe(char)}`);
       const end = this.#position + match[0].length;
       if (end < runEnd) this.#fail('invalid number', end);
+      this.#count();
       this.#position = end;
       const value = Number(match[0]);
       if (inexact(match[0], value)) this.#note('number', match[0]);
@@ -359,6 +471,7 @@ export class JsonStreamParser {
       if (char !== literal[0]) continue;
       const available = this.#text.slice(this.#position, this.#position + literal.length);
       if (available === literal) {
+        this.#count();
         this.#position += literal.length;
         this.#emit(value);
         return true;
@@ -374,17 +487,24 @@ export class JsonStreamParser {
   #string(final: boolean): string | null {
     const text = this.#text;
     const start = this.#position;
-    let close = text.indexOf('"', start + 1);
-    for (;;) {
-      if (close === -1) {
-        if (final) this.#fail('unterminated string', start);
-        this.#inString = true;
-        return null;
+    let close: number;
+    if (this.#knownClose >= 0) {
+      // The chunk that closed this string was scanned already; the rest of it need not be again.
+      close = this.#knownClose - this.#base;
+      this.#knownClose = -1;
+    } else {
+      close = this.#find(text, start + 1);
+      for (;;) {
+        if (close === -1) {
+          if (final) this.#fail('unterminated string', start);
+          // Keep the escape state of what was scanned; later chunks are scanned on from there.
+          this.#escaped = this.#backslashesBefore(text, text.length, start + 1) % 2 === 1;
+          this.#pending = 'string';
+          return null;
+        }
+        if (this.#backslashesBefore(text, close, start + 1) % 2 === 0) break;
+        close = this.#find(text, close + 1);
       }
-      let backslashes = 0;
-      while (text.charCodeAt(close - 1 - backslashes) === 92) backslashes++;
-      if (backslashes % 2 === 0) break;
-      close = text.indexOf('"', close + 1);
     }
     // A string that arrived whole within one chunk is held to the same cap as one still arriving.
     const limit = this.#tokenLimit();
@@ -398,6 +518,13 @@ export class JsonStreamParser {
     }
     this.#position = close + 1;
     return value as string;
+  }
+
+  /** The next quote in `text` from `from`, or -1, counting the characters passed over. */
+  #find(text: string, from: number): number {
+    const quote = text.indexOf('"', from);
+    this.#scanned += (quote === -1 ? text.length : quote + 1) - from;
+    return quote;
   }
 
   /** Names what `JSON.parse` refused in a string: a control character or a bad escape. */

@@ -156,6 +156,8 @@ export interface ReadOptions {
   maxTokenChars?: number;
   /** Longest Bundle entry, or single resource, in characters. Default 64 MiB. */
   maxEntryChars?: number;
+  /** Most values one Bundle entry, NDJSON line or single resource may hold, so its memory stays bounded. Default 1,000,000. */
+  maxEntryValues?: number;
   /** Largest document content; inline `data` may be as long as its base64 (and line breaks). Default 25 MiB. */
   maxDocumentBytes?: number;
 }

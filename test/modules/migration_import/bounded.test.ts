@@ -115,3 +115,68 @@ test('a job keeps at most WARD_IMPORT_MAX_WARNINGS warnings per phase, and one m
   t.like(failures[100], { code: 'warnings_capped', severity: 'error' });
   t.regex(failures[100]!.message, /^50 more warnings \(50 errors, 0 warnings, 0 info\)/);
 });
+
+test('an entry of many empty objects stops the read at the cap on values, naming it', async (t) => {
+  const { source, counter } = huge(
+    '{"resourceType":"Bundle","entry":[{"resource":{"resourceType":"Observation","component":[',
+    '{},',
+    8 << 20,
+    '{}]}}]}',
+  );
+  const items = await collect(readImport('fhir-json', source));
+  t.deepEqual(
+    warningsOf(items).map((warning) => warning.message),
+    [`invalid JSON at line 1, column 3000078: an entry holds more than 1000000 values`],
+  );
+  t.true(counter.chunks < 3_000_003 / 65_535 + 4, `read ${counter.chunks} chunks`);
+  const line = await collect(
+    readImport('fhir-ndjson', bytes('[{},{},{},{}]\n{"resourceType":"Patient"}\n'), { maxEntryValues: 3 }),
+  );
+  t.regex(
+    warningsOf(line)[0]!.message,
+    /^invalid JSON at line 1, column 8: the JSON holds more than 3 values/,
+  );
+});
+
+/** Runs `work` while counting turns of the event loop (`setImmediate` callbacks) until it ends. */
+async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
+  let turns = 0;
+  let done = false;
+  const turn = () => {
+    turns++;
+    if (!done) setImmediate(turn);
+  };
+  setImmediate(turn);
+  try {
+    await work();
+  } finally {
+    done = true;
+  }
+  return turns;
+}
+
+test('a large NDJSON line, or Bundle, arriving in one chunk is parsed in slices, letting the event loop run between them', async (t) => {
+  const patient = {
+    resourceType: 'Patient',
+    id: 'p',
+    name: [{ family: 'Doe', given: ['Jo'] }],
+    birthDate: '1990-01-01',
+    extension: Array.from({ length: 100_000 }, (_, index) => ({ url: `x${index}`, valueString: 'a\\"b' })),
+  };
+  const line = JSON.stringify(patient);
+  t.true(line.length > 2_000_000, `${line.length} characters`);
+  let items: unknown[] = [];
+  const turns = await turnsDuring(async () => {
+    items = await collect(readImport('fhir-ndjson', bytes(`${line}\n`)));
+  });
+  t.deepEqual(warningsOf(items as never), []);
+  t.true(turns >= line.length / 65_536 / 2, `${turns} turns of the event loop for ${line.length} characters`);
+
+  const bundle = JSON.stringify({
+    resourceType: 'Bundle',
+    type: 'collection',
+    entry: [{ resource: patient }],
+  });
+  const bundleTurns = await turnsDuring(() => collect(readImport('fhir-json', bytes(bundle))));
+  t.true(bundleTurns >= bundle.length / 65_536 / 2, `${bundleTurns} turns of the event loop`);
+});

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import {
   JsonStreamParser,
   JsonSyntaxFault,
+  parseJsonNoted,
   parseJsonText,
 } from '../../../modules/migration_import/lib/json-stream.ts';
 import type { JsonEvent, JsonStreamOptions } from '../../../modules/migration_import/lib/json-stream.ts';
@@ -131,5 +132,77 @@ test('a value longer than maxTokenChars stops the parse', (t) => {
   const parser = new JsonStreamParser({ maxTokenChars: 8 });
   t.throws(() => parser.push('["0123456789'), {
     message: 'invalid JSON at line 1, column 2: a single value is longer than 8 characters',
+  });
+});
+
+/** JSON text whose strings are thick with escapes: `\"`, `\\`, `\n`, and `é` written as `\u00e9`. */
+const escapedText = fc
+  .jsonValue({
+    maxDepth: 3,
+    stringUnit: fc.constantFrom('"', '\\', '\n', 'é', 'a', '\u0001', '😀'),
+  })
+  .map((value) => JSON.stringify(value).replaceAll('é', '\\u00e9'));
+
+test('property: a text cut anywhere, inside escapes too, parses to what JSON.parse gives', (t) => {
+  fc.assert(
+    fc.property(escapedText, fc.array(fc.nat(), { maxLength: 12 }), (text, cuts) => {
+      const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
+      const parts = [0, ...points].map((from, index) => text.slice(from, points[index] ?? text.length));
+      t.deepEqual(parseChunks(parts), [{ kind: 'root', value: JSON.parse(text) }]);
+    }),
+    { numRuns: 1000 },
+  );
+});
+
+test('property: a string cut one character at a time parses whole, whatever its escapes', (t) => {
+  fc.assert(
+    fc.property(escapedText, (text) => {
+      t.deepEqual(parseChunks([...text]), [{ kind: 'root', value: JSON.parse(text) }]);
+    }),
+    { numRuns: 200 },
+  );
+});
+
+/** Pushes `text` to a parser in chunks of `size`; what the parser gave and the characters it scanned. */
+function scanned(text: string, size: number): { value: unknown; scannedChars: number } {
+  const parser = new JsonStreamParser({ maxTokenChars: 8 << 20 });
+  for (let at = 0; at < text.length; at += size) parser.push(text.slice(at, at + size));
+  const events = parser.end();
+  return { value: events[events.length - 1]!.value, scannedChars: parser.scannedChars };
+}
+
+test('a long string arriving in many chunks is scanned in linear work, whatever its escapes', (t) => {
+  const bodies = ['\\"'.repeat(500_000), 'ab\\\\\\"c'.repeat(150_000), '\\'.repeat(2) + 'x'.repeat(999_998)];
+  for (const body of bodies) {
+    const text = `["${body}"]`;
+    for (const size of [1_000, 4_093, 65_536]) {
+      const { value, scannedChars } = scanned(text, size);
+      t.deepEqual(value, JSON.parse(text));
+      // Each character once while the string is open, once more when it is read whole.
+      t.true(scannedChars <= 3 * text.length, `${scannedChars} characters scanned for ${text.length}`);
+    }
+  }
+});
+
+test('a long number arriving in many chunks is scanned in linear work', (t) => {
+  const text = `[${'1'.repeat(1_000_000)}]`;
+  const { scannedChars } = scanned(text, 1_000);
+  t.true(scannedChars <= 3 * text.length, `${scannedChars} characters scanned for ${text.length}`);
+});
+
+test('an item, or an unsplit root, holding more than maxItemValues values stops the parse', (t) => {
+  const parser = new JsonStreamParser({ splitKey: 'entry', maxItemValues: 10 });
+  t.deepEqual(parser.push('{"entry":[[1,2,3,4,5,6,7,8,9],'), [
+    { kind: 'item', value: [1, 2, 3, 4, 5, 6, 7, 8, 9] },
+  ]);
+  t.throws(() => parser.push('[{},{},{},{},{},{},{},{},{},{}]]}'), {
+    message: 'invalid JSON at line 1, column 59: an entry holds more than 10 values',
+  });
+  t.throws(() => parseJsonNoted('[[[[[[[[[[[[]]]]]]]]]]]]', { maxItemValues: 10 }), {
+    message: `invalid JSON at line 1, column 11: the JSON holds more than 10 values outside a Bundle's entries`,
+  });
+  const root = new JsonStreamParser({ maxItemValues: 3 });
+  t.throws(() => root.push('{"a":[1,2]}'), {
+    message: `invalid JSON at line 1, column 9: the JSON holds more than 3 values outside a Bundle's entries`,
   });
 });
