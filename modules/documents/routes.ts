@@ -5,6 +5,7 @@
  */
 import type { Context } from 'koa';
 import type { ModuleRoutes } from '../../src/sdk/index.ts';
+import { insertUsingBlob } from './lib/blob-lock.ts';
 import { openBlob, putBlob, tooLarge } from './lib/blob-store.ts';
 import { documentMaxBytes } from './lib/config.ts';
 import { findDocument, insertDocument, listDocuments, patientExists, SORT_KEY } from './lib/queries.ts';
@@ -37,13 +38,15 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, sdk }) => {
           maxBytes,
           expectedSha256: meta.expectedSha256,
         });
-        const document = await insertDocument(sdk, knex, {
-          patientId: id,
-          title: meta.title,
-          contentType: meta.contentType,
-          sha256: blob.sha256,
-          size: blob.size,
-        });
+        const document = await insertUsingBlob(sdk, knex, storageDir, blob.sha256, (trx) =>
+          insertDocument(sdk, trx, {
+            patientId: id,
+            title: meta.title,
+            contentType: meta.contentType,
+            sha256: blob.sha256,
+            size: blob.size,
+          }),
+        );
         ctx.status = 201;
         ctx.set('Location', `/api/v1/documents/documents/${document.id}`);
         ctx.body = document;

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import test from 'ava';
 import { pino } from 'pino';
+import { withBlobLock } from '../../../modules/documents/lib/blob-lock.ts';
 import { blobPath } from '../../../modules/documents/lib/blob-store.ts';
 import { storeBinary } from '../../../modules/migration_import/lib/jobs/binary-store.ts';
 import { purgeJob } from '../../../modules/migration_import/lib/jobs/purge.ts';
@@ -29,6 +30,10 @@ import {
 } from './world.ts';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+/** Polls `done` every 20 ms (a test of its own times out if it never holds). */
+const until = async (done: () => Promise<boolean>) => {
+  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 20));
+};
 const mode = async (file: string) => (await stat(file)).mode & 0o777;
 const count = async (w: World, table: string, where: object) =>
   Number(((await w.knex(table).where(where).count({ n: '*' })) as Array<{ n: string }>)[0]!.n);
@@ -160,4 +165,39 @@ test('a binary whose upload a purge overtook is not kept: the store says so, and
   );
   t.is(stored, null);
   t.is(await count(w, 'migration_import_binary', { job_id: job.id }), 0);
+});
+
+test('a purge waits for an upload that found the same bytes stored, then keeps the file that upload now uses', async (t) => {
+  const w = await world(t);
+  const deps = { knex: w.knex, storageDir: w.storage, logger: silentLogger };
+  const first = await createJob(w, await fixtureBytes('fhir/bundle.json'), { format: 'fhir-json' });
+  const second = await createJob(w, await fixtureBytes('fhir/bundle.json'), { format: 'fhir-json' });
+  const letter = Buffer.from('a referral letter both jobs hold\n');
+  const uploaded = await w.api('POST', `/jobs/${first.id}/binaries?ref=letter.txt`, {
+    body: letter,
+    headers: { 'x-content-sha256': sha256(letter) },
+  });
+  t.is(uploaded.status, 201);
+  const held = await w.knex('migration_import_binary').where({ job_id: first.id }).first();
+  let purging: Promise<unknown> = Promise.resolve();
+  // As the second job's upload does once it found the bytes stored: the lock, then its row.
+  await withBlobLock(w.knex, sha256(letter), async (trx) => {
+    purging = purgeJob(deps, first.id, 'ada');
+    await until(async () => {
+      const { rows } = (await w.knex.raw(
+        `select count(*)::int as waiting from pg_locks
+         where locktype = 'advisory' and not granted
+           and database = (select oid from pg_database where datname = current_database())`,
+      )) as { rows: Array<{ waiting: number }> };
+      return rows[0]!.waiting > 0;
+    });
+    await trx('migration_import_binary').insert({ ...held, id: undefined, job_id: second.id });
+  });
+  await purging;
+  t.is(
+    await mode(blobPath(w.storage, sha256(letter))).then(() => 'kept'),
+    'kept',
+    'the file the second job uses stays',
+  );
+  t.is(await count(w, 'migration_import_binary', { job_id: first.id }), 0);
 });

@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream';
 import type { WardSdk } from '../../../../src/sdk/index.ts';
+import { insertUsingBlob } from '../../../documents/lib/blob-lock.ts';
 import { putBlob } from '../../../documents/lib/blob-store.ts';
 import { TABLE as JOBS } from './lease.ts';
 import { Meter } from './source-file.ts';
@@ -67,22 +68,24 @@ export async function storeBinary(
   const stored = await putBlob(sdk, storageDir, hashed, { maxBytes, expectedSha256: upload.sha256 });
   // Only while the job is not purged: a purge that committed while the body streamed in has
   // deleted the job's binaries and must not find one come back.
-  const result = await knex.raw(
-    `insert into ${BINARIES} (job_id, ref, sha256, sha1, size, content_type, created_by)
+  const result = await insertUsingBlob(sdk, knex, storageDir, stored.sha256, (trx) =>
+    trx.raw(
+      `insert into ${BINARIES} (job_id, ref, sha256, sha1, size, content_type, created_by)
      select ?::int, ?::text, ?::char(64), ?::char(40), ?::bigint, ?::varchar(255), ?::varchar(100)
      where exists (select 1 from ${JOBS} where id = ? and purged_at is null)
      on conflict (job_id, ref) do nothing
      returning *`,
-    [
-      upload.jobId,
-      upload.ref,
-      stored.sha256,
-      meter.digests().sha1,
-      stored.size,
-      upload.contentType,
-      upload.createdBy,
-      upload.jobId,
-    ],
+      [
+        upload.jobId,
+        upload.ref,
+        stored.sha256,
+        meter.digests().sha1,
+        stored.size,
+        upload.contentType,
+        upload.createdBy,
+        upload.jobId,
+      ],
+    ),
   );
   const [row] = (result as { rows: BinaryRow[] }).rows;
   if (row !== undefined) return { row, inserted: true };

@@ -10,6 +10,7 @@
 import { rm } from 'node:fs/promises';
 import type { Knex } from 'knex';
 import type { Logger } from '../../../../src/sdk/index.ts';
+import { withBlobLock } from '../../../documents/lib/blob-lock.ts';
 import { blobPath } from '../../../documents/lib/blob-store.ts';
 import { BINARIES } from './binary-store.ts';
 import type { JobRow } from './job-row.ts';
@@ -85,12 +86,14 @@ export async function purgeJob(
   return { row: done.row, purged: true, warnings: done.warnings, binaries: done.hashes.length };
 }
 
-async function removeUnreferencedBlob(deps: PurgeDeps, sha256: string): Promise<void> {
-  const { knex } = deps;
-  const document = await knex('documents_document').where({ sha256 }).first('id');
-  const binary = await knex(BINARIES).where({ sha256 }).first('id');
-  if (document !== undefined || binary !== undefined) return;
-  await rm(blobPath(deps.storageDir, sha256), { force: true });
+/** Removes the stored file unless a document or a binary uses it, under the file's lock (blob-lock.ts). */
+export async function removeUnreferencedBlob(deps: PurgeDeps, sha256: string): Promise<void> {
+  await withBlobLock(deps.knex, sha256, async (trx) => {
+    const document = await trx('documents_document').where({ sha256 }).first('id');
+    const binary = await trx(BINARIES).where({ sha256 }).first('id');
+    if (document !== undefined || binary !== undefined) return;
+    await rm(blobPath(deps.storageDir, sha256), { force: true });
+  });
 }
 
 /**
