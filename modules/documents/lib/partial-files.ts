@@ -119,9 +119,11 @@ function runs(pid: number): boolean {
   }
 }
 
-function touchLive(): void {
+/** The heartbeat: marks every partial file this process writes as touched now. */
+export async function touchLiveFiles(): Promise<void> {
   const now = new Date();
-  for (const file of registry.live) void utimes(file, now, now).catch(() => undefined);
+  // A file not created yet, or already renamed, has nothing to touch.
+  await Promise.all([...registry.live].map((file) => utimes(file, now, now).catch(() => undefined)));
 }
 
 /**
@@ -132,7 +134,7 @@ export async function newPartialFile(dir: string, kind: PartialKind): Promise<Pa
   const file = path.join(dir, partialName(kind, await namespaceTag(), process.pid));
   registry.live.add(file);
   if (registry.heartbeat === undefined) {
-    registry.heartbeat = setInterval(touchLive, HEARTBEAT_MS);
+    registry.heartbeat = setInterval(() => void touchLiveFiles(), HEARTBEAT_MS);
     // Never keeps a stopping backend (or a test process) alive.
     registry.heartbeat.unref();
   }

@@ -4,7 +4,7 @@
  * them for ABANDONED_MS, never one this process writes, never a file of another kind.
  */
 import { spawn } from 'node:child_process';
-import { readdir, utimes, writeFile } from 'node:fs/promises';
+import { readdir, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import fc from 'fast-check';
@@ -16,6 +16,7 @@ import {
   ownerOf,
   partialName,
   removeAbandoned,
+  touchLiveFiles,
   type Here,
   type PartialKind,
 } from '../../../modules/documents/lib/partial-files.ts';
@@ -125,4 +126,20 @@ test('removeAbandoned removes what a gone process or a long silence left, and no
 
 test('a folder that does not exist has nothing abandoned', async (t) => {
   t.deepEqual(await removeAbandoned(path.join(await scratchDir(), 'none'), KIND), []);
+});
+
+test('the heartbeat touches the files this process writes, and no longer once they are released', async (t) => {
+  const dir = await scratchDir('ward-partial-');
+  const long = new Date(Date.now() - ABANDONED_MS - 60_000);
+  const writing = await newPartialFile(dir, KIND);
+  const done = await newPartialFile(dir, KIND);
+  t.teardown(() => writing.release());
+  for (const file of [writing.file, done.file]) {
+    await writeFile(file, 'bytes');
+    await utimes(file, long, long);
+  }
+  done.release();
+  await touchLiveFiles();
+  t.true((await stat(writing.file)).mtimeMs > long.getTime() + ABANDONED_MS, 'touched');
+  t.true((await stat(done.file)).mtimeMs < long.getTime() + 1000, 'left alone');
 });
