@@ -3,7 +3,7 @@
  * of its own under a scratch storage folder (never storage/test's, which other tests share),
  * stopped and removed when it ends.
  */
-import { chmod, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { appendFile, chmod, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
@@ -125,7 +125,14 @@ test('a 409 and a 422 leave none of the request’s values in any file under the
   t.is(installed.code, 0, installed.stderr);
   await restart(env);
   const token = (await ward(['tokens', 'create', '--user', 'admin'], env)).stdout.trim();
+  // As an earlier version's data folder, or an ALTER SYSTEM, might have them: the start overrides.
+  t.is((await ward(['db', 'stop'], env)).code, 0);
+  await appendFile(
+    path.join(storage, 'postgres', 'data', 'postgresql.auto.conf'),
+    "log_error_verbosity = 'verbose'\nlog_min_error_statement = 'error'\n",
+  );
   const served = await serve(env);
+  t.is(await psql(env, 'show log_error_verbosity; show log_min_error_statement;'), 'terse\npanic\n');
   t.teardown(() => served.stop());
   const post = async (pathname: string, json: object) =>
     (
