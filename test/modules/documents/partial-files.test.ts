@@ -87,6 +87,25 @@ test('who may take a partial file: this process’s never, a gone process’s at
   t.true(isAbandoned(file(null, stale), here()), 'no owner, untouched');
 });
 
+test('whatever else holds, a file this process writes, or one touched lately from elsewhere, is never taken', (t) => {
+  const owners = fc.option(
+    fc.record({
+      tag: fc.constantFrom('aaaaaaaaaaaa', 'bbbbbbbbbbbb'),
+      pid: fc.integer({ min: 1, max: 200 }),
+    }),
+  );
+  const age = fc.integer({ min: 0, max: 10 * ABANDONED_MS });
+  fc.assert(
+    fc.property(owners, age, fc.boolean(), (owner, ageMs, running) => {
+      const at = here(() => running);
+      t.false(isAbandoned({ owner, mtimeMs: NOW - ageMs, ours: true }, at));
+      if (owner?.tag !== at.tag && ageMs <= ABANDONED_MS)
+        t.false(isAbandoned({ owner, mtimeMs: NOW - ageMs, ours: false }, at));
+      if (ageMs > ABANDONED_MS) t.true(isAbandoned({ owner, mtimeMs: NOW - ageMs, ours: false }, at));
+    }),
+  );
+});
+
 test('removeAbandoned removes what a gone process or a long silence left, and nothing a live upload writes', async (t) => {
   const dir = await scratchDir('ward-partial-');
   const tag = await namespaceTag();
