@@ -1,7 +1,7 @@
 /**
  * A backend killed (SIGKILL, by its pid) in the middle of a document upload and of an import
- * source upload leaves their partial files behind; the backend started after it removes them
- * before it serves, and every upload that had finished stays whole.
+ * source upload leaves their partial files behind; the backend `ward serve` starts in its place
+ * removes them before it serves, and every upload that had finished stays whole.
  */
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import test, { type ExecutionContext } from 'ava';
 import { scratchDir, ward, type WardEnv } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
-import { alive, restart, serve } from '../helpers/serve.ts';
+import { alive, restart, serve, type Served } from '../helpers/serve.ts';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 /** 300 KiB of bytes no other test sends. */
@@ -70,10 +70,20 @@ async function partialFiles(storage: string): Promise<string[]> {
   ];
 }
 
-test('a backend killed mid-upload leaves no partial file after the next start, and finished files intact', async (t) => {
+/** The address and pid of the `n`-th backend (from 0) `ward serve` started, once it listens. */
+async function backend(served: Served, n: number): Promise<{ base: string; pid: number }> {
+  for (;;) {
+    const found = [...served.output().matchAll(/listening on (http:\/\/\S+) \([^)]*pid (\d+)\)/g)][n];
+    if (found !== undefined) return { base: found[1] as string, pid: Number(found[2]) };
+    await sleep(50);
+  }
+}
+
+test('a backend killed mid-upload leaves no partial file once `ward serve` has started it again, and finished files intact', async (t) => {
   const { storage, env, token } = await installed(t);
-  const doomed = await serve(env);
-  t.teardown(() => doomed.stop());
+  const supervisor = await serve(env, 'serve');
+  t.teardown(() => supervisor.stop());
+  const doomed = await backend(supervisor, 0);
 
   const patient = await post(
     doomed.base,
@@ -118,11 +128,10 @@ test('a backend killed mid-upload leaves no partial file after the next start, a
   while (alive(doomed.pid)) await sleep(50);
   t.is((await partialFiles(storage)).length, 2, 'the killed backend left both behind');
 
-  const next = await serve(env);
-  t.teardown(() => next.stop());
-  t.deepEqual(await partialFiles(storage), [], 'the next backend removed them before serving');
+  const next = await backend(supervisor, 1);
+  t.deepEqual(await partialFiles(storage), [], 'the new backend removed them before serving');
   // The log line travels through a pipe: it may arrive after the listening line.
-  while (!/removed 1 source upload\(s\) a stopped backend left unfinished/.test(next.output()))
+  while (!/removed 1 source upload\(s\) a stopped backend left unfinished/.test(supervisor.output()))
     await sleep(50);
 
   const content = await fetch(`${next.base}/api/v1/documents/documents/${stored.body.id as number}/content`, {
@@ -131,5 +140,5 @@ test('a backend killed mid-upload leaves no partial file after the next start, a
   t.is(sha256(Buffer.from(await content.arrayBuffer())), sha256(document), 'the stored document is whole');
   const sourceFile = path.join(storage, 'migration_import', 'sources', String(job.body.id));
   t.is(sha256(await readFile(sourceFile)), sha256(source), 'the stored source is whole');
-  t.is(await next.stop(), 0);
+  t.is(await supervisor.stop(), 0);
 });
