@@ -1,12 +1,13 @@
 /**
  * Documents at /api/v1/documents/: upload a file for a patient (the raw request body, streamed to
  * storage), list a patient's documents, read one's metadata, download its content. Reads need
- * documents.document.read, uploads documents.document.write.
+ * documents.document.read, uploads documents.document.write. Loading the routes (backend start)
+ * removes the temporary files of uploads a dead backend left behind.
  */
 import type { Context } from 'koa';
 import type { ModuleRoutes } from '../../src/sdk/index.ts';
 import { insertUsingBlob } from './lib/blob-lock.ts';
-import { openBlob, putBlob, tooLarge } from './lib/blob-store.ts';
+import { openBlob, putBlob, removeAbandonedUploads, tooLarge } from './lib/blob-store.ts';
 import { documentMaxBytes } from './lib/config.ts';
 import { findDocument, insertDocument, listDocuments, patientExists, SORT_KEY } from './lib/queries.ts';
 import { uploadMeta } from './lib/upload.ts';
@@ -14,7 +15,17 @@ import { uploadMeta } from './lib/upload.ts';
 const READ = 'documents.document.read';
 const WRITE = 'documents.document.write';
 
-const routes: ModuleRoutes = ({ knex, storageDir, logger, sdk }) => {
+const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
+  await removeAbandonedUploads(storageDir).then(
+    (removed) => {
+      if (removed.length > 0)
+        logger.info(
+          { files: removed },
+          `documents: removed ${removed.length} upload(s) a stopped backend left unfinished`,
+        );
+    },
+    (error: unknown) => logger.warn({ err: error }, 'documents: could not look for unfinished uploads'),
+  );
   const { http, errors } = sdk;
   const maxBytes = documentMaxBytes(sdk);
   const patientId = async (ctx: Context) => {

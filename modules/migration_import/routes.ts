@@ -2,7 +2,8 @@
  * migration_import at /api/v1/migration_import/: the eight routes of its contract and the purge
  * of a job's raw data, each behind its permission. Validate and execute answer 202 and run in the background (see
  * lib/jobs/runner.ts); GET /jobs/{id} shows their progress. Loading the routes (backend start)
- * also starts the sweeper that resumes jobs a dead backend left running.
+ * removes the uploads a dead backend left unfinished and starts the sweeper that resumes jobs a
+ * dead backend left running.
  */
 import type { ModuleRoutes } from '../../src/sdk/index.ts';
 import { documentMaxBytes } from '../documents/lib/config.ts';
@@ -25,12 +26,13 @@ const EXECUTE = 'migration_import.job.execute';
 const BINARY = 'migration_import.binary.write';
 const PURGE = 'migration_import.job.purge';
 
-const routes: ModuleRoutes = ({ knex, storageDir, logger, module, sdk }) => {
+const routes: ModuleRoutes = async ({ knex, storageDir, logger, module, sdk }) => {
   const settings = importSettings(sdk);
   const maxBinaryBytes = documentMaxBytes(sdk);
   const mount = `/api/v1/${module}`;
   const runner = new JobRunner({ knex, storageDir, logger, settings, sdk });
   const { pageRequest } = sdk.http;
+  await runner.removeUnfinishedUploads();
   runner.startSweeper();
   return [
     {

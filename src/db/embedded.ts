@@ -16,7 +16,10 @@ export interface EmbeddedServer {
   url: string;
   port: number;
   dataDir: string;
+  /** What the server printed while starting, before its own log files take over. */
   logFile: string;
+  /** The server's log files, one per weekday (see SERVER_SETTINGS). */
+  logDir: string;
 }
 
 interface Credentials {
@@ -29,6 +32,40 @@ const DATABASE = 'ward';
 /** How long a process waits for another one that holds the start lock before calling it stale. */
 const LOCK_STALE_MS = 60_000;
 
+/**
+ * Given on the command line at every start, so they win over postgresql.conf and ALTER SYSTEM and
+ * reach a data directory an earlier version initialised. The log must hold no patient data: an
+ * error is logged as its one-line message only (terse: no DETAIL such as `Key (mrn)=(…) already
+ * exists` or `Failing row contains (…)`, no CONTEXT, no HINT) and never with its statement or
+ * parameters, and no statement is logged for its duration. The collector writes one file per
+ * weekday under `<storage>/postgres/log` and empties each when its day comes round again, so the
+ * log keeps a week and no more. No value holds a space or a shell character: pg_ctl passes them
+ * through a shell.
+ */
+export const SERVER_SETTINGS: Readonly<Record<string, string>> = {
+  log_error_verbosity: 'terse',
+  log_min_error_statement: 'panic',
+  log_statement: 'none',
+  log_min_duration_statement: '-1',
+  log_min_duration_sample: '-1',
+  log_transaction_sample_rate: '0',
+  log_parameter_max_length: '0',
+  log_parameter_max_length_on_error: '0',
+  log_lock_waits: 'off',
+  logging_collector: 'on',
+  log_directory: '../log',
+  log_filename: 'postgresql-%a.log',
+  log_rotation_age: '1d',
+  log_rotation_size: '0',
+  log_truncate_on_rotation: 'on',
+  log_file_mode: '0600',
+};
+
+const serverOptions = (): string =>
+  Object.entries(SERVER_SETTINGS)
+    .map(([name, value]) => `-c ${name}=${value}`)
+    .join(' ');
+
 export function embeddedPaths(storageDir: string) {
   const base = path.join(storageDir, 'postgres');
   return {
@@ -36,6 +73,7 @@ export function embeddedPaths(storageDir: string) {
     dataDir: path.join(base, 'data'),
     credentials: path.join(base, 'ward.json'),
     logFile: path.join(base, 'server.log'),
+    logDir: path.join(base, 'log'),
     lock: path.join(base, 'start.lock'),
   };
 }
@@ -61,8 +99,7 @@ export async function ensureEmbedded(
         `put the storage folder back where WARD_STORAGE_DIR points (a running backend then starts the server again); \`ward db status\` shows what Ward finds`,
       );
     const credentials = existing ?? (await initialise(paths));
-    if (!(await isListening(credentials.port)))
-      await pgCtl(paths, ['start', '-w', '-t', '60', '-l', paths.logFile]);
+    if (!(await isListening(credentials.port))) await startServer(paths);
     return describe(paths, credentials);
   });
 }
@@ -104,6 +141,7 @@ function describe(paths: ReturnType<typeof embeddedPaths>, credentials: Credenti
     port: credentials.port,
     dataDir: paths.dataDir,
     logFile: paths.logFile,
+    logDir: paths.logDir,
   };
 }
 
@@ -175,7 +213,7 @@ async function initialise(paths: ReturnType<typeof embeddedPaths>): Promise<Cred
     'max_connections = 200',
   ];
   await writeFile(path.join(paths.dataDir, 'postgresql.auto.conf'), `${settings.join('\n')}\n`);
-  await pgCtl(paths, ['start', '-w', '-t', '60', '-l', paths.logFile]);
+  await startServer(paths);
   await createDatabase(credentials);
   const temporary = `${paths.credentials}.tmp`;
   await writeFile(temporary, JSON.stringify(credentials), { mode: 0o600 });
@@ -219,6 +257,16 @@ async function serverUser(): Promise<{ uid: number; gid: number } | null> {
 async function chownTree(paths: ReturnType<typeof embeddedPaths>, owner: { uid: number; gid: number }) {
   await chown(paths.base, owner.uid, owner.gid);
   await chown(paths.dataDir, owner.uid, owner.gid);
+}
+
+/**
+ * pg_ctl appends to server.log; it is emptied first, so that it holds only this start's output
+ * (the rest goes to the collector's files) and whatever an earlier version wrote there, before
+ * the server logged tersely, goes.
+ */
+async function startServer(paths: ReturnType<typeof embeddedPaths>): Promise<void> {
+  await rm(paths.logFile, { force: true });
+  await pgCtl(paths, ['start', '-w', '-t', '60', '-l', paths.logFile, '-o', serverOptions()]);
 }
 
 async function pgCtl(paths: ReturnType<typeof embeddedPaths>, args: string[]): Promise<void> {
@@ -269,7 +317,7 @@ function run(
           new WardError(
             'embedded_failed',
             `${path.basename(command)} ${args[0] ?? ''} failed (exit ${code}): ${output.trim()}`,
-            'see the server log under storage/postgres/server.log; `ward db stop` then retry, or set DATABASE_URL',
+            'see storage/postgres/server.log and the server log under storage/postgres/log; `ward db stop` then retry, or set DATABASE_URL',
           ),
         );
     });

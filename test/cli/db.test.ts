@@ -29,10 +29,15 @@ test('two ward processes starting the embedded server at once end up sharing one
     ],
     'the reconcile lock lets exactly one of them migrate',
   );
-  const status = parseJson<{ mode: string; running: boolean; url: string; dataDir: string }>(
+  const status = parseJson<{ mode: string; running: boolean; url: string; dataDir: string; logDir: string }>(
     await ward(['db', 'status', '--json'], env),
   );
-  t.like(status, { mode: 'embedded', running: true, dataDir: path.join(storage, 'postgres', 'data') });
+  t.like(status, {
+    mode: 'embedded',
+    running: true,
+    dataDir: path.join(storage, 'postgres', 'data'),
+    logDir: path.join(storage, 'postgres', 'log'),
+  });
   t.regex(status.url, /^postgres:\/\/ward:\*\*\*@127\.0\.0\.1:\d+\/ward$/, 'the password is never printed');
   t.is((await ward(['modules', 'list'], env)).code, 0, 'a later command reuses the running server');
 

@@ -3,7 +3,7 @@
  * of its own under a scratch storage folder (never storage/test's, which other tests share),
  * stopped and removed when it ends.
  */
-import { chmod, readdir, readFile, rm } from 'node:fs/promises';
+import { appendFile, chmod, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
@@ -106,4 +106,67 @@ test('a backend whose embedded database crashed starts it again and answers /hea
   t.is((await fetch(`${served.base}/health`)).status, 200);
   t.not(Number((await readFile(pidFile, 'utf8')).split('\n')[0]), postmaster, 'a new server runs');
   t.is(await served.stop(), 0);
+});
+
+/** Every file under `storage` but the cluster's own data files (the rows written are data there). */
+async function filesOutsideTheData(storage: string): Promise<string[]> {
+  const data = path.join(storage, 'postgres', 'data');
+  const entries = await readdir(storage, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .filter((file) => !file.startsWith(`${data}${path.sep}`));
+}
+
+test('a 409 and a 422 leave none of the request’s values in any file under the storage folder', async (t) => {
+  const { storage, env } = await embeddedStorage(t);
+  await restart(env);
+  const installed = await ward(['modules', 'install', 'appointments'], env);
+  t.is(installed.code, 0, installed.stderr);
+  await restart(env);
+  const token = (await ward(['tokens', 'create', '--user', 'admin'], env)).stdout.trim();
+  // As an earlier version's data folder, or an ALTER SYSTEM, might have them: the start overrides.
+  t.is((await ward(['db', 'stop'], env)).code, 0);
+  await appendFile(
+    path.join(storage, 'postgres', 'data', 'postgresql.auto.conf'),
+    "log_error_verbosity = 'verbose'\nlog_min_error_statement = 'error'\n",
+  );
+  const served = await serve(env);
+  t.is(await psql(env, 'show log_error_verbosity; show log_min_error_statement;'), 'terse\npanic\n');
+  t.teardown(() => served.stop());
+  const post = async (pathname: string, json: object) =>
+    (
+      await fetch(`${served.base}/api/v1${pathname}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(json),
+      })
+    ).status;
+  const first = { mrn: 'MRN-LOG-7731', familyName: 'Abernathy', givenName: 'Quilla' };
+  t.is(await post('/patients/patients', first), 201);
+  const duplicate = { mrn: first.mrn, familyName: 'Zwieback', givenName: 'Ottoline' };
+  t.is(await post('/patients/patients', duplicate), 409);
+  const list = (await (
+    await fetch(`${served.base}/api/v1/patients/patients`, { headers: { authorization: `Bearer ${token}` } })
+  ).json()) as { items: Array<{ id: number }> };
+  const backwards = {
+    patientId: list.items[0]?.id,
+    startAt: '2026-03-02T09:00:00Z',
+    endAt: '2026-03-02T08:00:00Z',
+    reason: 'Recurring migraine after the Kestrelmoor fall',
+  };
+  t.is(await post('/appointments/appointments', backwards), 422);
+  t.is(await served.stop(), 0);
+  // Stopping the server flushes its log files.
+  t.is((await ward(['db', 'stop'], env)).code, 0);
+
+  const files = await filesOutsideTheData(storage);
+  const logs = files.filter((file) => file.includes(`${path.sep}postgres${path.sep}log${path.sep}`));
+  t.true(logs.length > 0, `the server logs under postgres/log: ${files.join(', ')}`);
+  const secrets = [first.mrn, duplicate.familyName, duplicate.givenName, backwards.reason, 'Kestrelmoor'];
+  for (const file of files) {
+    const text = await readFile(file, 'latin1');
+    for (const secret of secrets) t.false(text.includes(secret), `${file} holds ${secret}`);
+  }
+  for (const file of logs) t.is((await stat(file)).mode & 0o777, 0o600, `${file} is private`);
 });

@@ -4,17 +4,20 @@
  * from anything a client names, and identical content is stored once. A file appears at its path
  * complete or not at all: it is written to `documents/tmp/` on the same filesystem while being
  * hashed, fsynced, then renamed into place. Files stay when rows go (an uninstall keeps them), so a
- * restored backup finds its content again.
+ * restored backup finds its content again. A temporary file a crashed backend left behind is
+ * removed by `removeAbandonedUploads` (see partial-files.ts).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { ReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ApiError, WardSdk } from '../../../src/sdk/index.ts';
+import { newPartialFile, removeAbandoned, type PartialFile, type PartialKind } from './partial-files.ts';
 
 const SHA256 = /^[0-9a-f]{64}$/;
 const ROOT = 'documents';
 const TMP = 'tmp';
+const UPLOAD: PartialKind = { prefix: '', suffix: '.part' };
 
 export interface PutBlobOptions {
   /** More bytes than this and the upload is refused with 413; nothing is kept. */
@@ -81,20 +84,23 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
-/** Streams `source` to a temporary file, hashing it, and returns it. Removes the file on any failure. */
+/**
+ * Streams `source` to a temporary file, hashing it, and returns it. Removes the file on any
+ * failure. The caller renames or removes the file, then releases it.
+ */
 async function writeTemp(
   sdk: WardSdk,
   storageDir: string,
   source: AsyncIterable<Uint8Array>,
   maxBytes: number,
-): Promise<{ file: string; sha256: string; size: number }> {
+): Promise<{ partial: PartialFile; sha256: string; size: number }> {
   const dir = path.join(storageDir, ROOT, TMP);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const file = path.join(dir, `${randomBytes(16).toString('hex')}.part`);
-  const handle = await open(file, 'wx', 0o600);
+  const partial = await newPartialFile(dir, UPLOAD);
   const hash = createHash('sha256');
   let size = 0;
   try {
+    const handle = await open(partial.file, 'wx', 0o600);
     try {
       for await (const chunk of source) {
         size += chunk.byteLength;
@@ -106,9 +112,10 @@ async function writeTemp(
     } finally {
       await handle.close();
     }
-    return { file, sha256: hash.digest('hex'), size };
+    return { partial, sha256: hash.digest('hex'), size };
   } catch (error) {
-    await rm(file, { force: true });
+    await rm(partial.file, { force: true });
+    partial.release();
     throw error;
   }
 }
@@ -125,7 +132,8 @@ export async function putBlob(
   options: PutBlobOptions,
 ): Promise<StoredBlob> {
   const expected = checkedExpectation(sdk, options.expectedSha256);
-  const { file, sha256, size } = await writeTemp(sdk, storageDir, source, options.maxBytes);
+  const { partial, sha256, size } = await writeTemp(sdk, storageDir, source, options.maxBytes);
+  const { file } = partial;
   try {
     if (expected !== undefined && sha256 !== expected)
       throw new sdk.errors.ApiError(
@@ -147,8 +155,18 @@ export async function putBlob(
   } catch (error) {
     await rm(file, { force: true });
     throw error;
+  } finally {
+    partial.release();
   }
 }
+
+/**
+ * Removes the temporary files of uploads whose backend died before they ended (never one a live
+ * upload writes, here or on another replica); returns their names. At start-up and from
+ * migration_import's sweeper.
+ */
+export const removeAbandonedUploads = (storageDir: string): Promise<string[]> =>
+  removeAbandoned(path.join(storageDir, ROOT, TMP), UPLOAD);
 
 /** The stored file with this SHA-256 and its size, or null when there is none. */
 export async function openBlob(storageDir: string, sha256: string): Promise<OpenedBlob | null> {

@@ -1,15 +1,25 @@
 /**
  * Retention by age: with WARD_IMPORT_RETENTION_DAYS set, the background sweeper purges the raw
  * data of jobs whose last change is older than that, as `retention`, and leaves younger ones.
- * The lease is short here so the sweeper runs every half second.
+ * It also removes the partial uploads of a process that is gone. The lease is short here so the
+ * sweeper runs every half second.
  */
-import { stat } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import test from 'ava';
-import { sourcePath } from '../../../modules/migration_import/lib/jobs/source-file.ts';
+import { namespaceTag, newPartialFile, partialName } from '../../../modules/documents/lib/partial-files.ts';
+import { privateSourcesDir, sourcePath } from '../../../modules/migration_import/lib/jobs/source-file.ts';
 import { createJob, fixtureBytes, world } from './world.ts';
 
 process.env.WARD_IMPORT_RETENTION_DAYS = '30';
 process.env.WARD_IMPORT_LEASE_SECONDS = '1';
+
+const exists = (file: string) =>
+  stat(file).then(
+    () => true,
+    () => false,
+  );
 
 test('the sweeper purges jobs older than the retention, as retention, and keeps younger ones', async (t) => {
   const w = await world(t);
@@ -30,4 +40,28 @@ test('the sweeper purges jobs older than the retention, as retention, and keeps 
   await t.throwsAsync(stat(sourcePath(w.storage, old.id)), { code: 'ENOENT' });
   t.like((await w.api('GET', `/jobs/${young.id}`)).body, { purgedBy: null, purgedAt: null });
   t.true((await stat(sourcePath(w.storage, young.id))).isFile());
+});
+
+test('the sweeper removes the partial uploads a gone process left, and keeps the one this process writes', async (t) => {
+  const w = await world(t);
+  const sources = await privateSourcesDir(w.storage);
+  const tmp = path.join(w.storage, 'documents', 'tmp');
+  await mkdir(tmp, { recursive: true });
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.on('exit', resolve));
+  const tag = await namespaceTag();
+  const leftSource = path.join(
+    sources,
+    partialName({ prefix: '.incoming-', suffix: '' }, tag, child.pid as number),
+  );
+  const leftBinary = path.join(tmp, partialName({ prefix: '', suffix: '.part' }, tag, child.pid as number));
+  const live = await newPartialFile(sources, { prefix: '.incoming-', suffix: '' });
+  t.teardown(() => live.release());
+  for (const file of [leftSource, leftBinary, live.file]) await writeFile(file, 'partial');
+  const deadline = Date.now() + 10_000;
+  while ((await exists(leftSource)) || (await exists(leftBinary))) {
+    if (Date.now() > deadline) return t.fail('the sweeper left the partial files of a gone process');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  t.true(await exists(live.file), 'the file a live upload writes stays');
 });

@@ -4,12 +4,14 @@
  * The sweeper takes over runs whose worker died (lease lapsed): at start-up, when a killed
  * backend left a job `validating` or `executing`, and every half lease afterwards, when
  * another replica died. A run that fails for a reason other than a lost lease ends `failed`
- * (execute) or `invalid` (validate) with the reason; executing it again resumes safely.
+ * (execute) or `invalid` (validate) with the reason; executing it again resumes safely. Each
+ * sweep also removes the partial files of uploads (sources, binaries) a dead backend left behind.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Knex } from 'knex';
 import type { Logger, WardSdk } from '../../../../src/sdk/index.ts';
+import { removeAbandonedUploads } from '../../../documents/lib/blob-store.ts';
 import { documentMaxBytes } from '../../../documents/lib/config.ts';
 import { executeRun } from './execute-run.ts';
 import type { JobRow } from './job-row.ts';
@@ -17,6 +19,7 @@ import { claimExecute, claimValidate, orphanedRuns } from './job-store.ts';
 import { endedRun, Lease, LostLease } from './lease.ts';
 import { purgeExpired } from './purge.ts';
 import type { ImportSettings } from './settings.ts';
+import { removeAbandonedSources } from './source-file.ts';
 import { validateRun } from './validate-run.ts';
 
 export interface RunnerDeps {
@@ -77,13 +80,36 @@ export class JobRunner {
 
   /**
    * Takes over every job whose background run has no live worker, then purges the raw data of
-   * jobs past WARD_IMPORT_RETENTION_DAYS.
+   * jobs past WARD_IMPORT_RETENTION_DAYS, then removes the uploads dead backends left unfinished.
    */
   async sweep(): Promise<number[]> {
     const taken = await this.#resumeOrphans();
     const { knex, storageDir, logger, settings } = this.#deps;
     await purgeExpired({ knex, storageDir, logger }, settings.retentionDays);
+    await this.removeUnfinishedUploads();
     return taken;
+  }
+
+  /**
+   * Removes the partial files of source and binary uploads whose backend died (see documents'
+   * partial-files.ts); a failure is logged, never thrown: it must not stop the sweep.
+   */
+  async removeUnfinishedUploads(): Promise<void> {
+    const { storageDir, logger } = this.#deps;
+    for (const [what, remove] of [
+      ['source', removeAbandonedSources],
+      ['binary', removeAbandonedUploads],
+    ] as const) {
+      const removed = await remove(storageDir).catch((error: unknown) => {
+        logger.warn({ err: error }, `migration_import: could not look for unfinished ${what} uploads`);
+        return [];
+      });
+      if (removed.length > 0)
+        logger.info(
+          { files: removed },
+          `migration_import: removed ${removed.length} ${what} upload(s) a stopped backend left unfinished`,
+        );
+    }
   }
 
   async #resumeOrphans(): Promise<number[]> {

@@ -4,14 +4,18 @@
  * from the job id alone, so nothing a client sends becomes part of a path. An upload is streamed
  * to a temporary file in the same directory (size-limited, hashed on the way), and renamed to its
  * job's name only inside the transaction that creates the job, so a failed upload leaves no job.
+ * A temporary file a crashed backend left behind is removed by `removeAbandonedSources`.
  */
-import { createHash, randomBytes, type Hash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { chmod, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
+import { newPartialFile, removeAbandoned, type PartialKind } from '../../../documents/lib/partial-files.ts';
+
+const INCOMING: PartialKind = { prefix: '.incoming-', suffix: '' };
 
 export const sourcesDir = (storageDir: string): string =>
   path.join(storageDir, 'migration_import', 'sources');
@@ -94,12 +98,14 @@ export async function receiveSource(
   limit: number,
 ): Promise<ReceivedFile> {
   const dir = await privateSourcesDir(storageDir);
-  const file = path.join(dir, `.incoming-${randomBytes(8).toString('hex')}`);
+  const partial = await newPartialFile(dir, INCOMING);
+  const { file } = partial;
   const meter = new Meter(limit, ['sha256']);
   try {
     await pipeline(body, meter, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
   } catch (error) {
     await rm(file, { force: true });
+    partial.release();
     throw error;
   }
   const { sha256 } = meter.digests();
@@ -107,10 +113,18 @@ export async function receiveSource(
     file,
     bytes: meter.bytes,
     sha256,
-    keepAs: (jobId) => rename(file, sourcePath(storageDir, jobId)),
-    discard: () => rm(file, { force: true }),
+    keepAs: (jobId) => rename(file, sourcePath(storageDir, jobId)).finally(() => partial.release()),
+    discard: () => rm(file, { force: true }).finally(() => partial.release()),
   };
 }
+
+/**
+ * Removes the temporary files of source uploads whose backend died before they ended (never one
+ * a live upload writes, here or on another replica; see documents' partial-files.ts); returns
+ * their names. At start-up and from the sweeper.
+ */
+export const removeAbandonedSources = (storageDir: string): Promise<string[]> =>
+  removeAbandoned(sourcesDir(storageDir), INCOMING);
 
 /** The stored source, as a byte stream for the readers. */
 export const openSource = (storageDir: string, jobId: number): Readable =>

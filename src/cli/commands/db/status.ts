@@ -8,6 +8,7 @@ interface DbStatusReport {
   running: boolean | null;
   dataDir: string | null;
   logFile: string | null;
+  logDir: string | null;
 }
 
 export default class DbStatus extends WardCommand {
@@ -26,7 +27,7 @@ export default class DbStatus extends WardCommand {
               `Database: embedded PostgreSQL, ${status.running ? 'running' : 'stopped'}`,
               `URL:      ${status.url}`,
               `Data:     ${status.dataDir}`,
-              `Log:      ${status.logFile}`,
+              `Log:      ${status.logDir} (one file a weekday; start-up output in ${status.logFile})`,
             ].join('\n'),
     );
     return status;
@@ -35,7 +36,14 @@ export default class DbStatus extends WardCommand {
 
 async function readStatus(databaseUrl: string | null, storageDir: string): Promise<DbStatusReport> {
   if (databaseUrl !== null)
-    return { mode: 'external', url: redactUrl(databaseUrl), running: null, dataDir: null, logFile: null };
+    return {
+      mode: 'external',
+      url: redactUrl(databaseUrl),
+      running: null,
+      dataDir: null,
+      logFile: null,
+      logDir: null,
+    };
   const { running, server } = await embeddedStatus(storageDir);
   return {
     mode: 'embedded',
@@ -43,5 +51,6 @@ async function readStatus(databaseUrl: string | null, storageDir: string): Promi
     running,
     dataDir: server?.dataDir ?? null,
     logFile: server?.logFile ?? null,
+    logDir: server?.logDir ?? null,
   };
 }
