@@ -104,13 +104,13 @@ test('a lone surrogate escape is 400 invalid_json naming where it is', (t) => {
   );
 });
 
-test('two keys that are one in NFC are 400 invalid_json, not a silent pick', (t) => {
+test('two keys that are one in NFC are 400 duplicate_key, not a silent pick', (t) => {
   const error = t.throws(() => normaliseJson(JSON.parse(`{"in": {"${NFD}": 1, "${NFC}": 2}}`)), {
     instanceOf: ApiError,
   });
   t.like(error, {
     status: 400,
-    code: 'invalid_json',
+    code: 'duplicate_key',
     message: `the request body has the key "${NFC}" twice at /in once keys are in Unicode NFC`,
   });
 });
