@@ -107,6 +107,18 @@ test('users create refuses bad input and changes nothing', async (t) => {
     code: 1,
     message: /the password is too short: use at least 12 characters/,
   });
+  await refused(
+    t,
+    knex,
+    ward(['users', 'create', 'bob', '--password-stdin'], env, { input: `${' '.repeat(12)}\n` }),
+    { code: 1, message: /the password is only spaces/, hint: /letters, digits or punctuation/ },
+  );
+  await refused(
+    t,
+    knex,
+    ward(['users', 'create', 'bob', '--password-stdin'], env, { input: '\0'.repeat(12) }),
+    { code: 1, message: /the password holds a control character/, hint: /characters you can type/ },
+  );
   await refused(t, knex, ward(['users', 'create', 'bob', '--password-stdin'], env), {
     code: 2,
     message: /stdin held no password/,

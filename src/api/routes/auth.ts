@@ -210,7 +210,7 @@ export function authRoutes(deps: {
     const { principal } = callerOf(ctx);
     const body = ctx.request.body as PasswordBody;
     const problem = passwordProblem(body.newPassword);
-    if (problem !== null) throw new ApiError(422, 'weak_password', problem, 'choose a longer passphrase');
+    if (problem !== null) throw new ApiError(422, 'weak_password', problem.message, problem.hint);
     if (body.newPassword === body.currentPassword)
       throw new ApiError(
         422,
