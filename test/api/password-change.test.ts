@@ -110,10 +110,13 @@ test('a wrong current password, a short, blank or control-character new one and 
   t.is((await call(base, 'GET', '/api/v1/modules/-/active', { token })).status, 403);
 });
 
-test('changing the password lifts the requirement at once, deletes the file and ends the other sessions only', async (t) => {
-  const { base, password, file } = await firstRun(t);
+test('changing the password lifts the requirement at once, deletes the file, ends the other sessions and revokes the API tokens', async (t) => {
+  const { knex, base, password, file } = await firstRun(t);
   const here = await signIn(base, 'admin', password);
   const elsewhere = await signIn(base, 'admin', password);
+  const admin = (await knex('base_user').where({ username: 'admin' }).first('id')) as { id: number };
+  const apiToken = (await createApiToken(knex, { userId: admin.id, role: null, name: null, expiresAt: null }))
+    .secret;
   const changed = await changePassword(base, here.token, password, NEW_PASSWORD);
   t.is(changed.status, 204, changed.text);
   await t.throwsAsync(stat(file), { code: 'ENOENT' }, 'the password in the file is no use to anyone now');
@@ -125,6 +128,7 @@ test('changing the password lifts the requirement at once, deletes the file and 
     401,
     'other session ended',
   );
+  t.is((await call(base, 'GET', '/api/v1/me', { token: apiToken })).status, 401, 'the API token is revoked');
   const old = await call(base, 'POST', '/api/v1/auth/login', { json: { username: 'admin', password } });
   t.is(old.status, 401);
   const login = await call(base, 'POST', '/api/v1/auth/login', {

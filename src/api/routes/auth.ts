@@ -265,17 +265,18 @@ export function authRoutes(deps: {
       );
     }
     deps.throttle.succeeded(principal.username, ctx.ip);
-    // The browser this is done in stays signed in; every other session of the user ends.
-    const keep = principal.credential.kind === 'session' ? hashSecret(secret) : null;
-    const sessionsEnded = await setPasswordHash(
+    // The browser this is done in stays signed in; every other session of the user ends, and
+    // every API token of the user is revoked.
+    const keepSession = principal.credential.kind === 'session' ? hashSecret(secret) : null;
+    const { sessionsEnded, tokensRevoked } = await setPasswordHash(
       deps.knex,
       user.id,
       await hashPassword(body.newPassword),
-      keep,
+      { keepSession },
     );
     deps.auth?.forget(secret);
     if (principal.mustChangePassword) await removeFirstAdminPassword(deps.storageDir);
-    deps.logger.info({ ...event, sessionsEnded }, 'password changed');
+    deps.logger.info({ ...event, sessionsEnded, tokensRevoked }, 'password changed');
     ctx.status = 204;
   };
 
