@@ -399,6 +399,7 @@ function NewAppointment({ context }) {
       'startAt',
       'endAt',
     ]);
+    if (local['/patientId'] !== undefined) local['/patientId'] = 'Search for the patient, then choose them.';
     if (local['/date'] === undefined && !VALID_DAY.test(values.date))
       local['/date'] = 'Choose the day of the appointment.';
     if (Object.keys(local).length > 0) {

@@ -131,6 +131,7 @@ function UploadForm({ context, patient, onStart, onUploaded }) {
     onStart();
     setMissing(file === null ? 'Choose the file to upload.' : null);
     if (file === null) {
+      setProgress(null);
       fileInput.current?.focus();
       return;
     }
