@@ -161,7 +161,7 @@ test('property: the walk equals a recursive NFC, and a second pass changes nothi
         normal = normaliseJson(structuredClone(value));
       } catch (error) {
         // Only two keys that NFC makes one may be refused.
-        return (error as ApiError).code === 'invalid_json' && collides(value);
+        return (error as ApiError).code === 'duplicate_key' && collides(value);
       }
       return (
         !collides(value) &&
