@@ -17,7 +17,9 @@ import {
   fieldErrors,
   html,
   Loading,
+  missingFields,
   PageHeader,
+  personMessage,
 } from '@ward/ui';
 import { createApi } from './api.js';
 import { fetchModulesJson, listedLayers, loadLayers, moduleOfPath, under } from './layers.js';
@@ -183,11 +185,15 @@ function SignIn() {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState(null);
+  const [errors, setErrors] = useState({});
   const [busy, setBusy] = useState(false);
   const submit = async (event) => {
     event.preventDefault();
-    setBusy(true);
     setError(null);
+    const missing = missingFields({ username, password }, ['username', 'password']);
+    setErrors(missing);
+    if (focusFirstField(missing)) return;
+    setBusy(true);
     try {
       await signInPatiently(username, password);
       expired.value = false;
@@ -207,13 +213,14 @@ function SignIn() {
       html`<${Banner} kind="info"><p>Your session ended. Sign in again to continue where you were.</p><//>`
     }
     ${error && html`<${ErrorBanner} title="Sign-in failed" error=${error} />`}
-    <form class="form" onSubmit=${submit}>
+    <form class="form" onSubmit=${submit} novalidate>
       <${Field}
         label="Username"
         name="username"
         autocomplete="username"
         autocapitalize="none"
         required
+        error=${errors['/username']}
         value=${username}
         onInput=${setUsername}
       />
@@ -223,12 +230,21 @@ function SignIn() {
         type="password"
         autocomplete="current-password"
         required
+        error=${errors['/password']}
         value=${password}
         onInput=${setPassword}
       />
       <${Button} type="submit" busy=${busy}>Sign in<//>
     </form>
   </main>`;
+}
+
+/** Focuses the field of the first of `errors` (`{pointer: message}`); false when there is none. */
+function focusFirstField(errors) {
+  const first = Object.keys(errors)[0];
+  if (first === undefined) return false;
+  document.getElementById(`field-${first.slice(1)}`)?.focus();
+  return true;
 }
 
 /** The field a refused password change is about, by the server's error code. */
@@ -249,29 +265,33 @@ function ChangePassword() {
   const mismatch = repeat !== '' && next !== repeat ? 'The two new passwords differ.' : null;
   const submit = async (event) => {
     event.preventDefault();
-    if (next !== repeat) return;
-    setBusy(true);
     setError(null);
-    setErrors({});
+    const missing = missingFields({ currentPassword: current, newPassword: next, repeatPassword: repeat }, [
+      'currentPassword',
+      'newPassword',
+      'repeatPassword',
+    ]);
+    setErrors(missing);
+    if (focusFirstField(missing) || next !== repeat) return;
+    setBusy(true);
     try {
       await api.post('/auth/password', { currentPassword: current, newPassword: next });
       await loadMe();
     } catch (caught) {
-      // The server's words show at the field they are about, which gets the focus.
+      // The refusal shows at the field it is about, which gets the focus.
       const at = caught instanceof ApiRequestError ? PASSWORD_FIELDS[caught.code] : undefined;
-      const fields = at === undefined ? fieldErrors(caught) : { [at]: caught.message };
+      const fields = at === undefined ? fieldErrors(caught) : { [at]: personMessage(caught).message };
       setErrors(fields);
       setError(caught);
       setBusy(false);
-      const first = Object.keys(fields)[0];
-      if (first !== undefined) document.getElementById(`field-${first.slice(1)}`)?.focus();
+      focusFirstField(fields);
     }
   };
   return html`<main id="main" class="centered narrow">
     <h1>Choose a new password</h1>
     <p>Ward chose your current password when it created your account. Choose your own before you continue.</p>
     ${error && html`<${ErrorBanner} title="The password was not changed" error=${error} />`}
-    <form class="form" onSubmit=${submit}>
+    <form class="form" onSubmit=${submit} novalidate>
       <input type="text" name="username" autocomplete="username" value=${me.value.user.username} hidden />
       <${Field}
         label="Current password"
@@ -288,7 +308,7 @@ function ChangePassword() {
         name="newPassword"
         type="password"
         autocomplete="new-password"
-        hint="At least 12 characters; a few unrelated words work well."
+        hint="At least 12 characters; a few unrelated words work well. Changing it signs you out everywhere else."
         required
         error=${errors['/newPassword']}
         value=${next}
@@ -300,7 +320,7 @@ function ChangePassword() {
         type="password"
         autocomplete="new-password"
         required
-        error=${mismatch}
+        error=${errors['/repeatPassword'] ?? mismatch}
         value=${repeat}
         onInput=${setRepeat}
       />
@@ -361,6 +381,21 @@ function useAccessRefresh(path) {
   }, [path]);
 }
 
+/**
+ * A failed sign-out is said until the next navigation: by then the person has acted on it (the
+ * page shows whether they are still signed in), and a banner about a past action misleads.
+ */
+function useSignOutErrorClears(path) {
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    signOutError.value = null;
+  }, [path]);
+}
+
 /** Moves focus to the page at each navigation (not at the first), so keyboard users start there. */
 function useFocusOnNavigation(path) {
   const first = useRef(true);
@@ -379,6 +414,7 @@ function Shell() {
   useModulesWatch(path);
   useAccessRefresh(path);
   useFocusOnNavigation(path);
+  useSignOutErrorClears(path);
   const user = me.value;
   return html`<a class="skip-link" href="#main">Skip to main content</a>
     <header class="topbar">
@@ -419,7 +455,7 @@ function ShellBanners() {
   return html`${
     signOutError.value &&
     html`<${Banner} kind="error" title="Sign-out failed: you are still signed in">
-      <p>${signOutError.value.message}</p>
+      <p>${personMessage(signOutError.value).message}</p>
       <p class="banner-hint">
         Check the connection and press Sign out again; do not leave this computer signed in.
       </p>
@@ -431,7 +467,7 @@ function ShellBanners() {
       title="The module list could not be loaded, so the sidebar is empty"
       action=${html`<${Button} variant="secondary" onClick=${loadActive}>Try again<//>`}
     >
-      <p>${error.message}</p>
+      <p>${personMessage(error).message}</p>
       <p class="banner-hint">
         ${
           error.status === 403 || error.status === 401

@@ -1,11 +1,12 @@
 /**
  * JSON request bodies: UTF-8 JSON only, at most `limit` bytes (refused from Content-Length before a
  * byte is read when the client declares it, otherwise as soon as the stream passes the limit).
- * Bytes that are not UTF-8 are refused, never replaced; every string and key is then NFC
- * (json-text.ts).
+ * Bytes that are not UTF-8 are refused, never replaced; so is a key given twice in one object;
+ * every string and key is then NFC (json-text.ts).
  */
 import type { Context } from 'koa';
 import { ApiError } from './errors.ts';
+import { findDuplicateKey } from './json-duplicate-key.ts';
 import { decodeUtf8, normaliseJson } from './json-text.ts';
 
 const hasBody = (ctx: Context): boolean =>
@@ -68,5 +69,13 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
       'send a well-formed JSON document',
     );
   }
+  const twice = findDuplicateKey(text);
+  if (twice !== null)
+    throw new ApiError(
+      400,
+      'duplicate_key',
+      `the request body has the key ${JSON.stringify(twice.key)} twice at ${twice.pointer}`,
+      'send each key once: JSON keeps only the last value of a repeated key, which may not be the one meant',
+    );
   return normaliseJson(body);
 }

@@ -66,6 +66,8 @@ interface Rendered {
   headers: Readonly<Record<string, string>>;
   /** A bug: log its stack. */
   unexpected: boolean;
+  /** For the log line of a refusal, never for the answer: what the client cannot be shown. */
+  logDetail?: Record<string, string>;
 }
 
 /** Pure: any thrown value to its status and body. */
@@ -118,8 +120,8 @@ const UNAVAILABLE_MESSAGE = /Connection terminated|timeout acquiring a connectio
 
 /**
  * Pure: database errors a request can meet without a bug in its route: a value the database
- * refuses (400; logged, since validation should have caught it) or a database that is not there
- * (503). Anything else is null.
+ * refuses (400; its SQLSTATE is logged, since validation should have caught it) or a database that
+ * is not there (503). Anything else is null.
  */
 function databaseFailure(error: unknown): Rendered | null {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
@@ -134,7 +136,8 @@ function databaseFailure(error: unknown): Rendered | null {
         },
       },
       headers: {},
-      unexpected: true,
+      unexpected: false,
+      logDetail: { sqlState: code },
     };
   const unavailable =
     (typeof code === 'string' &&
@@ -213,6 +216,24 @@ export function appErrorListener(logger: Logger): (error: unknown, ctx?: Context
   };
 }
 
+/**
+ * A handled 4xx is the client's mistake, not Ward's: one info line with its code, and neither a
+ * stack (source paths of the server, of no use to whoever reads why a request was refused) nor the
+ * message, which may quote a value the request held.
+ */
+function logRefusal(logger: Logger, ctx: Context, rendered: Rendered): void {
+  logger.info(
+    {
+      method: ctx.method,
+      path: ctx.path,
+      status: rendered.status,
+      code: rendered.body.error.code,
+      ...rendered.logDetail,
+    },
+    'request refused',
+  );
+}
+
 /** Outermost middleware: renders errors, and gives bodiless 4xx/5xx answers (404, 405) the shape too. */
 export function errorHandler(logger: Logger): Middleware {
   return async (ctx: Context, next: Next) => {
@@ -238,6 +259,7 @@ export function errorHandler(logger: Logger): Middleware {
       const rendered = renderError(error);
       if (rendered.unexpected)
         logger.error({ err: error, method: ctx.method, path: ctx.path }, 'request failed');
+      else if (rendered.status < 500) logRefusal(logger, ctx, rendered);
       ctx.status = rendered.status;
       ctx.set(rendered.headers);
       ctx.body = rendered.body;

@@ -99,8 +99,8 @@ const isContainer = (value: unknown): value is object => typeof value === 'objec
 /**
  * `body` with every string and key in NFC: arrays and objects whose keys are already NFC are
  * changed in place. Iterative: JSON.parse accepts nesting deeper than the call stack. 400
- * `invalid_json` for a lone surrogate (a `\uD800` escape JSON allows but no encoding can store)
- * and for two keys of one object that are the same once normalised.
+ * `invalid_json` for a lone surrogate (a `\uD800` escape JSON allows but no encoding can store),
+ * 400 `duplicate_key` for two keys of one object that are the same once normalised.
  */
 export function normaliseJson(body: unknown): unknown {
   const pending: Array<{ node: object; place: Place }> = [];
@@ -138,7 +138,7 @@ function withNfcKeys(record: Record<string, unknown>, place: Place): Record<stri
     if (seen.has(key))
       throw new ApiError(
         400,
-        'invalid_json',
+        'duplicate_key',
         `the request body has the key ${JSON.stringify(key)} twice at ${pointer(place)} once keys are in Unicode NFC`,
         'send each key once: a key with a combining accent and the same key precomposed are one key',
       );

@@ -106,12 +106,37 @@ export function needsRehash(stored: string, params: ScryptParams = CURRENT_PARAM
   );
 }
 
-/** Why a new password is refused, or null when it is acceptable. Length is what matters (NIST 800-63B). */
-export function passwordProblem(password: string): string | null {
+export interface PasswordProblem {
+  message: string;
+  hint: string;
+}
+
+/**
+ * Why a new password is refused, or null when it is acceptable. Length is what matters (NIST
+ * 800-63B), but twelve spaces are no secret, and a control character (a NUL, a tab, an escape)
+ * cannot be typed into a sign-in field: it would lock its owner out, or stand for a bug in a script.
+ */
+export function passwordProblem(password: string): PasswordProblem | null {
+  if (/\p{Cc}/u.test(password))
+    return {
+      message: 'the password holds a control character (such as NUL, tab or escape)',
+      hint: 'choose a passphrase of characters you can type: letters, digits, punctuation and spaces',
+    };
   if ([...password].length < PASSWORD_MIN_LENGTH)
-    return `the password is too short: use at least ${PASSWORD_MIN_LENGTH} characters`;
+    return {
+      message: `the password is too short: use at least ${PASSWORD_MIN_LENGTH} characters`,
+      hint: 'choose a longer passphrase',
+    };
+  if (/^\p{White_Space}*$/u.test(password))
+    return {
+      message: 'the password is only spaces',
+      hint: 'choose a passphrase with letters, digits or punctuation in it',
+    };
   if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
-    return `the password is too long: at most ${PASSWORD_MAX_BYTES} bytes`;
+    return {
+      message: `the password is too long: at most ${PASSWORD_MAX_BYTES} bytes`,
+      hint: 'choose a shorter passphrase',
+    };
   return null;
 }
 

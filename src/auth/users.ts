@@ -195,30 +195,44 @@ export async function listUsers(knex: Knex): Promise<UserSummary[]> {
   }));
 }
 
+export interface PasswordSet {
+  sessionsEnded: number;
+  tokensRevoked: number;
+}
+
 /**
- * Sets the hash, which clears a pending password change, and ends the user's sessions (a password
- * change signs out every browser) but `keepSession` (the SHA-256 of the secret of the one the
- * change was made in); returns how many ended. Refuses a disabled user: a new hash would silently
- * enable them.
+ * Sets the hash, which clears a pending password change, and takes away the ways in the old
+ * password stood behind: the user's sessions end (a password change signs out every browser) but
+ * `keepSession` (the SHA-256 of the secret of the one the change was made in), and the user's API
+ * tokens are revoked unless `keepTokens`. A password is changed because it may be known; a token
+ * made while it was would otherwise outlive the change. Refuses a disabled user: a new hash would
+ * silently enable them.
  */
 export async function setPasswordHash(
   knex: Knex,
   userId: number,
   passwordHash: string,
-  keepSession: Buffer | null = null,
-): Promise<number> {
+  options: { keepSession?: Buffer | null; keepTokens?: boolean } = {},
+): Promise<PasswordSet> {
+  const { keepSession = null, keepTokens = false } = options;
   return knex.transaction(async (trx) => {
     await lockEnabledUser(trx, userId);
     await trx('base_user')
       .where({ id: userId })
       .update({ password_hash: passwordHash, password_changed_at: trx.fn.now() });
-    const ended = await trx('base_session')
+    const sessionsEnded = await trx('base_session')
       .where({ user_id: userId })
       .modify((query) => {
         if (keepSession !== null) void query.whereNot({ id_hash: keepSession });
       })
       .del();
-    return ended ?? 0;
+    const tokensRevoked = keepTokens
+      ? 0
+      : await trx('base_api_token')
+          .where({ user_id: userId })
+          .whereNull('revoked_at')
+          .update({ revoked_at: trx.fn.now() });
+    return { sessionsEnded: sessionsEnded ?? 0, tokensRevoked };
   });
 }
 

@@ -82,7 +82,7 @@ export abstract class AuthCommand extends ModuleCommand {
       );
     const problem = passwordProblem(password);
     if (problem !== null)
-      throw new WardError('weak_password', problem, 'choose a longer passphrase', { exitCode: 1 });
+      throw new WardError('weak_password', problem.message, problem.hint, { exitCode: 1 });
     return password;
   }
 }

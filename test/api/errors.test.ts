@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import test from 'ava';
-import { loadConfig } from '../../src/config.ts';
+import { pino } from 'pino';
+import { ROOT, loadConfig } from '../../src/config.ts';
 import { discover } from '../../src/manifests/discover.ts';
 import { readModuleRows } from '../../src/db/modules.ts';
 import { FIXTURES } from '../helpers/cli.ts';
@@ -164,6 +165,58 @@ test('an unexpected error is a 500 that reveals nothing', async (t) => {
     },
   });
   t.false(answer.text.includes('secret'));
+});
+
+test('a handled 4xx is one info line with its code, without a stack, paths or the values sent; a bug is an error with its stack', async (t) => {
+  const lines: string[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+  const { base, token } = await admin(t, { logger });
+  const stored = await call(base, 'POST', '/api/v1/intake/jobs', {
+    token,
+    json: { title: 'Ann\u0000Smith' },
+  });
+  t.is(stored.status, 400, stored.text);
+  t.is(errorOf(stored).code, 'invalid_value');
+  t.is((await call(base, 'GET', '/api/v1/intake/jobs/999', { token })).status, 404);
+  t.is((await call(base, 'GET', '/api/v1/intake/boom', { token })).status, 500);
+  const events = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  const refused = events.filter((event) => event.msg === 'request refused');
+  t.deepEqual(
+    refused.map(({ level, method, path, status, code, sqlState }) => ({
+      level,
+      method,
+      path,
+      status,
+      code,
+      sqlState,
+    })),
+    [
+      {
+        level: 30,
+        method: 'POST',
+        path: '/api/v1/intake/jobs',
+        status: 400,
+        code: 'invalid_value',
+        sqlState: '22021',
+      },
+      {
+        level: 30,
+        method: 'GET',
+        path: '/api/v1/intake/jobs/999',
+        status: 404,
+        code: 'not_found',
+        sqlState: undefined,
+      },
+    ],
+  );
+  const refusals = refused.map((event) => JSON.stringify(event)).join('\n');
+  t.false(refusals.includes('stack'), 'no stack');
+  t.false(refusals.includes(ROOT), 'no path of the server');
+  t.false(refusals.includes('Ann'), 'no value of the request');
+  const bugs = events.filter((event) => event.msg === 'request failed');
+  t.is(bugs.length, 1);
+  t.is(bugs[0]?.level, 50);
+  t.regex(String((bugs[0]?.err as { stack?: string } | undefined)?.stack), /\n\s+at /);
 });
 
 test('responses are not cacheable and not sniffable', async (t) => {

@@ -104,13 +104,13 @@ test('a lone surrogate escape is 400 invalid_json naming where it is', (t) => {
   );
 });
 
-test('two keys that are one in NFC are 400 invalid_json, not a silent pick', (t) => {
+test('two keys that are one in NFC are 400 duplicate_key, not a silent pick', (t) => {
   const error = t.throws(() => normaliseJson(JSON.parse(`{"in": {"${NFD}": 1, "${NFC}": 2}}`)), {
     instanceOf: ApiError,
   });
   t.like(error, {
     status: 400,
-    code: 'invalid_json',
+    code: 'duplicate_key',
     message: `the request body has the key "${NFC}" twice at /in once keys are in Unicode NFC`,
   });
 });
@@ -161,7 +161,7 @@ test('property: the walk equals a recursive NFC, and a second pass changes nothi
         normal = normaliseJson(structuredClone(value));
       } catch (error) {
         // Only two keys that NFC makes one may be refused.
-        return (error as ApiError).code === 'invalid_json' && collides(value);
+        return (error as ApiError).code === 'duplicate_key' && collides(value);
       }
       return (
         !collides(value) &&

@@ -77,7 +77,7 @@ test('the first admin signs in, is told to change the password, and every other 
   t.is((await call(base, 'POST', '/api/v1/auth/logout', { token })).status, 204, 'sign-out still works');
 });
 
-test('a wrong current password, a short new one and the same one are refused, and the change stays required', async (t) => {
+test('a wrong current password, a short, blank or control-character new one and the same one are refused, and the change stays required', async (t) => {
   const { knex, base, password, file } = await firstRun(t);
   const { token } = await signIn(base, 'admin', password);
   const before = await snapshot(knex);
@@ -89,6 +89,14 @@ test('a wrong current password, a short new one and the same one are refused, an
   t.is(short.status, 422, short.text);
   t.like(errorOf(short.body), { code: 'weak_password' });
   t.regex(errorOf(short.body).message, /at least 12 characters/);
+  for (const [blank, message] of [
+    [' '.repeat(12), 'the password is only spaces'],
+    ['\0'.repeat(12), 'the password holds a control character (such as NUL, tab or escape)'],
+  ] as const) {
+    const refused = await changePassword(base, token, password, blank);
+    t.is(refused.status, 422, refused.text);
+    t.like(errorOf(refused.body), { code: 'weak_password', message });
+  }
   const same = await changePassword(base, token, password, password);
   t.is(same.status, 422, same.text);
   t.like(errorOf(same.body), { code: 'same_password' });
@@ -102,10 +110,13 @@ test('a wrong current password, a short new one and the same one are refused, an
   t.is((await call(base, 'GET', '/api/v1/modules/-/active', { token })).status, 403);
 });
 
-test('changing the password lifts the requirement at once, deletes the file and ends the other sessions only', async (t) => {
-  const { base, password, file } = await firstRun(t);
+test('changing the password lifts the requirement at once, deletes the file, ends the other sessions and revokes the API tokens', async (t) => {
+  const { knex, base, password, file } = await firstRun(t);
   const here = await signIn(base, 'admin', password);
   const elsewhere = await signIn(base, 'admin', password);
+  const admin = (await knex('base_user').where({ username: 'admin' }).first('id')) as { id: number };
+  const apiToken = (await createApiToken(knex, { userId: admin.id, role: null, name: null, expiresAt: null }))
+    .secret;
   const changed = await changePassword(base, here.token, password, NEW_PASSWORD);
   t.is(changed.status, 204, changed.text);
   await t.throwsAsync(stat(file), { code: 'ENOENT' }, 'the password in the file is no use to anyone now');
@@ -117,6 +128,7 @@ test('changing the password lifts the requirement at once, deletes the file and 
     401,
     'other session ended',
   );
+  t.is((await call(base, 'GET', '/api/v1/me', { token: apiToken })).status, 401, 'the API token is revoked');
   const old = await call(base, 'POST', '/api/v1/auth/login', { json: { username: 'admin', password } });
   t.is(old.status, 401);
   const login = await call(base, 'POST', '/api/v1/auth/login', {

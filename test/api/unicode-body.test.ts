@@ -1,6 +1,7 @@
 /**
  * JSON bodies over HTTP, on the real app: bytes that are not UTF-8 are refused (400, never stored
- * as U+FFFD), and the strings a module receives are NFC, whichever form the client sent.
+ * as U+FFFD), a key given twice is refused, and the strings a module receives are NFC, whichever
+ * form the client sent.
  */
 import test from 'ava';
 import { addUser, call, installedDatabase, signIn, startApp, type Answer } from '../helpers/app.ts';
@@ -73,6 +74,18 @@ test('a lone surrogate escape is 400 invalid_json naming the field, and nothing 
     code: 'invalid_json',
     message: 'the request body holds a lone surrogate \\uD83D at /title, which is no character',
     hint: 'send characters as UTF-8, or escape one beyond U+FFFF as a pair of \\u escapes (high, then low)',
+  });
+  t.deepEqual(await jobs(), []);
+});
+
+test('a key given twice is 400 duplicate_key naming it, and nothing is stored', async (t) => {
+  const { base, token, jobs } = await admin(t);
+  const answer = await post(base, token, '{"title": "first", "title": "second"}');
+  t.is(answer.status, 400);
+  t.deepEqual(errorOf(answer), {
+    code: 'duplicate_key',
+    message: 'the request body has the key "title" twice at /',
+    hint: 'send each key once: JSON keeps only the last value of a repeated key, which may not be the one meant',
   });
   t.deepEqual(await jobs(), []);
 });

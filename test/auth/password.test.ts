@@ -49,11 +49,28 @@ test('hashes with absurd costs are refused rather than computed', (t) => {
   t.is(parsePasswordHash('$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA'), null);
 });
 
+const messageOf = (password: string) => passwordProblem(password)?.message ?? null;
+
 test('password rules: at least 12 characters, at most 1024 bytes', (t) => {
   t.is(passwordProblem('x'.repeat(12)), null);
-  t.is(passwordProblem('short'), 'the password is too short: use at least 12 characters');
-  t.is(passwordProblem('😀'.repeat(12)), null, 'characters, not bytes or UTF-16 units');
-  t.is(passwordProblem('x'.repeat(1025)), 'the password is too long: at most 1024 bytes');
+  t.deepEqual(passwordProblem('short'), {
+    message: 'the password is too short: use at least 12 characters',
+    hint: 'choose a longer passphrase',
+  });
+  t.is(messageOf('😀'.repeat(12)), null, 'characters, not bytes or UTF-16 units');
+  t.is(messageOf('x'.repeat(1025)), 'the password is too long: at most 1024 bytes');
+});
+
+test('a password of only spaces, or with a control character, is refused; spaces between words are fine', (t) => {
+  t.is(messageOf(' '.repeat(12)), 'the password is only spaces');
+  t.is(messageOf('\u00a0\u3000'.repeat(6)), 'the password is only spaces', 'any Unicode white space');
+  const control = 'the password holds a control character (such as NUL, tab or escape)';
+  t.is(messageOf('\0'.repeat(12)), control);
+  t.is(messageOf('correct\thorse battery'), control);
+  t.is(messageOf('correct horse battery\u001b'), control);
+  t.is(messageOf('correct horse\u0085battery'), control, 'C1 controls too');
+  t.regex(passwordProblem('\0'.repeat(12))!.hint, /characters you can type/);
+  t.is(passwordProblem('  correct horse battery  '), null);
 });
 
 test('random passwords are 24 URL-safe characters and differ', (t) => {

@@ -142,6 +142,11 @@ test.serial('an operator imports a Synthea patients.csv from upload to executed,
 
   await press(page, 'Validate');
   await stateHeading(page, 'Validated').waitFor();
+  t.is(
+    await page.getByText('The source was uploaded.').count(),
+    0,
+    'the upload banner went at the next step',
+  );
   t.is(await page.getByRole('term').filter({ hasText: 'Patients to import' }).count(), 1);
   t.is(await page.locator('dt:has-text("Patients to import") + dd').innerText(), '50');
   await press(page, 'Preview');

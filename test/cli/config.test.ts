@@ -203,9 +203,11 @@ test('a module setting in ward.env reaches the module in the backend (documents 
   const served = await serve(env);
   try {
     // The module refuses the value it read, so its routes are not mounted: proof that it saw it.
-    // pino writes asynchronously: the line may follow "listening", so wait for it (or the test timeout).
-    while (!/module routes not mounted/.test(served.output())) await new Promise((ok) => setTimeout(ok, 20));
-    t.regex(served.output(), /WARD_DOCUMENT_MAX_BYTES=\\?"lots\\?" is not a size/);
+    // pino writes asynchronously: the line may follow "listening", so wait for it.
+    t.regex(
+      await served.waitFor(/module routes not mounted/),
+      /WARD_DOCUMENT_MAX_BYTES=\\?"lots\\?" is not a size/,
+    );
   } finally {
     await served.stop();
   }

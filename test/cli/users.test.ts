@@ -107,6 +107,18 @@ test('users create refuses bad input and changes nothing', async (t) => {
     code: 1,
     message: /the password is too short: use at least 12 characters/,
   });
+  await refused(
+    t,
+    knex,
+    ward(['users', 'create', 'bob', '--password-stdin'], env, { input: `${' '.repeat(12)}\n` }),
+    { code: 1, message: /the password is only spaces/, hint: /letters, digits or punctuation/ },
+  );
+  await refused(
+    t,
+    knex,
+    ward(['users', 'create', 'bob', '--password-stdin'], env, { input: '\0'.repeat(12) }),
+    { code: 1, message: /the password holds a control character/, hint: /characters you can type/ },
+  );
   await refused(t, knex, ward(['users', 'create', 'bob', '--password-stdin'], env), {
     code: 2,
     message: /stdin held no password/,
@@ -138,7 +150,7 @@ test('users grant and revoke: idempotent, and they say so', async (t) => {
   });
 });
 
-test('users set-password replaces the hash and ends the sessions; it reads stdin only', async (t) => {
+test('users set-password replaces the hash, ends the sessions and revokes the tokens; it reads stdin only', async (t) => {
   const { knex, env } = await setup(t);
   const id = await addUser(knex, 'alice', ['admin']);
   await createSession(knex, id);
@@ -156,15 +168,33 @@ test('users set-password replaces the hash and ends the sessions; it reads stdin
       message: /there is no user nobody/,
     },
   );
+  const token = await createApiToken(knex, { userId: id, role: null, name: 'script', expiresAt: null });
   const run = await ward(['users', 'set-password', 'alice', '--password-stdin'], env, {
     input: 'a new long passphrase\r\n',
   });
   t.is(run.code, 0, run.stderr);
-  t.is(run.stdout, 'Password of alice changed; 1 session ended.\n');
+  t.is(run.stdout, 'Password of alice changed; 1 session ended, 1 API token revoked.\n');
   const hash = (await knex('base_user').where({ id }).first()).password_hash;
   t.true(await verifyPassword('a new long passphrase', hash));
   t.false(await verifyPassword(PASSWORD, hash));
   t.is((await knex('base_session').select()).length, 0);
+  t.not((await knex('base_api_token').where({ id: token.id }).first()).revoked_at, null);
+});
+
+test('users set-password --keep-tokens leaves the API tokens valid', async (t) => {
+  const { knex, env } = await setup(t);
+  const id = await addUser(knex, 'alice', ['admin']);
+  const token = await createApiToken(knex, { userId: id, role: null, name: 'script', expiresAt: null });
+  const run = await ward(
+    ['users', 'set-password', 'alice', '--password-stdin', '--keep-tokens', '--json'],
+    env,
+    {
+      input: 'a new long passphrase',
+    },
+  );
+  t.is(run.code, 0, run.stderr);
+  t.deepEqual(parseJson(run), { username: 'alice', sessionsEnded: 0, tokensRevoked: 0 });
+  t.is((await knex('base_api_token').where({ id: token.id }).first()).revoked_at, null);
 });
 
 test('users disable ends sessions, revokes tokens and locks the password; enable restores the password only', async (t) => {

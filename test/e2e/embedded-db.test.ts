@@ -80,12 +80,11 @@ test('a backend whose embedded database is stopped starts it again and answers /
   t.is(stopped.stdout, 'Stopped the embedded PostgreSQL.\n', stopped.stderr);
   // pg_ctl has waited for the server to exit: only the backend can bring it back.
   while ((await fetch(`${served.base}/health`)).status !== 200) await sleep(200);
+  // Logged once the watch's own connection succeeds, which may come after the first healthy answer.
   t.regex(
-    served.output(),
+    await served.waitFor(/the database answers again; serving requests/),
     /the embedded PostgreSQL is not running \(stopped by `ward db stop`, or it crashed\); starting it again/,
   );
-  // Logged once the watch's own connection succeeds, which may come after the first healthy answer.
-  while (!/the database answers again; serving requests/.test(served.output())) await sleep(100);
   t.true(alive(served.pid), 'the same backend process serves');
   t.like(parseJson(await ward(['db', 'status', '--json'], env)), { running: true });
   t.is(await served.stop(), 0, 'and stops gracefully');
@@ -101,8 +100,10 @@ test('a backend whose embedded database crashed starts it again and answers /hea
   const postmaster = Number((await readFile(pidFile, 'utf8')).split('\n')[0]);
   process.kill(postmaster, 'SIGKILL');
   while (alive(postmaster)) await sleep(100);
-  while (!/the database answers again; serving requests/.test(served.output())) await sleep(100);
-  t.regex(served.output(), /the embedded PostgreSQL is not running .*; starting it again/);
+  t.regex(
+    await served.waitFor(/the database answers again; serving requests/),
+    /the embedded PostgreSQL is not running .*; starting it again/,
+  );
   t.is((await fetch(`${served.base}/health`)).status, 200);
   t.not(Number((await readFile(pidFile, 'utf8')).split('\n')[0]), postmaster, 'a new server runs');
   t.is(await served.stop(), 0);

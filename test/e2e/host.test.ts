@@ -39,13 +39,17 @@ async function backend(t: ExecutionContext, env: Record<string, string> = {}): P
 
 const portOf = (served: Served) => Number(new URL(served.base).port);
 
-/** The structured line the backend logs once it listens. */
-const listeningLog = (served: Served) =>
-  served
-    .output()
+/**
+ * The structured lines the backend logs once it listens, waited for: pino writes them apart from
+ * the printed line serve() waits for, and on a loaded machine they may come after it.
+ */
+async function listeningLog(served: Served) {
+  const output = await served.waitFor(/"msg":"listening"[^\n]*\n/);
+  return output
     .split('\n')
     .filter((line) => line.includes('"msg":"listening"'))
     .map((line) => JSON.parse(line) as { url: string; everyInterface: boolean });
+}
 
 test('by default the backend listens on 127.0.0.1 only, and says so', async (t) => {
   const served = await backend(t);
@@ -54,9 +58,8 @@ test('by default the backend listens on 127.0.0.1 only, and says so', async (t) 
     served.output(),
     new RegExp(`listening on http://127\\.0\\.0\\.1:${port} \\(GET /health, pid \\d+\\)`),
   );
-  t.deepEqual(listeningLog(served), [
-    { ...listeningLog(served)[0], url: `http://127.0.0.1:${port}`, everyInterface: false },
-  ]);
+  const logged = await listeningLog(served);
+  t.deepEqual(logged, [{ ...logged[0], url: `http://127.0.0.1:${port}`, everyInterface: false }]);
   t.is((await fetch(`http://127.0.0.1:${port}/health`)).status, 200);
   const other = otherAddress();
   if (other === null)
@@ -71,7 +74,7 @@ test('HOST=0.0.0.0 listens on every interface, and says so', async (t) => {
     served.output(),
     new RegExp(`listening on http://0\\.0\\.0\\.0:${port} \\(every interface; GET /health, pid \\d+\\)`),
   );
-  t.like(listeningLog(served)[0], { url: `http://0.0.0.0:${port}`, everyInterface: true });
+  t.like((await listeningLog(served))[0], { url: `http://0.0.0.0:${port}`, everyInterface: true });
   t.is((await fetch(`http://127.0.0.1:${port}/health`)).status, 200);
   const other = otherAddress();
   if (other === null)

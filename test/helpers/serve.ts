@@ -12,6 +12,12 @@ export interface Served {
   pid: number;
   /** Everything the backend printed so far (its pino log lines included). */
   output: () => string;
+  /**
+   * Resolves with the output once it matches `pattern`; rejects with the output if the process
+   * exits first. For what a test reads that the backend writes apart from the line serve() waits
+   * for: pino writes its JSON lines asynchronously, so its `listening` line may come later.
+   */
+  waitFor: (pattern: RegExp) => Promise<string>;
   stop: () => Promise<number | null>;
 }
 
@@ -36,14 +42,31 @@ export function serve(env: WardEnv, command: 'backend' | 'serve' = 'backend'): P
     const exited = new Promise<Exited>((done) =>
       child.on('exit', (code, signal) => done({ code, signal, output })),
     );
+    const waiting = new Set<() => void>();
+    const waitFor = (pattern: RegExp) =>
+      new Promise<string>((found, gone) => {
+        const check = () => {
+          if (!pattern.test(output)) return;
+          waiting.delete(check);
+          found(output);
+        };
+        waiting.add(check);
+        check();
+        void exited.then(() => {
+          if (waiting.delete(check)) gone(new Error(`ward exited before printing ${pattern}:\n${output}`));
+        });
+      });
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
+      for (const check of [...waiting]) check();
+      // The whole line: a chunk may end inside the port number.
+      const match = /listening on (http:\/\/\S+) \([^\n]*\n/.exec(output);
       if (match !== null)
         resolve({
           base: match[1] as string,
           pid: child.pid as number,
           output: () => output,
+          waitFor,
           stop: async () => {
             child.kill('SIGTERM');
             return (await exited).code;

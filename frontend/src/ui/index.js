@@ -7,9 +7,12 @@
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
 import htm from 'htm';
+import { personMessage, REQUIRED_FIELD } from './messages.js';
+
+export { MESSAGES, missingFields, personMessage, REQUIRED_FIELD } from './messages.js';
 
 /** The SDK version; a layer's `sdk` range is checked against it. */
-export const SDK_VERSION = '1.2.0';
+export const SDK_VERSION = '1.3.0';
 
 /** JSX-free templates bound to the shared Preact: html`<${Button}>Save<//>`. */
 export const html = htm.bind(h);
@@ -65,8 +68,8 @@ const TYPES = {
  * own text when it says something else (a module's own check already speaks plainly).
  */
 const PLAIN = [
-  [/^missing required field "[^"]+"$/, () => 'Fill in this field.'],
-  [/^must not be empty$/, () => 'Fill in this field.'],
+  [/^missing required field "[^"]+"$/, () => REQUIRED_FIELD],
+  [/^must not be empty$/, () => REQUIRED_FIELD],
   [/^must match format "([^"]+)"$/, ([format]) => FORMATS[format] ?? null],
   [
     /^must NOT have more than (\d+) characters?$/,
@@ -196,34 +199,26 @@ export function Banner({ kind = 'info', title, children, action }) {
   </div>`;
 }
 
-/** A JSON pointer's last field as words: `/contact/birthDate` → "birth date". */
-const fieldWords = (pointer) =>
-  (pointer.split('/').at(-1) ?? '')
-    .replaceAll('~1', '/')
-    .replaceAll('~0', '~')
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replaceAll('_', ' ')
-    .toLowerCase();
-
 /**
- * What a banner says about a failed request: the server's message (`permission denied: …`) and
- * hint, or, for a field failure plainFieldMessage knows, that in plain words and which field.
+ * A failed request as a banner, in the words of the person in front of the page (personMessage:
+ * by the error's code, and `field` when the form knows which field it is about). When those
+ * replace Ward's own words, which are written for operators, the server's code, message and hint
+ * stay folded away under "Details for your administrator", for whoever is asked to help.
  */
-function bannerText(error) {
-  if (!(error instanceof ApiRequestError))
-    return { message: error instanceof Error ? error.message : String(error), hint: '' };
-  const found = error.pointer === null || error.pointer === '/' ? null : INVALID_AT.exec(error.message);
-  const plain = found === null ? null : plainFieldMessage(found[2]);
-  if (plain === null || plain === found[2]) return { message: error.message, hint: error.hint };
-  return { message: plain, hint: `Correct the ${fieldWords(error.pointer)} field, then try again.` };
-}
-
-/** A failed request as a banner (bannerText). */
-export function ErrorBanner({ error, title }) {
-  const { message, hint } = bannerText(error);
+export function ErrorBanner({ error, title, field }) {
+  const { message, hint, known } = personMessage(error, field);
+  const server = known && error instanceof ApiRequestError ? error : null;
   return html`<${Banner} kind="error" title=${title}>
     <p>${message}</p>
     ${hint && html`<p class="banner-hint">${hint}</p>`}
+    ${
+      server &&
+      html`<details class="banner-details">
+        <summary>Details for your administrator</summary>
+        <p><code>${server.code}</code>: ${server.message}</p>
+        ${server.hint && html`<p>${server.hint}</p>`}
+      </details>`
+    }
   <//>`;
 }
 

@@ -17,6 +17,7 @@ import {
   fieldErrors,
   html,
   Loading,
+  missingFields,
   PageHeader,
   Table,
 } from '@ward/ui';
@@ -118,7 +119,7 @@ async function patientsOf(api, appointments, signal) {
  * Finds a patient by name or MRN and chooses one. Enter in the search box searches (it sits in
  * other forms, so it is not a form of its own); choosing moves the focus to `nextFocus`.
  */
-function PatientPicker({ context, label, patient, onChoose, error, nextFocus }) {
+function PatientPicker({ context, label, patient, onChoose, error, nextFocus, required }) {
   const [typed, setTyped] = useState('');
   const [results, setResults] = useState(null);
   const [failure, setFailure] = useState(null);
@@ -170,6 +171,7 @@ function PatientPicker({ context, label, patient, onChoose, error, nextFocus }) 
         value=${typed}
         onInput=${setTyped}
         error=${error}
+        required=${required}
         autocomplete="off"
         onKeyDown=${(event) => {
           if (event.key === 'Enter') {
@@ -388,10 +390,18 @@ function NewAppointment({ context }) {
     event.preventDefault();
     setErrors({});
     setError(null);
-    // The server accepts an empty practitioner and cannot see a missing date: both are said here.
-    const local = {};
-    if (values.practitionerName.trim() === '') local['/practitionerName'] = "enter the practitioner's name";
-    if (!VALID_DAY.test(values.date)) local['/date'] = 'choose the day of the appointment';
+    // Every required field left empty is said at once, before anything is sent; the server would
+    // name only the first, and accepts an empty practitioner.
+    const local = missingFields({ ...values, patientId: patient }, [
+      'patientId',
+      'practitionerName',
+      'date',
+      'startAt',
+      'endAt',
+    ]);
+    if (local['/patientId'] !== undefined) local['/patientId'] = 'Search for the patient, then choose them.';
+    if (local['/date'] === undefined && !VALID_DAY.test(values.date))
+      local['/date'] = 'Choose the day of the appointment.';
     if (Object.keys(local).length > 0) {
       setErrors(local);
       focusFirst(local);
@@ -440,6 +450,7 @@ function NewAppointment({ context }) {
         onChoose=${setPatient}
         error=${errors['/patientId']}
         nextFocus="field-practitionerName"
+        required
       />
       <div class="form-grid">
         ${field('practitionerName', 'Practitioner', { required: true, autocomplete: 'off' })}
@@ -563,7 +574,7 @@ function AppointmentDetail({ context }) {
 }
 
 export default {
-  sdk: '^1.2.0',
+  sdk: '^1.3.0',
   routes: [
     { path: '/appointments', render: mount(AppointmentList) },
     { path: '/appointments/new', render: mount(NewAppointment) },

@@ -109,11 +109,12 @@ function PatientSearch({ context }) {
 }
 
 /** Choose a file, name it, send it; the bar shows how much has gone. */
-function UploadForm({ context, patient, onUploaded }) {
+function UploadForm({ context, patient, onStart, onUploaded }) {
   const [file, setFile] = useState(null);
   const [title, setTitle] = useState('');
   const [progress, setProgress] = useState(null);
   const [error, setError] = useState(null);
+  const [missing, setMissing] = useState(null);
   const [busy, setBusy] = useState(false);
   const fileInput = useRef(null);
 
@@ -126,8 +127,11 @@ function UploadForm({ context, patient, onUploaded }) {
   const submit = async (event) => {
     event.preventDefault();
     setError(null);
+    // What the last upload said no longer applies once another begins.
+    onStart();
+    setMissing(file === null ? 'Choose the file to upload.' : null);
     if (file === null) {
-      setError(new Error('choose a file to upload'));
+      setProgress(null);
       fileInput.current?.focus();
       return;
     }
@@ -160,7 +164,14 @@ function UploadForm({ context, patient, onUploaded }) {
     <h2 id="upload-heading">Upload a document</h2>
     ${error && html`<${ErrorBanner} title="The document was not uploaded" error=${error} />`}
     <div class="form-grid">
-      <${FileField} label="File" name="file" inputRef=${fileInput} onChoose=${choose} />
+      <${FileField}
+        label="File"
+        name="file"
+        required
+        error=${missing}
+        inputRef=${fileInput}
+        onChoose=${choose}
+      />
       <${Field}
         label="Title"
         name="title"
@@ -262,7 +273,15 @@ function PatientDocuments({ context, patientId }) {
             />
             <${Pager} label="Document list pages" pager=${pager} nextCursor=${page.nextCursor} />`)
     }
-    ${context.can(WRITE) && html`<${UploadForm} context=${context} patient=${patient} onUploaded=${uploaded} />`}
+    ${
+      context.can(WRITE) &&
+      html`<${UploadForm}
+        context=${context}
+        patient=${patient}
+        onStart=${() => setNotice(null)}
+        onUploaded=${uploaded}
+      />`
+    }
     <p>
       <a href=${`/patients/${patient.id}`}>The patient's record</a>${SEPARATOR}<a href="/documents"
         >Choose another patient</a

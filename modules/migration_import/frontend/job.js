@@ -173,7 +173,7 @@ export function JobPage({ context }) {
   const [error, setError] = useState(null);
   const [actionError, setActionError] = useState(null);
   const [busy, setBusy] = useState(null);
-  const [notice] = useState(context.query.created === '1' ? 'The source was uploaded.' : null);
+  const [notice, setNotice] = useState(context.query.created === '1' ? 'The source was uploaded.' : null);
   const status = useRef(null);
 
   const load = (signal) =>
@@ -212,6 +212,8 @@ export function JobPage({ context }) {
   const start = async (action) => {
     setBusy(action);
     setActionError(null);
+    // "The source was uploaded" is news only until the next step is taken.
+    setNotice(null);
     try {
       setJob(await context.api.post(`${JOBS}/${job.id}/${action}`));
     } catch (caught) {

@@ -16,7 +16,9 @@ import {
   fieldErrors,
   html,
   Loading,
+  missingFields,
   PageHeader,
+  personMessage,
   Pager,
   Table,
   usePager,
@@ -32,6 +34,9 @@ const SEXES = [
   { value: 'male', label: 'Male' },
   { value: 'other', label: 'Other' },
 ];
+
+/** The fields a patient must have. */
+const REQUIRED = ['mrn', 'familyName', 'givenName'];
 
 const fullName = (patient) => `${patient.familyName}, ${patient.givenName}`;
 
@@ -132,7 +137,7 @@ function bodyOf(values, original) {
   const body = {};
   for (const [key, value] of Object.entries(values)) {
     const trimmed = key === 'mrn' ? value.trim() : value;
-    const sent = trimmed === '' && !['mrn', 'familyName', 'givenName'].includes(key) ? null : trimmed;
+    const sent = trimmed === '' && !REQUIRED.includes(key) ? null : trimmed;
     if (original === null || sent !== (original[key] ?? null)) body[key] = sent;
   }
   return body;
@@ -146,22 +151,33 @@ function PatientForm({ initial, original, submitLabel, onSave, onCancel }) {
   const [busy, setBusy] = useState(false);
   const set = (key) => (value) => setValues({ ...values, [key]: value });
 
+  const focusFirst = (fields) => {
+    const first = Object.keys(fields)[0];
+    if (first !== undefined) document.getElementById(`field-${first.split('/')[1]}`)?.focus();
+  };
+
   const submit = async (event) => {
     event.preventDefault();
-    setBusy(true);
-    setErrors({});
     setError(null);
+    // Every required field left empty is said at once, before anything is sent.
+    const missing = missingFields(values, REQUIRED);
+    setErrors(missing);
+    if (Object.keys(missing).length > 0) {
+      focusFirst(missing);
+      return;
+    }
+    setBusy(true);
     try {
       await onSave(bodyOf(values, original));
     } catch (caught) {
       const atField = fieldErrors(caught);
-      const duplicate = caught.status === 409 ? { '/mrn': caught.message } : {};
+      // The one write that can clash is the MRN: another patient has it.
+      const duplicate = caught.status === 409 ? { '/mrn': personMessage(caught, '/mrn').message } : {};
       const fields = { ...atField, ...duplicate };
       setErrors(fields);
       setError(caught);
       setBusy(false);
-      const first = Object.keys(fields)[0];
-      if (first !== undefined) document.getElementById(`field-${first.split('/')[1]}`)?.focus();
+      focusFirst(fields);
     }
   };
 
@@ -176,7 +192,14 @@ function PatientForm({ initial, original, submitLabel, onSave, onCancel }) {
     />`;
 
   return html`<form class="form" onSubmit=${submit} novalidate>
-    ${error && html`<${ErrorBanner} title="The patient was not saved" error=${error} />`}
+    ${
+      error &&
+      html`<${ErrorBanner}
+        title="The patient was not saved"
+        error=${error}
+        field=${error.status === 409 ? '/mrn' : undefined}
+      />`
+    }
     <div class="form-grid">
       ${field('mrn', 'MRN', { required: true, hint: 'Medical record number, unique in the clinic.' })}
       ${field('familyName', 'Family name', { required: true, autocomplete: 'off' })}
@@ -271,7 +294,7 @@ function PatientDetail({ context }) {
 }
 
 export default {
-  sdk: '^1.2.0',
+  sdk: '^1.3.0',
   routes: [
     { path: '/patients', render: mount(PatientList) },
     { path: '/patients/new', render: mount(NewPatient) },

@@ -210,7 +210,7 @@ export function authRoutes(deps: {
     const { principal } = callerOf(ctx);
     const body = ctx.request.body as PasswordBody;
     const problem = passwordProblem(body.newPassword);
-    if (problem !== null) throw new ApiError(422, 'weak_password', problem, 'choose a longer passphrase');
+    if (problem !== null) throw new ApiError(422, 'weak_password', problem.message, problem.hint);
     if (body.newPassword === body.currentPassword)
       throw new ApiError(
         422,
@@ -265,17 +265,18 @@ export function authRoutes(deps: {
       );
     }
     deps.throttle.succeeded(principal.username, ctx.ip);
-    // The browser this is done in stays signed in; every other session of the user ends.
-    const keep = principal.credential.kind === 'session' ? hashSecret(secret) : null;
-    const sessionsEnded = await setPasswordHash(
+    // The browser this is done in stays signed in; every other session of the user ends, and
+    // every API token of the user is revoked.
+    const keepSession = principal.credential.kind === 'session' ? hashSecret(secret) : null;
+    const { sessionsEnded, tokensRevoked } = await setPasswordHash(
       deps.knex,
       user.id,
       await hashPassword(body.newPassword),
-      keep,
+      { keepSession },
     );
     deps.auth?.forget(secret);
     if (principal.mustChangePassword) await removeFirstAdminPassword(deps.storageDir);
-    deps.logger.info({ ...event, sessionsEnded }, 'password changed');
+    deps.logger.info({ ...event, sessionsEnded, tokensRevoked }, 'password changed');
     ctx.status = 204;
   };
 

@@ -1,0 +1,179 @@
+/**
+ * What the web UI tells the person in front of it when Ward refuses a request. Ward's API and CLI
+ * speak to operators ("GET /api/v1/openapi.json has the schema", "ward users grant <user> <role>");
+ * clinic staff get these sentences instead, chosen by the error's code and, where a form knows it,
+ * the field (`"conflict /mrn"`: a clash on the MRN field). One table keyed by code, so that a
+ * translation replaces it whole. A code it does not know keeps the server's own words: a module's
+ * own refusals are written for the people who use its pages.
+ */
+
+/** `{message, hint}` by error code, or by `"<code> <field pointer>"` for a form's field. */
+export const MESSAGES = {
+  // Who may do what.
+  unauthenticated: { message: 'Your session has ended.', hint: 'Sign in again to continue.' },
+  invalid_credentials: {
+    message: 'The username or password is not right.',
+    hint: 'Check both and try again. If you have forgotten your password, ask your administrator for a new one.',
+  },
+  too_many_sign_ins: {
+    message: 'There have been too many sign-in attempts.',
+    hint: 'Wait a few minutes, then try again.',
+  },
+  sign_in_busy: { message: 'Many people are signing in right now.', hint: 'Try again in a moment.' },
+  permission_denied: {
+    message: 'You do not have permission to do this.',
+    hint: 'If your work needs it, ask your administrator for a role that allows it.',
+  },
+  forbidden: {
+    message: 'You do not have permission to do this.',
+    hint: 'If your work needs it, ask your administrator for a role that allows it.',
+  },
+  csrf_failed: { message: 'This page is out of date.', hint: 'Reload the page, then try again.' },
+  password_change_required: {
+    message: 'Choose your own password before you continue.',
+    hint: 'Reload the page to see the password form.',
+  },
+  user_disabled: {
+    message: 'Your account is disabled.',
+    hint: 'Ask your administrator if you should still have access.',
+  },
+
+  // Passwords.
+  wrong_password: {
+    message: 'The current password is not right.',
+    hint: 'Type the password you signed in with. If you have lost it, ask your administrator to set a new one.',
+  },
+  weak_password: {
+    message:
+      'Choose a password of at least 12 characters, with letters, digits or punctuation you can type (not only spaces).',
+    hint: 'A few unrelated words make a good password.',
+  },
+  same_password: {
+    message: 'The new password is the one you have now.',
+    hint: 'Choose a different password.',
+  },
+  password_change_in_progress: {
+    message: 'Your password is already being changed.',
+    hint: 'Wait a moment, then sign in with the new password.',
+  },
+
+  // What was entered.
+  invalid_body: {
+    message: 'Some of what you entered needs correcting.',
+    hint: 'Each field to correct says what it needs.',
+  },
+  invalid_value: {
+    message: 'A value could not be stored.',
+    hint: 'Check what you entered (a date, for example), then try again.',
+  },
+  invalid_query: {
+    message: 'The search could not be read.',
+    hint: 'Change what you searched for, then try again.',
+  },
+  conflict: {
+    message: 'Someone else changed this at the same time.',
+    hint: 'Reload the page to see the latest version, then try again.',
+  },
+  'conflict /mrn': {
+    message: 'Another patient already has this MRN.',
+    hint: 'Search the patient list for it, or give this patient a different MRN.',
+  },
+  body_too_large: { message: 'This is too large to send.', hint: 'Send less at once.' },
+  checksum_mismatch: {
+    message: 'The file changed or was cut short while it was being sent.',
+    hint: 'Send it again.',
+  },
+  upload_interrupted: { message: 'The upload could not be finished.', hint: 'Send the file again.' },
+
+  // The page and Ward disagree: a bug or an old page.
+  not_found: {
+    message: 'This could not be found. It may have been removed.',
+    hint: 'Go back to the list and open it again.',
+  },
+  invalid_json: {
+    message: 'The page sent something Ward could not read.',
+    hint: 'Reload the page and try again. If it keeps happening, tell your administrator.',
+  },
+  duplicate_key: {
+    message: 'The page sent something Ward could not read.',
+    hint: 'Reload the page and try again. If it keeps happening, tell your administrator.',
+  },
+  invalid_utf8: {
+    message: 'The page sent something Ward could not read.',
+    hint: 'Reload the page and try again. If it keeps happening, tell your administrator.',
+  },
+  unsupported_media_type: {
+    message: 'The page sent something Ward could not read.',
+    hint: 'Reload the page and try again. If it keeps happening, tell your administrator.',
+  },
+  bad_request: {
+    message: 'The page sent something Ward could not read.',
+    hint: 'Reload the page and try again. If it keeps happening, tell your administrator.',
+  },
+  method_not_allowed: {
+    message: 'This page asked Ward for something it does not do.',
+    hint: 'Reload the page. If it keeps happening, tell your administrator.',
+  },
+
+  // Ward is not there, or failed.
+  network_error: {
+    message: 'Ward cannot be reached.',
+    hint: 'Check your network connection, then try again. If it keeps happening, tell your administrator.',
+  },
+  unexpected_response: {
+    message: 'Ward cannot be reached.',
+    hint: 'Try again in a minute. If it keeps happening, tell your administrator.',
+  },
+  too_many_requests: { message: 'Ward is busy.', hint: 'Wait a moment, then try again.' },
+  unavailable: {
+    message: 'Ward is not available just now.',
+    hint: 'Try again in a minute. If it keeps happening, tell your administrator.',
+  },
+  database_unavailable: {
+    message: 'Ward is not available just now.',
+    hint: 'Try again in a minute. If it keeps happening, tell your administrator.',
+  },
+  auth_unavailable: {
+    message: 'Signing in is not available yet.',
+    hint: 'Your administrator has not finished setting Ward up; tell them.',
+  },
+  module_unavailable: {
+    message: 'This part of Ward is not working just now.',
+    hint: 'Other pages still work. Tell your administrator.',
+  },
+  internal_error: {
+    message: 'Something went wrong in Ward.',
+    hint: 'Try again. If it keeps happening, tell your administrator what you were doing.',
+  },
+};
+
+/** What a form says at a required field left empty. */
+export const REQUIRED_FIELD = 'Fill in this field.';
+
+/**
+ * The sentence for a failed request, for the person in front of the page: `{message, hint,
+ * known}`, where `known` says it came from MESSAGES (the server's words are then for an
+ * administrator only). `field` (a JSON pointer such as `/mrn`) picks a field's sentence first.
+ * Anything that is not Ward's error (a layer's own `Error`) keeps its message.
+ */
+export function personMessage(error, field) {
+  const code = typeof error?.code === 'string' ? error.code : null;
+  const found = code === null ? undefined : (MESSAGES[`${code} ${field}`] ?? MESSAGES[code]);
+  if (found !== undefined) return { ...found, known: true };
+  if (error instanceof Error) return { message: error.message, hint: error.hint ?? '', known: false };
+  return { message: String(error), hint: '', known: false };
+}
+
+/**
+ * `{pointer: REQUIRED_FIELD}` for every one of `required` (field names) whose value in `values` is
+ * empty, so a form reports every missing field at once, before anything is sent.
+ */
+export function missingFields(values, required) {
+  const missing = {};
+  for (const name of required) {
+    const value = values[name];
+    if (value === null || value === undefined || (typeof value === 'string' && value.trim() === ''))
+      missing[`/${name}`] = REQUIRED_FIELD;
+  }
+  return missing;
+}
