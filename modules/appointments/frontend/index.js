@@ -4,9 +4,9 @@
  * practitioner or one, for every patient or one; `/appointments/new` books one (the patient is
  * found by search); `/appointments/:id` shows one and changes its status. The server's validation
  * errors are shown at the field. Deep links: `/appointments?date=2026-03-02&view=week&patient=12`.
+ * The patient page shows the patient's next appointments in its `patient.chart` slot.
  */
-import { render } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import {
   Banner,
   Button,
@@ -17,13 +17,19 @@ import {
   fieldErrors,
   html,
   Loading,
+  mount,
   PageHeader,
+  PatientPicker,
+  patientName,
   Table,
 } from '@ward/ui';
 
 const API = '/appointments/appointments';
 const PATIENTS = '/patients/patients';
+const READ = 'appointments.appointment.read';
 const WRITE = 'appointments.appointment.write';
+/** How many of a patient's next appointments the patient page shows. */
+const CHART_SIZE = 10;
 /** The API's largest page: a day or a week of a clinic is read in a few requests at most. */
 const PAGE_SIZE = 200;
 
@@ -47,14 +53,6 @@ const VIEWS = [
 
 /** Between links on one line: htm drops the spaces around a bare dot at a line break. */
 const SEPARATOR = ' · ';
-
-const fullName = (patient) => `${patient.familyName}, ${patient.givenName}`;
-
-/** Mounts a component as a route's page; the shell calls the returned function when it leaves. */
-const mount = (Page) => (element, context) => {
-  render(html`<${Page} context=${context} />`, element);
-  return () => render(null, element);
-};
 
 const pad = (number) => String(number).padStart(2, '0');
 /** A local calendar date as YYYY-MM-DD, what `<input type="date">` holds. */
@@ -112,94 +110,6 @@ async function patientsOf(api, appointments, signal) {
     ),
   );
   return new Map(found.filter(Boolean).map((patient) => [patient.id, patient]));
-}
-
-/**
- * Finds a patient by name or MRN and chooses one. Enter in the search box searches (it sits in
- * other forms, so it is not a form of its own); choosing moves the focus to `nextFocus`.
- */
-function PatientPicker({ context, label, patient, onChoose, error, nextFocus }) {
-  const [typed, setTyped] = useState('');
-  const [results, setResults] = useState(null);
-  const [failure, setFailure] = useState(null);
-  const [busy, setBusy] = useState(false);
-  /** The id of the element to focus once the choice is drawn: the page goes on from there. */
-  const focusNext = useRef(null);
-
-  useEffect(() => {
-    if (focusNext.current === null) return;
-    document.getElementById(focusNext.current)?.focus();
-    focusNext.current = null;
-  }, [patient]);
-
-  const search = async () => {
-    setBusy(true);
-    setFailure(null);
-    try {
-      const params = new URLSearchParams({ limit: '10' });
-      if (typed.trim() !== '') params.set('q', typed.trim());
-      setResults((await context.api.get(`${PATIENTS}?${params}`)).items);
-    } catch (caught) {
-      setFailure(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const choose = (chosen) => {
-    focusNext.current = chosen === null ? 'field-patientId' : (nextFocus ?? 'patient-change');
-    onChoose(chosen);
-    setResults(null);
-    setTyped('');
-  };
-
-  if (patient !== null)
-    return html`<div class="search">
-      <p id="field-patientId" tabindex="-1">
-        ${label}: <strong>${fullName(patient)}</strong> (MRN ${patient.mrn})
-      </p>
-      <${Button} variant="secondary" id="patient-change" onClick=${() => choose(null)}>Change patient<//>
-    </div>`;
-
-  return html`<div class="patient-picker">
-    <div class="search">
-      <${Field}
-        label=${`${label}: search by name or MRN`}
-        name="patientId"
-        type="search"
-        value=${typed}
-        onInput=${setTyped}
-        error=${error}
-        autocomplete="off"
-        onKeyDown=${(event) => {
-          if (event.key === 'Enter') {
-            event.preventDefault();
-            search();
-          }
-        }}
-      />
-      <${Button} variant="secondary" busy=${busy} onClick=${search}>Find patient<//>
-    </div>
-    ${failure && html`<${ErrorBanner} title="The patients could not be searched" error=${failure} />`}
-    <p role="status" class="visually-hidden">
-      ${results === null ? '' : `${results.length} ${results.length === 1 ? 'patient' : 'patients'} found`}
-    </p>
-    ${results !== null && results.length === 0 && html`<p>No patient matches “${typed}”.</p>`}
-    ${
-      results !== null &&
-      results.length > 0 &&
-      html`<ul class="patient-results" aria-label="Patients found">
-        ${results.map(
-          (found) =>
-            html`<li key=${found.id}>
-              <${Button} variant="secondary" onClick=${() => choose(found)}>
-                Choose ${fullName(found)} (MRN ${found.mrn})
-              <//>
-            </li>`,
-        )}
-      </ul>`
-    }
-  </div>`;
 }
 
 function AppointmentList({ context }) {
@@ -261,7 +171,7 @@ function AppointmentList({ context }) {
       : `Week of ${dayLabel(range.from)} to ${dayLabel(addDays(range.to, -1))}`;
   const who = [
     practitioner === '' ? null : `with ${practitioner}`,
-    patientId === null || patient === null ? null : `for ${fullName(patient)}`,
+    patientId === null || patient === null ? null : `for ${patientName(patient)}`,
   ]
     .filter(Boolean)
     .join(' ');
@@ -286,7 +196,7 @@ function AppointmentList({ context }) {
       render: (appointment) => {
         const found = loaded.patients.get(appointment.patientId);
         return found
-          ? html`<a href=${`/patients/${found.id}`}>${fullName(found)}</a>`
+          ? html`<a href=${`/patients/${found.id}`}>${patientName(found)}</a>`
           : `Patient ${appointment.patientId}`;
       },
     },
@@ -512,7 +422,7 @@ function AppointmentDetail({ context }) {
     [
       'Patient',
       patient
-        ? html`<a href=${`/patients/${patient.id}`}>${fullName(patient)}</a>`
+        ? html`<a href=${`/patients/${patient.id}`}>${patientName(patient)}</a>`
         : `Patient ${appointment.patientId}`,
     ],
     ['Practitioner', appointment.practitionerName || '—'],
@@ -525,7 +435,7 @@ function AppointmentDetail({ context }) {
 
   return html`<${PageHeader}
       title=${`Appointment on ${dayLabel(start)} at ${timeLabel(start)}`}
-      description=${patient ? `${fullName(patient)} with ${appointment.practitionerName || 'no practitioner'}` : ''}
+      description=${patient ? `${patientName(patient)} with ${appointment.practitionerName || 'no practitioner'}` : ''}
     />
     ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
     <dl class="details">
@@ -562,11 +472,73 @@ function AppointmentDetail({ context }) {
     </p>`;
 }
 
-export default {
-  sdk: '^1.2.0',
+/** The patient page's `patient.chart` part: this patient's next appointments, from today on. */
+function ChartAppointments({ context, patient }) {
+  const [page, setPage] = useState(null);
+  const [error, setError] = useState(null);
+  const today = isoDate(new Date());
+
+  useEffect(() => {
+    const controller = new AbortController();
+    const params = new URLSearchParams({
+      patientId: String(patient.id),
+      from: midnight(today).toISOString(),
+      limit: String(CHART_SIZE),
+    });
+    setError(null);
+    context.api.get(`${API}?${params}`, { signal: controller.signal }).then(setPage, (caught) => {
+      if (caught.name !== 'AbortError') setError(caught);
+    });
+    return () => controller.abort();
+  }, [patient.id]);
+
+  const columns = [
+    {
+      key: 'when',
+      label: 'Day and time',
+      render: (appointment) => {
+        const start = new Date(appointment.startAt);
+        return html`<a href=${`/appointments/${appointment.id}`}>${shortDay(start)} ${timeLabel(start)}</a>`;
+      },
+    },
+    {
+      key: 'practitionerName',
+      label: 'Practitioner',
+      render: (appointment) => appointment.practitionerName || '—',
+    },
+    { key: 'reason', label: 'Reason', render: (appointment) => appointment.reason ?? '—' },
+    { key: 'status', label: 'Status', render: (appointment) => statusLabel(appointment.status) },
+  ];
+
+  return html`<section aria-labelledby="chart-appointments-title">
+    <h2 id="chart-appointments-title">Appointments</h2>
+    ${error && html`<${ErrorBanner} title="The appointments could not be read" error=${error} />`}
+    ${!error && page === null && html`<${Loading} label="Loading appointments…" />`}
+    ${
+      !error &&
+      page !== null &&
+      (page.items.length === 0
+        ? html`<${EmptyState} title="No appointments from today on" />`
+        : html`<${Table}
+            caption=${`Next appointments of ${patientName(patient)}`}
+            columns=${columns}
+            rows=${page.items}
+          />`)
+    }
+    <p>
+      <a href=${`/appointments?date=${today}&view=week&patient=${patient.id}`}>This week's appointments</a>${
+        context.can(WRITE) ? html`${SEPARATOR}<a href="/appointments/new">Book an appointment</a>` : ''
+      }
+    </p>
+  </section>`;
+}
+
+export default /** @satisfies {import('@ward/ui').Layer} */ ({
+  sdk: '^1.3.0',
   routes: [
     { path: '/appointments', render: mount(AppointmentList) },
     { path: '/appointments/new', render: mount(NewAppointment) },
     { path: '/appointments/:id', render: mount(AppointmentDetail) },
   ],
-};
+  extensions: [{ slot: 'patient.chart', component: ChartAppointments, permission: READ, order: 10 }],
+});

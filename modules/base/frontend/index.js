@@ -4,9 +4,8 @@
  * prints it), the operation log by pages, and a Restart button that follows the restart to the
  * end (restart.js). It only reads and restarts: scheduling changes stays with `ward modules`.
  */
-import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { Banner, Button, EmptyState, ErrorBanner, html, Loading, PageHeader, Table } from '@ward/ui';
+import { Banner, Button, EmptyState, ErrorBanner, html, Loading, mount, PageHeader, Table } from '@ward/ui';
 import { followRestart, GIVE_UP_AFTER_MS, requestRestart, stepsSince } from './restart.js';
 
 const READ = 'base.module.read';
@@ -21,12 +20,6 @@ const MONO = { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monos
  */
 const WRAP = { overflowWrap: 'anywhere' };
 const wrapped = (text) => html`<span style=${WRAP}>${text}</span>`;
-
-/** Mounts a component as a route's page; the shell calls the returned function when it leaves. */
-const mount = (Page) => (element, context) => {
-  render(html`<${Page} context=${context} />`, element);
-  return () => render(null, element);
-};
 
 /**
  * Reads `path` again whenever `deps` change; `{data, error}`, data null while loading. What was
@@ -444,7 +437,7 @@ function Refused({ context }) {
     ${read.error ? html`<${ErrorBanner} error=${read.error} />` : html`<${Loading} label="Loading modules…" />`}`;
 }
 
-export default {
-  sdk: '^1.2.0',
+export default /** @satisfies {import('@ward/ui').Layer} */ ({
+  sdk: '^1.3.0',
   routes: [{ path: '/modules', render: mount(Gate) }],
-};
+});
