@@ -77,6 +77,7 @@ const TYPES = {
  * The server's words for a field (Ward's JSON Schema messages) in a clerk's words, or the server's
  * own text when it says something else (a module's own check already speaks plainly).
  */
+/** @type {Array<[RegExp, (groups: string[]) => string | null]>} */
 const PLAIN = [
   [/^missing required field "[^"]+"$/, () => 'Fill in this field.'],
   [/^must not be empty$/, () => 'Fill in this field.'],

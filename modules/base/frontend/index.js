@@ -79,7 +79,10 @@ function ModuleList({ read }) {
   />`;
 }
 
-/** The doctor's categories, in the order `ward modules doctor` prints them, each finding in words. */
+/**
+ * The doctor's categories, in the order `ward modules doctor` prints them, each finding in words.
+ * @type {Array<[string, string, (finding: any) => string]>}
+ */
 const DOCTOR = [
   ['orphans', 'Orphans (in the database, code not found)', (f) => `${f.module} (${f.state}): ${f.hint}`],
   ['missingDependencies', 'Missing dependencies', (f) => `${f.module} depends on ${f.dependency}, not found`],
