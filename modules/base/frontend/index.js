@@ -6,6 +6,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Banner, Button, EmptyState, ErrorBanner, html, Loading, mount, PageHeader, Table } from '@ward/ui';
+import { failedSteps, stepLine } from '@ward/restart';
 import { followRestart, GIVE_UP_AFTER_MS, requestRestart, stepsSince } from './restart.js';
 
 const READ = 'base.module.read';
@@ -303,6 +304,7 @@ function RestartPanel({ restart, onForce, onCancel, onKeepWaiting }) {
 
 function RestartOutcome({ outcome }) {
   const errored = outcome.modules.filter((module) => module.errorMessage !== null);
+  const failed = outcome.steps === null ? [] : failedSteps(outcome.steps);
   return html`<${Banner}
       kind=${outcome.healthy ? 'success' : 'warning'}
       title=${outcome.healthy ? 'Healthy again: a new backend serves.' : 'A new backend serves, but it is not healthy.'}
@@ -327,6 +329,14 @@ function RestartOutcome({ outcome }) {
                 ${module.name} (${module.state}): ${module.errorMessage}
               </li>`,
           )}
+        </ul>
+      <//>`
+    }
+    ${
+      failed.length > 0 &&
+      html`<${Banner} kind="warning" title="Steps that failed or were skipped">
+        <ul>
+          ${failed.map((step, index) => html`<li key=${index} style=${WRAP}>${stepLine(step)}</li>`)}
         </ul>
       <//>`
     }
