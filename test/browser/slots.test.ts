@@ -47,17 +47,26 @@ test.before(async () => {
     .insert({ mrn: 'MRN-0042', family_name: 'Lovelace', given_name: 'Ada' })
     .returning('id')) as Array<{ id: number }>;
   patientId = patient!.id;
-  const tomorrow = new Date();
-  tomorrow.setDate(tomorrow.getDate() + 1);
-  tomorrow.setHours(10, 0, 0, 0);
-  await backend.knex('appointments_appointment').insert({
-    patient_id: patientId,
-    practitioner_name: 'Dr Hopper',
-    start_at: tomorrow,
-    end_at: new Date(tomorrow.getTime() + 30 * 60_000),
-    status: 'booked',
-    reason: 'Annual review',
-  });
+  // Local times, as the pages show them: one appointment today, one tomorrow.
+  const at = (days: number, hour: number) => {
+    const date = new Date();
+    date.setDate(date.getDate() + days);
+    date.setHours(hour, 0, 0, 0);
+    return date;
+  };
+  await backend.knex('appointments_appointment').insert(
+    [
+      [0, 'Blood test'],
+      [1, 'Annual review'],
+    ].map(([days, reason]) => ({
+      patient_id: patientId,
+      practitioner_name: 'Dr Hopper',
+      start_at: at(days as number, 12),
+      end_at: at(days as number, 13),
+      status: 'booked',
+      reason,
+    })),
+  );
 });
 
 test.after.always(async () => {
@@ -120,9 +129,10 @@ test("a clinician's patient page shows the appointments and documents layers' pa
   // The documents part links to where a document is uploaded; the chart lists it afterwards.
   await press(page, 'Upload a document', 'link');
   await page.getByRole('heading', { name: 'Documents of Lovelace, Ada' }).waitFor();
-  await tabTo(page, page.getByLabel('File'));
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
-  await chooser.setFiles({ name: 'referral.txt', mimeType: 'text/plain', buffer: Buffer.from('Referral\n') });
+  // The upload by keyboard is documents.test.ts's; here the file is set on the input.
+  await page
+    .getByLabel('File')
+    .setInputFiles({ name: 'referral.txt', mimeType: 'text/plain', buffer: Buffer.from('Referral\n') });
   await press(page, 'Upload');
   await page.getByText('“referral.txt” was uploaded (9 bytes).').waitFor();
   await press(page, "The patient's record", 'link');
@@ -155,4 +165,17 @@ test('each part of a slot is drawn only for holders of its permission', async (t
   t.deepEqual(await slotModules(admin, 'patient.chart'), ['appointments', 'chart_extras', 'documents']);
   await axeCheck(admin, t);
   await screenshot(admin, 'slots-patient-admin');
+});
+
+test("the start page shows today's appointments, drawn by the appointments layer in the home.today slot", async (t) => {
+  const page = await browser.page(t);
+  await page.goto(backend.base);
+  await signIn(page, 'cleo');
+  await page.getByRole('heading', { level: 2, name: "Today's appointments" }).waitFor();
+  const today = page.getByRole('table', { name: /^Appointments on / });
+  await today.getByRole('cell', { name: 'Lovelace, Ada' }).waitFor();
+  t.is(await today.locator('tbody tr').count(), 1, "tomorrow's appointment is not today's");
+  t.deepEqual(await slotModules(page, 'home.today'), ['appointments']);
+  await axeCheck(page, t);
+  await screenshot(page, 'slots-home-today');
 });

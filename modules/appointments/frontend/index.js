@@ -4,7 +4,8 @@
  * practitioner or one, for every patient or one; `/appointments/new` books one (the patient is
  * found by search); `/appointments/:id` shows one and changes its status. The server's validation
  * errors are shown at the field. Deep links: `/appointments?date=2026-03-02&view=week&patient=12`.
- * The patient page shows the patient's next appointments in its `patient.chart` slot.
+ * The patient page shows the patient's next appointments in its `patient.chart` slot, and the
+ * start page today's appointments in its `home.today` slot.
  */
 import { useEffect, useState } from 'preact/hooks';
 import {
@@ -533,6 +534,67 @@ function ChartAppointments({ context, patient }) {
   </section>`;
 }
 
+/** The start page's `home.today` part: today's appointments, for every patient and practitioner. */
+function TodayAppointments({ context }) {
+  const [loaded, setLoaded] = useState(null);
+  const [error, setError] = useState(null);
+  const today = isoDate(new Date());
+
+  useEffect(() => {
+    const controller = new AbortController();
+    appointmentsIn(context.api, { ...rangeOf(today, 'day'), patientId: null }, controller.signal)
+      .then(async (appointments) => ({
+        appointments,
+        patients: await patientsOf(context.api, appointments, controller.signal),
+      }))
+      .then(setLoaded, (caught) => {
+        if (caught.name !== 'AbortError') setError(caught);
+      });
+    return () => controller.abort();
+  }, [today]);
+
+  const columns = [
+    {
+      key: 'when',
+      label: 'Time',
+      render: (appointment) =>
+        html`<a href=${`/appointments/${appointment.id}`}>${timeLabel(new Date(appointment.startAt))}</a>`,
+    },
+    {
+      key: 'patient',
+      label: 'Patient',
+      render: (appointment) => {
+        const found = loaded.patients.get(appointment.patientId);
+        return found ? patientName(found) : `Patient ${appointment.patientId}`;
+      },
+    },
+    {
+      key: 'practitionerName',
+      label: 'Practitioner',
+      render: (appointment) => appointment.practitionerName || '—',
+    },
+    { key: 'status', label: 'Status', render: (appointment) => statusLabel(appointment.status) },
+  ];
+
+  return html`<section aria-labelledby="today-appointments-title">
+    <h2 id="today-appointments-title">Today's appointments</h2>
+    ${error && html`<${ErrorBanner} title="Today's appointments could not be read" error=${error} />`}
+    ${!error && loaded === null && html`<${Loading} label="Loading today's appointments…" />`}
+    ${
+      !error &&
+      loaded !== null &&
+      (loaded.appointments.length === 0
+        ? html`<p>No appointments today.</p>`
+        : html`<${Table}
+            caption=${`Appointments on ${dayLabel(midnight(today))}`}
+            columns=${columns}
+            rows=${loaded.appointments}
+          />`)
+    }
+    <p><a href=${`/appointments?date=${today}`}>Open the day</a></p>
+  </section>`;
+}
+
 export default /** @satisfies {import('@ward/ui').Layer} */ ({
   sdk: '^1.3.0',
   routes: [
@@ -540,5 +602,8 @@ export default /** @satisfies {import('@ward/ui').Layer} */ ({
     { path: '/appointments/new', render: mount(NewAppointment) },
     { path: '/appointments/:id', render: mount(AppointmentDetail) },
   ],
-  extensions: [{ slot: 'patient.chart', component: ChartAppointments, permission: READ, order: 10 }],
+  extensions: [
+    { slot: 'patient.chart', component: ChartAppointments, permission: READ, order: 10 },
+    { slot: 'home.today', component: TodayAppointments, permission: READ },
+  ],
 });
