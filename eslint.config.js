@@ -34,6 +34,21 @@ const IMPURE = [
  * stricter rule below; the SDK is the modules' contract, built on the API's helpers.)
  */
 const LAYERS = {
+  // Pure, and run in the browser too (the web shell builds it as `@ward/restart`): imports nothing.
+  restart: [
+    'errors',
+    'config',
+    'db',
+    'manifests',
+    'backup',
+    'auth',
+    'applier',
+    'sdk',
+    'inspect',
+    'api',
+    'server',
+    'cli',
+  ],
   errors: [
     'config',
     'db',

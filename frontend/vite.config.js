@@ -13,6 +13,9 @@ export const SHARED = {
   '@preact/signals': '@preact/signals',
   htm: 'htm',
   '@ward/ui': fileURLToPath(new URL('src/ui/index.js', import.meta.url)),
+  // Following a restart, shared with the CLI (`ward modules restart --wait`): TypeScript the
+  // build strips, as Node does for the CLI.
+  '@ward/restart': fileURLToPath(new URL('../src/restart/follow.ts', import.meta.url)),
 };
 
 const entryName = (specifier) => `shared-${specifier.replace(/^@/, '').replace(/[^a-z0-9]+/gi, '-')}`;

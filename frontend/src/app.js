@@ -5,7 +5,7 @@
  * `/active` fails: each failure shows where it happened, with what to do.
  */
 import { signal } from '@preact/signals';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { LocationProvider, Router, useLocation } from 'preact-iso';
 import {
   ApiRequestError,
@@ -20,6 +20,7 @@ import {
   missingFields,
   PageHeader,
   personMessage,
+  Slot,
 } from '@ward/ui';
 import { createApi } from './api.js';
 import { fetchModulesJson, listedLayers, loadLayers, moduleOfPath, under } from './layers.js';
@@ -37,7 +38,7 @@ const signOutError = signal(null);
 const bootError = signal(null);
 /** `{modules, error}`: GET /api/v1/modules/-/active's modules, or why it failed. */
 const active = signal({ modules: [], error: null });
-/** The layers of /modules.json, loaded: `{name, version, layer, routes, error}`. */
+/** The layers of /modules.json, loaded: `{name, version, layer, routes, extensions, error}`. */
 const layers = signal([]);
 /** The /modules.json text the layers were loaded from (null: the file is missing). */
 const modulesText = signal(null);
@@ -509,7 +510,11 @@ function Routes() {
 }
 
 function Home() {
+  const location = useLocation();
   const links = active.value.modules.flatMap((module) => module.navigation);
+  // The shell's own page hosts a slot too: what layers have to say about today.
+  const access = me.value.permissions.join(' ');
+  const context = useMemo(() => contextFor(null, location, {}), [location.url, access]);
   return html`<${PageHeader} title="Ward" description=${`Welcome, ${me.value.user.username}.`} /> ${
       links.length === 0
         ? html`<${EmptyState} title="Nothing to open yet">
@@ -518,23 +523,58 @@ function Home() {
         : html`<ul class="home-links">
             ${links.map((link) => html`<li key=${link.path}><a href=${link.path}>${link.label}</a></li>`)}
           </ul>`
-    }`;
+    } <${Slot} name="home.today" context=${context} />`;
 }
 
-/** The context a layer's render gets. */
-function contextFor(layer, location, params) {
+/**
+ * The context a layer's render gets (`name` null: the shell's own page). Its `extensions(slot)`
+ * lists what the loaded layers contribute to `slot` and the user may see, each with its own
+ * layer's context at this page; read once per slot, so a slot draws the same entries each time.
+ */
+function contextFor(name, location, params) {
   const permissions = new Set(me.value.permissions);
+  const bySlot = new Map();
+  const extensions = (slot) => {
+    if (!bySlot.has(slot)) bySlot.set(slot, slotEntries(slot, permissions, location, params));
+    return bySlot.get(slot);
+  };
   return Object.freeze({
-    module: layer.name,
+    module: name,
     api,
     user: Object.freeze({ username: me.value.user.username, roles: [...me.value.roles] }),
     permissions,
-    can: (name) => permissions.has(name),
+    can: (permission) => permissions.has(permission),
     navigate: (to, replace = false) => location.route(to, replace),
     path: location.path,
     query: { ...location.query },
     params: { ...params },
+    extensions,
   });
+}
+
+/** What the layers contribute to `slot` that `permissions` allow: by `order` (default 100), then module. */
+function slotEntries(slot, permissions, location, params) {
+  return layers.value
+    .flatMap((layer) =>
+      layer.extensions
+        .map((extension, index) => ({ layer, extension, index }))
+        .filter(({ extension }) => extension.slot === slot)
+        .filter(
+          ({ extension }) => extension.permission === undefined || permissions.has(extension.permission),
+        ),
+    )
+    .sort(
+      (a, b) =>
+        (a.extension.order ?? 100) - (b.extension.order ?? 100) ||
+        a.layer.name.localeCompare(b.layer.name) ||
+        a.index - b.index,
+    )
+    .map(({ layer, extension, index }) => ({
+      key: `${layer.name}:${index}`,
+      module: layer.name,
+      component: extension.component,
+      context: contextFor(layer.name, location, params),
+    }));
 }
 
 /** One route of a layer: renders into its own element; a throw shows a panel in its place. */
@@ -558,7 +598,7 @@ function LayerPage({ layer, route, params }) {
       else cleanup = result;
     };
     try {
-      const result = route.render(element, contextFor(layer, location, params));
+      const result = route.render(element, contextFor(layer.name, location, params));
       if (result instanceof Promise) result.then(done, (caught) => gone || setError(caught));
       else done(result);
     } catch (caught) {

@@ -4,7 +4,7 @@
  * and its routes join the router. A layer that fails to load, or that needs another SDK, costs only
  * its own pages: they show what went wrong, every other page works.
  */
-import { SDK_VERSION } from '@ward/ui';
+import { SDK_VERSION, SLOT_NAME } from '@ward/ui';
 import { satisfies } from './semver.js';
 
 export const MODULES_JSON = '/modules.json';
@@ -24,7 +24,10 @@ export function listedLayers(text) {
   return Array.isArray(parsed?.modules) ? parsed.modules : [];
 }
 
-/** Why a layer's default export is not `{sdk, routes: [{path, render}]}`, or null. Pure. */
+/**
+ * Why a layer's default export is not `{sdk, routes: [{path, render}], extensions?: [{slot,
+ * component, permission?, order?}]}`, or null. Pure.
+ */
 export function contractProblem(layer) {
   if (layer === null || typeof layer !== 'object')
     return 'the layer has no default export; give it `export default { sdk, routes }`';
@@ -42,13 +45,30 @@ export function contractProblem(layer) {
   );
   if (bad !== undefined)
     return 'each route of the layer needs a `path` starting with a single / (not // or /\\, another host) and a `render` function';
+  return extensionsProblem(layer.extensions);
+}
+
+/** Why a layer's `extensions` (optional) are not `[{slot, component, permission?, order?}]`, or null. */
+function extensionsProblem(extensions) {
+  if (extensions === undefined) return null;
+  if (!Array.isArray(extensions)) return "the layer's `extensions` is not an array";
+  for (const extension of extensions) {
+    if (typeof extension?.slot !== 'string' || !SLOT_NAME.test(extension.slot))
+      return `each extension needs a \`slot\` name of lowercase words joined by dots, such as "patient.chart" (got ${JSON.stringify(extension?.slot)})`;
+    if (typeof extension.component !== 'function')
+      return `the extension for slot ${extension.slot} needs a \`component\` (a Preact component)`;
+    if (extension.permission !== undefined && typeof extension.permission !== 'string')
+      return `the extension for slot ${extension.slot} has a \`permission\` that is not a permission name`;
+    if (extension.order !== undefined && !Number.isFinite(extension.order))
+      return `the extension for slot ${extension.slot} has an \`order\` that is not a number`;
+  }
   return null;
 }
 
 /**
  * Imports every listed layer, from its `url`, at once. Each result: `{name, version, layer, url,
- * routes, error}`, with
- * `routes` empty and `error` set when the import failed or the contract does not hold.
+ * routes, extensions, error}`, with `routes` and `extensions` empty and `error` set when the
+ * import failed or the contract does not hold.
  */
 export function loadLayers(listed) {
   return Promise.all(
@@ -57,6 +77,7 @@ export function loadLayers(listed) {
         return {
           ...entry,
           routes: [],
+          extensions: [],
           error: new Error(
             '/modules.json gives no URL for this layer (an older Ward wrote it); run `ward modules sync-frontend` on the server',
           ),
@@ -64,10 +85,11 @@ export function loadLayers(listed) {
       try {
         const imported = await import(/* @vite-ignore */ entry.url);
         const problem = contractProblem(imported.default);
-        if (problem !== null) return { ...entry, routes: [], error: new Error(problem) };
-        return { ...entry, routes: imported.default.routes, error: null };
+        if (problem !== null) return { ...entry, routes: [], extensions: [], error: new Error(problem) };
+        const { routes, extensions = [] } = imported.default;
+        return { ...entry, routes, extensions, error: null };
       } catch (error) {
-        return { ...entry, routes: [], error };
+        return { ...entry, routes: [], extensions: [], error };
       }
     }),
   );

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Action, LogRow, MissingTable, ModuleRow, ModuleState } from '../planner/types.ts';
+import type { LogStep } from '../restart/follow.ts';
 
 const PENDING_STATE: Record<Action['kind'], ModuleState> = {
   install: 'to_install',
@@ -43,6 +44,23 @@ export interface LogEntry {
   status: string;
   message?: string | null;
   detail?: unknown;
+}
+
+/**
+ * The newest operation-log id (0 while the log is empty): what a restart is followed from, by
+ * `ward modules restart --wait` and by the `lastLogId` of `POST /api/v1/modules/-/restart`.
+ */
+export async function newestLogId(knex: Knex): Promise<number> {
+  const [row] = (await knex('core_module_operation_log').max('id as id')) as Array<{ id: string | null }>;
+  return Number(row?.id ?? 0);
+}
+
+/** Every operation-log row after `id`, oldest first: what a restart followed from `id` did. */
+export async function logSince(knex: Knex, id: number): Promise<LogStep[]> {
+  return (await knex('core_module_operation_log')
+    .where('id', '>', id)
+    .orderBy('id')
+    .select('module_name', 'operation', 'step', 'status', 'message')) as LogStep[];
 }
 
 export async function appendLog(knex: Knex, runId: string, entries: LogEntry[]): Promise<void> {

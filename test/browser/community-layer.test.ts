@@ -3,7 +3,8 @@
  * example package (test/fixtures/packages) packed with `npm pack`, installed into the clinic's
  * package root with `npm install` from the tarball, then `ward modules install`, `restart --wait`
  * and `sync-frontend` against a running backend. A reload shows its sidebar entry and pages: the
- * layer is served from node_modules as the package ships it, and nothing is built anywhere.
+ * layer is served from node_modules as the package ships it, and nothing is built anywhere; its
+ * part of the patient page (the `patient.chart` slot) shows there too.
  */
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -126,4 +127,16 @@ test('a community layer installed from an npm tarball shows its sidebar entry an
   );
   await axeCheck(page, t);
   await screenshot(page, 'community-layer-readings');
+
+  // The community layer draws in the official patients layer's slot too.
+  await page.goto(`${backend.base}/patients/${patient.id}`);
+  await page.getByRole('heading', { level: 1, name: 'Okafor, Ada' }).waitFor();
+  const latest = page.getByRole('table', { name: 'Latest readings' });
+  await latest.waitFor();
+  t.deepEqual(
+    (await latest.getByRole('row').nth(1).getByRole('cell').allInnerTexts()).map((cell) => cell.trim()),
+    ['2026-07-01T09:00:00.000Z', 'pulse', '72'],
+  );
+  await axeCheck(page, t);
+  await screenshot(page, 'community-layer-patient-chart');
 });

@@ -4,18 +4,30 @@
  * copy (and the one Preact under it) with the shell. Every component labels what it shows, keeps
  * the native element that carries the right role (button, table, label), and leaves focus visible.
  */
-import { h } from 'preact';
 import { useState } from 'preact/hooks';
-import htm from 'htm';
+import { html } from './html.js';
 import { personMessage, REQUIRED_FIELD } from './messages.js';
 
+export { html };
 export { MESSAGES, missingFields, personMessage, REQUIRED_FIELD } from './messages.js';
+export { mount } from './mount.js';
+export { renderSlot, Slot, SLOT_NAME } from './slots.js';
+export { PatientPicker, patientLabel, patientName } from './patients.js';
+
+/**
+ * The layer contract's types, for layers to check themselves with (`tsc`, `checkJs`).
+ * @typedef {import('./types').Layer} Layer
+ * @typedef {import('./types').Route} Route
+ * @typedef {import('./types').RouteRender} RouteRender
+ * @typedef {import('./types').Extension} Extension
+ * @typedef {import('./types').LayerContext} LayerContext
+ * @typedef {import('./types').SlotEntry} SlotEntry
+ * @typedef {import('./types').Api} Api
+ * @typedef {import('./types').Patient} Patient
+ */
 
 /** The SDK version; a layer's `sdk` range is checked against it. */
 export const SDK_VERSION = '1.3.0';
-
-/** JSX-free templates bound to the shared Preact: html`<${Button}>Save<//>`. */
-export const html = htm.bind(h);
 
 /**
  * A failed request to Ward: `status`, and Ward's `{error: {code, message, hint}}`. `pointer` is the
@@ -67,6 +79,7 @@ const TYPES = {
  * The server's words for a field (Ward's JSON Schema messages) in a clerk's words, or the server's
  * own text when it says something else (a module's own check already speaks plainly).
  */
+/** @type {Array<[RegExp, (groups: string[]) => string | null]>} */
 const PLAIN = [
   [/^missing required field "[^"]+"$/, () => REQUIRED_FIELD],
   [/^must not be empty$/, () => REQUIRED_FIELD],

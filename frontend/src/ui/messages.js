@@ -155,12 +155,16 @@ export const REQUIRED_FIELD = 'Fill in this field.';
  * known}`, where `known` says it came from MESSAGES (the server's words are then for an
  * administrator only). `field` (a JSON pointer such as `/mrn`) picks a field's sentence first.
  * Anything that is not Ward's error (a layer's own `Error`) keeps its message.
+ * @param {any} error
+ * @param {string} [field]
+ * @returns {{message: string, hint: string, known: boolean}}
  */
 export function personMessage(error, field) {
   const code = typeof error?.code === 'string' ? error.code : null;
   const found = code === null ? undefined : (MESSAGES[`${code} ${field}`] ?? MESSAGES[code]);
   if (found !== undefined) return { ...found, known: true };
-  if (error instanceof Error) return { message: error.message, hint: error.hint ?? '', known: false };
+  const hint = typeof error?.hint === 'string' ? error.hint : '';
+  if (error instanceof Error) return { message: error.message, hint, known: false };
   return { message: String(error), hint: '', known: false };
 }
 

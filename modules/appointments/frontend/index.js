@@ -4,9 +4,10 @@
  * practitioner or one, for every patient or one; `/appointments/new` books one (the patient is
  * found by search); `/appointments/:id` shows one and changes its status. The server's validation
  * errors are shown at the field. Deep links: `/appointments?date=2026-03-02&view=week&patient=12`.
+ * The patient page shows the patient's next appointments in its `patient.chart` slot, and the
+ * start page today's appointments in its `home.today` slot.
  */
-import { render } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import {
   Banner,
   Button,
@@ -18,13 +19,19 @@ import {
   html,
   Loading,
   missingFields,
+  mount,
   PageHeader,
+  PatientPicker,
+  patientName,
   Table,
 } from '@ward/ui';
 
 const API = '/appointments/appointments';
 const PATIENTS = '/patients/patients';
+const READ = 'appointments.appointment.read';
 const WRITE = 'appointments.appointment.write';
+/** How many of a patient's next appointments the patient page shows. */
+const CHART_SIZE = 10;
 /** The API's largest page: a day or a week of a clinic is read in a few requests at most. */
 const PAGE_SIZE = 200;
 
@@ -48,14 +55,6 @@ const VIEWS = [
 
 /** Between links on one line: htm drops the spaces around a bare dot at a line break. */
 const SEPARATOR = ' · ';
-
-const fullName = (patient) => `${patient.familyName}, ${patient.givenName}`;
-
-/** Mounts a component as a route's page; the shell calls the returned function when it leaves. */
-const mount = (Page) => (element, context) => {
-  render(html`<${Page} context=${context} />`, element);
-  return () => render(null, element);
-};
 
 const pad = (number) => String(number).padStart(2, '0');
 /** A local calendar date as YYYY-MM-DD, what `<input type="date">` holds. */
@@ -113,95 +112,6 @@ async function patientsOf(api, appointments, signal) {
     ),
   );
   return new Map(found.filter(Boolean).map((patient) => [patient.id, patient]));
-}
-
-/**
- * Finds a patient by name or MRN and chooses one. Enter in the search box searches (it sits in
- * other forms, so it is not a form of its own); choosing moves the focus to `nextFocus`.
- */
-function PatientPicker({ context, label, patient, onChoose, error, nextFocus, required }) {
-  const [typed, setTyped] = useState('');
-  const [results, setResults] = useState(null);
-  const [failure, setFailure] = useState(null);
-  const [busy, setBusy] = useState(false);
-  /** The id of the element to focus once the choice is drawn: the page goes on from there. */
-  const focusNext = useRef(null);
-
-  useEffect(() => {
-    if (focusNext.current === null) return;
-    document.getElementById(focusNext.current)?.focus();
-    focusNext.current = null;
-  }, [patient]);
-
-  const search = async () => {
-    setBusy(true);
-    setFailure(null);
-    try {
-      const params = new URLSearchParams({ limit: '10' });
-      if (typed.trim() !== '') params.set('q', typed.trim());
-      setResults((await context.api.get(`${PATIENTS}?${params}`)).items);
-    } catch (caught) {
-      setFailure(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const choose = (chosen) => {
-    focusNext.current = chosen === null ? 'field-patientId' : (nextFocus ?? 'patient-change');
-    onChoose(chosen);
-    setResults(null);
-    setTyped('');
-  };
-
-  if (patient !== null)
-    return html`<div class="search">
-      <p id="field-patientId" tabindex="-1">
-        ${label}: <strong>${fullName(patient)}</strong> (MRN ${patient.mrn})
-      </p>
-      <${Button} variant="secondary" id="patient-change" onClick=${() => choose(null)}>Change patient<//>
-    </div>`;
-
-  return html`<div class="patient-picker">
-    <div class="search">
-      <${Field}
-        label=${`${label}: search by name or MRN`}
-        name="patientId"
-        type="search"
-        value=${typed}
-        onInput=${setTyped}
-        error=${error}
-        required=${required}
-        autocomplete="off"
-        onKeyDown=${(event) => {
-          if (event.key === 'Enter') {
-            event.preventDefault();
-            search();
-          }
-        }}
-      />
-      <${Button} variant="secondary" busy=${busy} onClick=${search}>Find patient<//>
-    </div>
-    ${failure && html`<${ErrorBanner} title="The patients could not be searched" error=${failure} />`}
-    <p role="status" class="visually-hidden">
-      ${results === null ? '' : `${results.length} ${results.length === 1 ? 'patient' : 'patients'} found`}
-    </p>
-    ${results !== null && results.length === 0 && html`<p>No patient matches “${typed}”.</p>`}
-    ${
-      results !== null &&
-      results.length > 0 &&
-      html`<ul class="patient-results" aria-label="Patients found">
-        ${results.map(
-          (found) =>
-            html`<li key=${found.id}>
-              <${Button} variant="secondary" onClick=${() => choose(found)}>
-                Choose ${fullName(found)} (MRN ${found.mrn})
-              <//>
-            </li>`,
-        )}
-      </ul>`
-    }
-  </div>`;
 }
 
 function AppointmentList({ context }) {
@@ -263,7 +173,7 @@ function AppointmentList({ context }) {
       : `Week of ${dayLabel(range.from)} to ${dayLabel(addDays(range.to, -1))}`;
   const who = [
     practitioner === '' ? null : `with ${practitioner}`,
-    patientId === null || patient === null ? null : `for ${fullName(patient)}`,
+    patientId === null || patient === null ? null : `for ${patientName(patient)}`,
   ]
     .filter(Boolean)
     .join(' ');
@@ -288,7 +198,7 @@ function AppointmentList({ context }) {
       render: (appointment) => {
         const found = loaded.patients.get(appointment.patientId);
         return found
-          ? html`<a href=${`/patients/${found.id}`}>${fullName(found)}</a>`
+          ? html`<a href=${`/patients/${found.id}`}>${patientName(found)}</a>`
           : `Patient ${appointment.patientId}`;
       },
     },
@@ -523,7 +433,7 @@ function AppointmentDetail({ context }) {
     [
       'Patient',
       patient
-        ? html`<a href=${`/patients/${patient.id}`}>${fullName(patient)}</a>`
+        ? html`<a href=${`/patients/${patient.id}`}>${patientName(patient)}</a>`
         : `Patient ${appointment.patientId}`,
     ],
     ['Practitioner', appointment.practitionerName || '—'],
@@ -536,7 +446,7 @@ function AppointmentDetail({ context }) {
 
   return html`<${PageHeader}
       title=${`Appointment on ${dayLabel(start)} at ${timeLabel(start)}`}
-      description=${patient ? `${fullName(patient)} with ${appointment.practitionerName || 'no practitioner'}` : ''}
+      description=${patient ? `${patientName(patient)} with ${appointment.practitionerName || 'no practitioner'}` : ''}
     />
     ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
     <dl class="details">
@@ -573,11 +483,137 @@ function AppointmentDetail({ context }) {
     </p>`;
 }
 
-export default {
+/** The patient page's `patient.chart` part: this patient's next appointments, from today on. */
+function ChartAppointments({ context, patient }) {
+  const [page, setPage] = useState(null);
+  const [error, setError] = useState(null);
+  const today = isoDate(new Date());
+
+  useEffect(() => {
+    const controller = new AbortController();
+    const params = new URLSearchParams({
+      patientId: String(patient.id),
+      from: midnight(today).toISOString(),
+      limit: String(CHART_SIZE),
+    });
+    setError(null);
+    context.api.get(`${API}?${params}`, { signal: controller.signal }).then(setPage, (caught) => {
+      if (caught.name !== 'AbortError') setError(caught);
+    });
+    return () => controller.abort();
+  }, [patient.id]);
+
+  const columns = [
+    {
+      key: 'when',
+      label: 'Day and time',
+      render: (appointment) => {
+        const start = new Date(appointment.startAt);
+        return html`<a href=${`/appointments/${appointment.id}`}>${shortDay(start)} ${timeLabel(start)}</a>`;
+      },
+    },
+    {
+      key: 'practitionerName',
+      label: 'Practitioner',
+      render: (appointment) => appointment.practitionerName || '—',
+    },
+    { key: 'reason', label: 'Reason', render: (appointment) => appointment.reason ?? '—' },
+    { key: 'status', label: 'Status', render: (appointment) => statusLabel(appointment.status) },
+  ];
+
+  return html`<section aria-labelledby="chart-appointments-title">
+    <h2 id="chart-appointments-title">Appointments</h2>
+    ${error && html`<${ErrorBanner} title="The appointments could not be read" error=${error} />`}
+    ${!error && page === null && html`<${Loading} label="Loading appointments…" />`}
+    ${
+      !error &&
+      page !== null &&
+      (page.items.length === 0
+        ? html`<${EmptyState} title="No appointments from today on" />`
+        : html`<${Table}
+            caption=${`Next appointments of ${patientName(patient)}`}
+            columns=${columns}
+            rows=${page.items}
+          />`)
+    }
+    <p>
+      <a href=${`/appointments?date=${today}&view=week&patient=${patient.id}`}>This week's appointments</a>${
+        context.can(WRITE) ? html`${SEPARATOR}<a href="/appointments/new">Book an appointment</a>` : ''
+      }
+    </p>
+  </section>`;
+}
+
+/** The start page's `home.today` part: today's appointments, for every patient and practitioner. */
+function TodayAppointments({ context }) {
+  const [loaded, setLoaded] = useState(null);
+  const [error, setError] = useState(null);
+  const today = isoDate(new Date());
+
+  useEffect(() => {
+    const controller = new AbortController();
+    appointmentsIn(context.api, { ...rangeOf(today, 'day'), patientId: null }, controller.signal)
+      .then(async (appointments) => ({
+        appointments,
+        patients: await patientsOf(context.api, appointments, controller.signal),
+      }))
+      .then(setLoaded, (caught) => {
+        if (caught.name !== 'AbortError') setError(caught);
+      });
+    return () => controller.abort();
+  }, [today]);
+
+  const columns = [
+    {
+      key: 'when',
+      label: 'Time',
+      render: (appointment) =>
+        html`<a href=${`/appointments/${appointment.id}`}>${timeLabel(new Date(appointment.startAt))}</a>`,
+    },
+    {
+      key: 'patient',
+      label: 'Patient',
+      render: (appointment) => {
+        const found = loaded.patients.get(appointment.patientId);
+        return found ? patientName(found) : `Patient ${appointment.patientId}`;
+      },
+    },
+    {
+      key: 'practitionerName',
+      label: 'Practitioner',
+      render: (appointment) => appointment.practitionerName || '—',
+    },
+    { key: 'status', label: 'Status', render: (appointment) => statusLabel(appointment.status) },
+  ];
+
+  return html`<section aria-labelledby="today-appointments-title">
+    <h2 id="today-appointments-title">Today's appointments</h2>
+    ${error && html`<${ErrorBanner} title="Today's appointments could not be read" error=${error} />`}
+    ${!error && loaded === null && html`<${Loading} label="Loading today's appointments…" />`}
+    ${
+      !error &&
+      loaded !== null &&
+      (loaded.appointments.length === 0
+        ? html`<p>No appointments today.</p>`
+        : html`<${Table}
+            caption=${`Appointments on ${dayLabel(midnight(today))}`}
+            columns=${columns}
+            rows=${loaded.appointments}
+          />`)
+    }
+    <p><a href=${`/appointments?date=${today}`}>Open the day</a></p>
+  </section>`;
+}
+
+export default /** @satisfies {import('@ward/ui').Layer} */ ({
   sdk: '^1.3.0',
   routes: [
     { path: '/appointments', render: mount(AppointmentList) },
     { path: '/appointments/new', render: mount(NewAppointment) },
     { path: '/appointments/:id', render: mount(AppointmentDetail) },
   ],
-};
+  extensions: [
+    { slot: 'patient.chart', component: ChartAppointments, permission: READ, order: 10 },
+    { slot: 'home.today', component: TodayAppointments, permission: READ },
+  ],
+});

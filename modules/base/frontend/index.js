@@ -4,9 +4,9 @@
  * prints it), the operation log by pages, and a Restart button that follows the restart to the
  * end (restart.js). It only reads and restarts: scheduling changes stays with `ward modules`.
  */
-import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { Banner, Button, EmptyState, ErrorBanner, html, Loading, PageHeader, Table } from '@ward/ui';
+import { Banner, Button, EmptyState, ErrorBanner, html, Loading, mount, PageHeader, Table } from '@ward/ui';
+import { failedSteps, stepLine } from '@ward/restart';
 import { followRestart, GIVE_UP_AFTER_MS, requestRestart, stepsSince } from './restart.js';
 
 const READ = 'base.module.read';
@@ -21,12 +21,6 @@ const MONO = { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monos
  */
 const WRAP = { overflowWrap: 'anywhere' };
 const wrapped = (text) => html`<span style=${WRAP}>${text}</span>`;
-
-/** Mounts a component as a route's page; the shell calls the returned function when it leaves. */
-const mount = (Page) => (element, context) => {
-  render(html`<${Page} context=${context} />`, element);
-  return () => render(null, element);
-};
 
 /**
  * Reads `path` again whenever `deps` change; `{data, error}`, data null while loading. What was
@@ -86,7 +80,10 @@ function ModuleList({ read }) {
   />`;
 }
 
-/** The doctor's categories, in the order `ward modules doctor` prints them, each finding in words. */
+/**
+ * The doctor's categories, in the order `ward modules doctor` prints them, each finding in words.
+ * @type {Array<[string, string, (finding: any) => string]>}
+ */
 const DOCTOR = [
   ['orphans', 'Orphans (in the database, code not found)', (f) => `${f.module} (${f.state}): ${f.hint}`],
   ['missingDependencies', 'Missing dependencies', (f) => `${f.module} depends on ${f.dependency}, not found`],
@@ -307,6 +304,7 @@ function RestartPanel({ restart, onForce, onCancel, onKeepWaiting }) {
 
 function RestartOutcome({ outcome }) {
   const errored = outcome.modules.filter((module) => module.errorMessage !== null);
+  const failed = outcome.steps === null ? [] : failedSteps(outcome.steps);
   return html`<${Banner}
       kind=${outcome.healthy ? 'success' : 'warning'}
       title=${outcome.healthy ? 'Healthy again: a new backend serves.' : 'A new backend serves, but it is not healthy.'}
@@ -331,6 +329,14 @@ function RestartOutcome({ outcome }) {
                 ${module.name} (${module.state}): ${module.errorMessage}
               </li>`,
           )}
+        </ul>
+      <//>`
+    }
+    ${
+      failed.length > 0 &&
+      html`<${Banner} kind="warning" title="Steps that failed or were skipped">
+        <ul>
+          ${failed.map((step, index) => html`<li key=${index} style=${WRAP}>${stepLine(step)}</li>`)}
         </ul>
       <//>`
     }
@@ -444,7 +450,7 @@ function Refused({ context }) {
     ${read.error ? html`<${ErrorBanner} error=${read.error} />` : html`<${Loading} label="Loading modules…" />`}`;
 }
 
-export default {
-  sdk: '^1.2.0',
+export default /** @satisfies {import('@ward/ui').Layer} */ ({
+  sdk: '^1.3.0',
   routes: [{ path: '/modules', render: mount(Gate) }],
-};
+});

@@ -2,9 +2,9 @@
  * The documents module's pages: plain ES modules, no build step, sharing the shell's Preact, htm
  * and components through the import map. `/documents` finds a patient; `/documents?patient=<id>`
  * lists that patient's documents, newest first, uploads one with a progress bar and downloads
- * them. Other pages link to a patient's documents with that URL.
+ * them. Other pages link to a patient's documents with that URL. The patient page shows the same
+ * list in its `patient.chart` slot, with a link here to upload.
  */
-import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   Banner,
@@ -15,8 +15,11 @@ import {
   FileField,
   html,
   Loading,
+  mount,
   PageHeader,
   Pager,
+  PatientPicker,
+  patientName,
   ProgressBar,
   Table,
   usePager,
@@ -24,19 +27,12 @@ import {
 
 const API = '/api/v1/documents';
 const PATIENTS = '/patients/patients';
+const READ = 'documents.document.read';
 const WRITE = 'documents.document.write';
 const PAGE_SIZE = 25;
 
 /** Between links on one line: htm drops the spaces around a bare dot at a line break. */
 const SEPARATOR = ' · ';
-
-const fullName = (patient) => `${patient.familyName}, ${patient.givenName}`;
-
-/** Mounts a component as a route's page; the shell calls the returned function when it leaves. */
-const mount = (Page) => (element, context) => {
-  render(html`<${Page} context=${context} />`, element);
-  return () => render(null, element);
-};
 
 const UNITS = ['bytes', 'KB', 'MB', 'GB'];
 function sizeLabel(bytes) {
@@ -54,58 +50,6 @@ async function sha256Of(file) {
   if (globalThis.crypto?.subtle === undefined) return null;
   const digest = await globalThis.crypto.subtle.digest('SHA-256', await file.arrayBuffer());
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
-}
-
-/** Finds a patient by name or MRN; each one found links to their documents. */
-function PatientSearch({ context }) {
-  const [typed, setTyped] = useState('');
-  const [results, setResults] = useState(null);
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
-
-  const search = async (event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const params = new URLSearchParams({ limit: '10' });
-      if (typed.trim() !== '') params.set('q', typed.trim());
-      setResults((await context.api.get(`${PATIENTS}?${params}`)).items);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  return html`<form class="search" role="search" onSubmit=${search}>
-      <${Field}
-        label="Patient: search by name or MRN"
-        name="q"
-        type="search"
-        value=${typed}
-        onInput=${setTyped}
-        autocomplete="off"
-      />
-      <${Button} type="submit" busy=${busy}>Find patient<//>
-    </form>
-    ${error && html`<${ErrorBanner} title="The patients could not be searched" error=${error} />`}
-    <p role="status" class="visually-hidden">
-      ${results === null ? '' : `${results.length} ${results.length === 1 ? 'patient' : 'patients'} found`}
-    </p>
-    ${results !== null && results.length === 0 && html`<p>No patient matches “${typed}”.</p>`}
-    ${
-      results !== null &&
-      results.length > 0 &&
-      html`<ul class="patient-results" aria-label="Patients found">
-        ${results.map(
-          (found) =>
-            html`<li key=${found.id}>
-              <a href=${`/documents?patient=${found.id}`}>${fullName(found)} (MRN ${found.mrn})</a>
-            </li>`,
-        )}
-      </ul>`
-    }`;
 }
 
 /** Choose a file, name it, send it; the bar shows how much has gone. */
@@ -196,44 +140,31 @@ function UploadForm({ context, patient, onStart, onUploaded }) {
   </form>`;
 }
 
-function PatientDocuments({ context, patientId }) {
-  const [patient, setPatient] = useState(null);
+/**
+ * A patient's documents, newest first, a page at a time, with a download link each. Drawn afresh
+ * (a new `key`) after an upload, so it starts again at the first page.
+ */
+function DocumentList({ context, patient }) {
   const pager = usePager();
   const [page, setPage] = useState(null);
   const [error, setError] = useState(null);
-  const [notice, setNotice] = useState(null);
-  const [reload, setReload] = useState(0);
-
-  useEffect(() => {
-    const controller = new AbortController();
-    context.api.get(`${PATIENTS}/${patientId}`, { signal: controller.signal }).then(setPatient, (caught) => {
-      if (caught.name !== 'AbortError') setError(caught);
-    });
-    return () => controller.abort();
-  }, [patientId]);
 
   useEffect(() => {
     const controller = new AbortController();
     const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
     if (pager.cursor !== null) params.set('cursor', pager.cursor);
+    setError(null);
     context.api
-      .get(`${API}/patients/${patientId}/documents?${params}`, { signal: controller.signal })
+      .get(`${API}/patients/${patient.id}/documents?${params}`, { signal: controller.signal })
       .then(setPage, (caught) => {
         if (caught.name !== 'AbortError') setError(caught);
       });
     return () => controller.abort();
-  }, [patientId, pager.cursor, reload]);
+  }, [patient.id, pager.cursor]);
 
-  if (error)
-    return html`<${PageHeader} title="Documents" /><${ErrorBanner} error=${error} />
-      <p><a href="/documents">Choose another patient</a></p>`;
-  if (patient === null) return html`<${Loading} label="Loading the patient…" />`;
-
-  const uploaded = (document) => {
-    setNotice(`“${document.title}” was uploaded (${sizeLabel(document.size)}).`);
-    pager.reset();
-    setReload(reload + 1);
-  };
+  if (error) return html`<${ErrorBanner} title="The documents could not be read" error=${error} />`;
+  if (page === null) return html`<${Loading} label="Loading documents…" />`;
+  if (page.items.length === 0 && pager.page === 1) return html`<${EmptyState} title="No documents yet" />`;
 
   const columns = [
     { key: 'title', label: 'Title' },
@@ -255,24 +186,45 @@ function PatientDocuments({ context, patientId }) {
         >`,
     },
   ];
+  return html`<${Table}
+      caption=${`Documents of ${patientName(patient)}, newest first`}
+      columns=${columns}
+      rows=${page.items}
+    />
+    <${Pager} label="Document list pages" pager=${pager} nextCursor=${page.nextCursor} />`;
+}
+
+/** The `/documents?patient=<id>` page: the patient's documents and the upload form. */
+function PatientDocuments({ context, patientId }) {
+  const [patient, setPatient] = useState(null);
+  const [error, setError] = useState(null);
+  const [notice, setNotice] = useState(null);
+  const [uploads, setUploads] = useState(0);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    context.api.get(`${PATIENTS}/${patientId}`, { signal: controller.signal }).then(setPatient, (caught) => {
+      if (caught.name !== 'AbortError') setError(caught);
+    });
+    return () => controller.abort();
+  }, [patientId]);
+
+  if (error)
+    return html`<${PageHeader} title="Documents" /><${ErrorBanner} error=${error} />
+      <p><a href="/documents">Choose another patient</a></p>`;
+  if (patient === null) return html`<${Loading} label="Loading the patient…" />`;
+
+  const uploaded = (document) => {
+    setNotice(`“${document.title}” was uploaded (${sizeLabel(document.size)}).`);
+    setUploads(uploads + 1);
+  };
 
   return html`<${PageHeader}
-      title=${`Documents of ${fullName(patient)}`}
+      title=${`Documents of ${patientName(patient)}`}
       description=${`MRN ${patient.mrn}`}
     />
     ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
-    ${page === null && html`<${Loading} label="Loading documents…" />`}
-    ${
-      page !== null &&
-      (page.items.length === 0 && pager.page === 1
-        ? html`<${EmptyState} title="No documents yet" />`
-        : html`<${Table}
-              caption=${`Documents of ${fullName(patient)}, newest first`}
-              columns=${columns}
-              rows=${page.items}
-            />
-            <${Pager} label="Document list pages" pager=${pager} nextCursor=${page.nextCursor} />`)
-    }
+    <${DocumentList} key=${uploads} context=${context} patient=${patient} />
     ${
       context.can(WRITE) &&
       html`<${UploadForm}
@@ -289,14 +241,28 @@ function PatientDocuments({ context, patientId }) {
     </p>`;
 }
 
+/** The patient page's `patient.chart` part: this patient's documents, and where to upload one. */
+function ChartDocuments({ context, patient }) {
+  return html`<section aria-labelledby="chart-documents-title">
+    <h2 id="chart-documents-title">Documents</h2>
+    <${DocumentList} context=${context} patient=${patient} />
+    <p>
+      <a href=${`/documents?patient=${patient.id}`}
+        >${context.can(WRITE) ? 'Upload a document' : 'Open the documents page'}</a
+      >
+    </p>
+  </section>`;
+}
+
 function Documents({ context }) {
   const id = Number(context.query.patient);
   if (Number.isInteger(id) && id > 0) return html`<${PatientDocuments} context=${context} patientId=${id} />`;
   return html`<${PageHeader} title="Documents" description="Find the patient whose documents you want." />
-    <${PatientSearch} context=${context} />`;
+    <${PatientPicker} context=${context} linkTo=${(found) => `/documents?patient=${found.id}`} />`;
 }
 
-export default {
-  sdk: '^1.2.0',
+export default /** @satisfies {import('@ward/ui').Layer} */ ({
+  sdk: '^1.3.0',
   routes: [{ path: '/documents', render: mount(Documents) }],
-};
+  extensions: [{ slot: 'patient.chart', component: ChartDocuments, permission: READ, order: 20 }],
+});

@@ -6,13 +6,13 @@
 import { JobPage } from './job.js';
 import { JobList } from './list.js';
 import { NewJob } from './new-job.js';
-import { mount } from './shared.js';
+import { mount } from '@ward/ui';
 
-export default {
-  sdk: '^1.2.0',
+export default /** @satisfies {import('@ward/ui').Layer} */ ({
+  sdk: '^1.3.0',
   routes: [
     { path: '/migration_import', render: mount(JobList) },
     { path: '/migration_import/new', render: mount(NewJob) },
     { path: '/migration_import/jobs/:id', render: mount(JobPage) },
   ],
-};
+});

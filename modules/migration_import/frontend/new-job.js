@@ -22,7 +22,7 @@ export function NewJob({ context }) {
   const [file, setFile] = useState(null);
   const [format, setFormat] = useState(FORMATS[0].value);
   const [sourceSystem, setSourceSystem] = useState('');
-  const [errors, setErrors] = useState({});
+  const [errors, setErrors] = useState(/** @type {Record<string, string>} */ ({}));
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
 
@@ -41,7 +41,7 @@ export function NewJob({ context }) {
 
   const submit = async (event) => {
     event.preventDefault();
-    const missing = {};
+    const missing = /** @type {Record<string, string>} */ ({});
     if (file === null) missing.source = 'Choose the file to import.';
     if (sourceSystem.trim() === '') missing.source_system = 'Name the old system, for example oldclinic.';
     setErrors(missing);

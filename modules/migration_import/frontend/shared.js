@@ -2,9 +2,6 @@
  * What every page of the import layer shares: the API paths, the permissions, and the words the
  * pages use for the module's formats, job states and record kinds.
  */
-import { render } from 'preact';
-import { html } from '@ward/ui';
-
 export const JOBS = '/migration_import/jobs';
 export const HOME = '/migration_import';
 
@@ -60,9 +57,3 @@ export function byteSize(bytes) {
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
-
-/** Mounts a component as a route's page; the shell calls the returned function when it leaves. */
-export const mount = (Page) => (element, context) => {
-  render(html`<${Page} context=${context} />`, element);
-  return () => render(null, element);
-};

@@ -3,8 +3,9 @@
  * shell's components come from the import map, so this layer shares the shell's copies.
  * `/patients` searches and pages through the list, `/patients/new` creates a patient, and
  * `/patients/:id` shows one and edits it; the server's validation errors are shown at the field.
+ * The patient page hosts three slots other layers fill, each given `{patient}`: `patient.actions`
+ * (beside Edit), `patient.header` (under the title) and `patient.chart` (under the details).
  */
-import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import {
   Banner,
@@ -17,9 +18,12 @@ import {
   html,
   Loading,
   missingFields,
+  mount,
   PageHeader,
   personMessage,
   Pager,
+  patientName,
+  Slot,
   Table,
   usePager,
 } from '@ward/ui';
@@ -37,14 +41,6 @@ const SEXES = [
 
 /** The fields a patient must have. */
 const REQUIRED = ['mrn', 'familyName', 'givenName'];
-
-const fullName = (patient) => `${patient.familyName}, ${patient.givenName}`;
-
-/** Mounts a component as a route's page; the shell calls the returned function when it leaves. */
-const mount = (Page) => (element, context) => {
-  render(html`<${Page} context=${context} />`, element);
-  return () => render(null, element);
-};
 
 function PatientList({ context }) {
   const [typed, setTyped] = useState('');
@@ -78,7 +74,7 @@ function PatientList({ context }) {
     {
       key: 'name',
       label: 'Name',
-      render: (patient) => html`<a href=${`/patients/${patient.id}`}>${fullName(patient)}</a>`,
+      render: (patient) => html`<a href=${`/patients/${patient.id}`}>${patientName(patient)}</a>`,
     },
     { key: 'birthDate', label: 'Birth date', render: (patient) => patient.birthDate ?? '—' },
     {
@@ -263,16 +259,20 @@ function PatientDetail({ context }) {
     ['Email', patient.email ?? '—'],
   ];
 
+  const slotProps = { patient };
   return html`<${PageHeader}
-      title=${fullName(patient)}
+      title=${patientName(patient)}
       description=${`MRN ${patient.mrn}`}
       actions=${
         !editing &&
-        context.can(WRITE) &&
-        html`<${Button} variant="secondary" onClick=${() => (setNotice(null), setEditing(true))}>Edit<//>`
+        html`${
+            context.can(WRITE) &&
+            html`<${Button} variant="secondary" onClick=${() => (setNotice(null), setEditing(true))}>Edit<//>`
+          }<${Slot} name="patient.actions" context=${context} props=${slotProps} inline />`
       }
     />
     ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
+    <${Slot} name="patient.header" context=${context} props=${slotProps} />
     ${
       editing
         ? html`<${PatientForm}
@@ -290,14 +290,15 @@ function PatientDetail({ context }) {
             )}
           </dl>`
     }
+    <${Slot} name="patient.chart" context=${context} props=${slotProps} />
     <p><a href="/patients">Back to the patient list</a></p>`;
 }
 
-export default {
+export default /** @satisfies {import('@ward/ui').Layer} */ ({
   sdk: '^1.3.0',
   routes: [
     { path: '/patients', render: mount(PatientList) },
     { path: '/patients/new', render: mount(NewPatient) },
     { path: '/patients/:id', render: mount(PatientDetail) },
   ],
-};
+});

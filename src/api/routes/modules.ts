@@ -11,6 +11,7 @@ import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import type { InstalledModule } from '../../auth/installed.ts';
 import { can } from '../../auth/permissions.ts';
+import { newestLogId } from '../../db/modules.ts';
 import { PROCESS_ID, requestRestart, runningBackends } from '../../db/restart-signal.ts';
 import { byName } from '../../planner/graph.ts';
 import { restartRefused, type Finding } from '../../planner/preflight.ts';
@@ -195,8 +196,7 @@ async function otherBackends(knex: Knex, logger: Logger): Promise<string[]> {
  */
 async function lastLogId(knex: Knex, logger: Logger): Promise<number | null> {
   try {
-    const [row] = (await knex('core_module_operation_log').max('id as id')) as Array<{ id: string | null }>;
-    return Number(row?.id ?? 0);
+    return await newestLogId(knex);
   } catch (error) {
     logger.warn({ err: error }, 'could not read the newest operation-log id for the restart answer');
     return null;

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import type { Knex } from 'knex';
 import { WardError } from '../../../errors/ward-error.ts';
+import { logSince, newestLogId } from '../../../db/modules.ts';
 import { pendingPlan } from '../../../db/schedule.ts';
 import { preflight, renderFindings, restartRefused } from '../../../planner/preflight.ts';
 import type { Plan } from '../../../planner/types.ts';
@@ -16,6 +17,7 @@ import {
 } from '../../../db/restart-signal.ts';
 import { listenForSteps } from '../../../db/step-channel.ts';
 import { startInputs } from '../../../inspect/preflight.ts';
+import { failedSteps, followRestart, stepLine, type LogStep, type Seen } from '../../../restart/follow.ts';
 import { ModuleCommand } from '../../module-command.ts';
 import { renderPlan } from '../../render.ts';
 
@@ -23,14 +25,6 @@ const NO_BACKEND = [
   'No backend is running, so nothing was restarted. Start it to apply the plan:',
   '  docker compose up -d backend   (or: ward serve)',
 ].join('\n');
-
-interface LogLine {
-  module_name: string;
-  operation: string;
-  step: string;
-  status: string;
-  message: string | null;
-}
 
 interface RestartResult {
   plan: Plan;
@@ -119,15 +113,16 @@ export default class ModulesRestart extends ModuleCommand {
     asked: string,
     flags: { force: boolean; timeout: number },
   ): Promise<RestartResult['failed']> {
-    const fromId = await lastLogId(knex);
+    const fromId = await newestLogId(knex);
     const url = await databaseUrl(this.settings);
     // Listening before asking, so that no step of this restart, and no refusal, goes by unannounced.
     const printed = new Map<string, number>();
     const refusals: RestartRefusal[] = [];
     const [feed, refused] = await openBoth(
-      listenForSteps(url, (notice) => {
-        this.log(progressLine(notice));
-        printed.set(stepKey(notice), (printed.get(stepKey(notice)) ?? 0) + 1);
+      listenForSteps(url, ({ module, ...notice }) => {
+        const step = { module_name: module, ...notice };
+        this.log(`  ${stepLine(step)}`);
+        printed.set(stepKey(step), (printed.get(stepKey(step)) ?? 0) + 1);
       }),
       listenForRefusals(url, (refusal) => refusals.push(refusal)),
     );
@@ -149,18 +144,18 @@ export default class ModulesRestart extends ModuleCommand {
    * The outcome, from the operation log: the notices are for watching, the log is the record. Prints
    * the rows no notice announced (a connection lost on the way), in the log's order.
    */
-  private summarise(rows: LogLine[], printed: Map<string, number>): RestartResult['failed'] {
-    const failed: RestartResult['failed'] = [];
+  private summarise(rows: LogStep[], printed: Map<string, number>): RestartResult['failed'] {
     for (const row of rows) {
-      const line = { module: row.module_name, ...row };
-      const key = stepKey(line);
+      const key = stepKey(row);
       const announced = printed.get(key) ?? 0;
       if (announced > 0) printed.set(key, announced - 1);
-      else this.log(progressLine(line));
-      if (row.status === 'failed' || row.status === 'skipped')
-        failed.push({ module: row.module_name, step: row.step, message: row.message });
+      else this.log(`  ${stepLine(row)}`);
     }
-    return failed;
+    return failedSteps(rows).map((row) => ({
+      module: row.module_name,
+      step: row.step,
+      message: row.message,
+    }));
   }
 }
 
@@ -177,19 +172,8 @@ export async function openBoth<A extends { close(): Promise<void> }, B extends {
   throw a.status === 'rejected' ? a.reason : (b as PromiseRejectedResult).reason;
 }
 
-interface Progress {
-  module: string;
-  operation: string;
-  step: string;
-  status: string;
-  message: string | null;
-}
-
-const progressLine = (line: Progress) =>
-  `  ${line.operation} ${line.module}: ${line.step} ${line.status}${line.message ? ` (${line.message})` : ''}`;
-
 /** A notice's message may be cut short (step-channel.ts), so a row is matched to it without. */
-const stepKey = (line: Progress) => `${line.operation} ${line.module}: ${line.step} ${line.status}`;
+const stepKey = (line: LogStep) => stepLine({ ...line, message: null });
 
 /**
  * Why a backend is on its way although none serves: one is applying the plan as it starts (it holds
@@ -237,33 +221,18 @@ async function untilBack(
   timeoutMs: number,
 ): Promise<void> {
   const old = new Set(before.map((backend) => backend.id));
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const probe = async (): Promise<Seen> => {
     const refused = new Set(refusals.map((refusal) => refusal.id).filter((id) => old.has(id)));
     const expected = Math.max(before.length, 1) - refused.size;
-    if (expected <= 0) return;
+    if (expected <= 0) return 'back';
     const now = await runningBackends(knex);
     const replaced = now.every((backend) => !old.has(backend.id) || refused.has(backend.id));
-    if (replaced && now.length - refused.size >= expected) return;
-    if (Date.now() > deadline)
-      throw new WardError(
-        'restart_timeout',
-        `the backends did not come back within ${Math.round(timeoutMs / 1000)} s`,
-        'check the backend logs (a start refused because of orphan modules keeps retrying), then `ward modules doctor`',
-      );
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-async function logSince(knex: Knex, fromId: string): Promise<LogLine[]> {
-  return (await knex('core_module_operation_log')
-    .where('id', '>', fromId)
-    .orderBy('id')
-    .select('module_name', 'operation', 'step', 'status', 'message')) as LogLine[];
-}
-
-async function lastLogId(knex: Knex): Promise<string> {
-  const row = (await knex('core_module_operation_log').max('id as id').first()) as
-    { id: string | null } | undefined;
-  return row?.id ?? '0';
+    return replaced && now.length - refused.size >= expected ? 'back' : 'old';
+  };
+  if ((await followRestart({ probe, timeoutMs })) !== 'restarted')
+    throw new WardError(
+      'restart_timeout',
+      `the backends did not come back within ${Math.round(timeoutMs / 1000)} s`,
+      'check the backend logs (a start refused because of orphan modules keeps retrying), then `ward modules doctor`',
+    );
 }

@@ -1,0 +1,2 @@
+/** The shell imports its style sheet for Vite to build; it exports nothing. */
+declare module '*.css';
