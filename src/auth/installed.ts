@@ -2,6 +2,7 @@
  * Which modules run in this process: rows that are installed (or installed and waiting for an
  * upgrade or uninstall) whose code is on disk. Only they grant permissions and serve routes.
  */
+import { findInactive, type InactiveModule } from '../planner/inactive.ts';
 import type { DiskModule, Inventory, ModuleRow, ModuleState } from '../planner/types.ts';
 
 /** Installed, possibly with an upgrade or uninstall scheduled: the code runs. */
@@ -19,6 +20,20 @@ export function installedModules(inventory: Inventory, rows: readonly ModuleRow[
     if (!RUNNING.has(row.state) || module === undefined) return [];
     return [{ module, version: row.version ?? module.version }];
   });
+}
+
+/**
+ * The installed modules split into those a backend serves and the inactive ones, which lack a
+ * dependency: their code does not run, and only their prefix answers (503, why).
+ */
+export function activeModules(
+  inventory: Inventory,
+  rows: readonly ModuleRow[],
+): { active: InstalledModule[]; inactive: InactiveModule[] } {
+  const inactive = findInactive(inventory, rows);
+  const names = new Set(inactive.map((entry) => entry.module));
+  const active = installedModules(inventory, rows).filter(({ module }) => !names.has(module.name));
+  return { active, inactive: inactive.filter((entry) => inventory.modules.has(entry.module)) };
 }
 
 /** Users, roles, sessions and tokens live in the base module's tables. */
