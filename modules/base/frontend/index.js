@@ -194,8 +194,8 @@ function Plan({ read }) {
             ${(plan.inactive ?? []).map(
               (left) =>
                 html`<li key=${`inactive-${left.module}-${left.dependency}`}>
-                  <span aria-hidden="true">! </span><strong>${left.module}</strong> left without
-                  ${left.dependency}: stays installed but inactive until ${left.dependency} is installed again
+                  <span aria-hidden="true">! </span><strong>${left.module}</strong>${' '}
+                  ${`left without ${left.dependency}: stays installed but inactive until ${left.dependency} is installed again`}
                 </li>`,
             )}
           </ul>`
@@ -325,8 +325,25 @@ function RestartPanel({ restart, onForce, onCancel, onKeepWaiting }) {
   </section>`;
 }
 
+/** Whether a module's error is the text a start records for an inactive module (a dependency is not installed). */
+const isInactive = (module) => module.errorMessage?.startsWith(`${module.name} is inactive: `) ?? false;
+
+function ModuleMessages({ title, modules }) {
+  return html`<${Banner} kind="warning" title=${title}>
+    <ul>
+      ${modules.map(
+        (module) =>
+          html`<li key=${module.name} style=${WRAP}>
+            ${module.name} (${module.state}): ${module.errorMessage}
+          </li>`,
+      )}
+    </ul>
+  <//>`;
+}
+
 function RestartOutcome({ outcome }) {
-  const errored = outcome.modules.filter((module) => module.errorMessage !== null);
+  const errored = outcome.modules.filter((module) => module.errorMessage !== null && !isInactive(module));
+  const inactive = outcome.modules.filter(isInactive);
   return html`<${Banner}
       kind=${outcome.healthy ? 'success' : 'warning'}
       title=${outcome.healthy ? 'Healthy again: a new backend serves.' : 'A new backend serves, but it is not healthy.'}
@@ -341,18 +358,13 @@ function RestartOutcome({ outcome }) {
         }
       </p>
     <//>
+    ${errored.length > 0 && html`<${ModuleMessages} title="Modules in error" modules=${errored} />`}
     ${
-      errored.length > 0 &&
-      html`<${Banner} kind="warning" title="Modules in error">
-        <ul>
-          ${errored.map(
-            (module) =>
-              html`<li key=${module.name} style=${WRAP}>
-                ${module.name} (${module.state}): ${module.errorMessage}
-              </li>`,
-          )}
-        </ul>
-      <//>`
+      inactive.length > 0 &&
+      html`<${ModuleMessages}
+        title="Inactive modules (a module they depend on is not installed)"
+        modules=${inactive}
+      />`
     }
     ${
       outcome.steps !== null &&
