@@ -1,12 +1,13 @@
 /**
  * Which modules run in this process: rows that are installed (or installed and waiting for an
- * upgrade or uninstall) whose code is on disk. Only they grant permissions and serve routes.
+ * upgrade or uninstall) whose code is on disk. Only they grant permissions, and of them only the
+ * active ones (every dependency running and active) serve routes and pages.
  */
-import { findInactive, type InactiveModule } from '../planner/inactive.ts';
-import type { DiskModule, Inventory, ModuleRow, ModuleState } from '../planner/types.ts';
+import { findInactive, RUNNING_STATES, type InactiveModule } from '../planner/inactive.ts';
+import type { DiskModule, Inventory, ModuleRow } from '../planner/types.ts';
 
 /** Installed, possibly with an upgrade or uninstall scheduled: the code runs. */
-export const RUNNING: ReadonlySet<string> = new Set<ModuleState>(['installed', 'to_upgrade', 'to_uninstall']);
+export const RUNNING: ReadonlySet<string> = RUNNING_STATES;
 
 export interface InstalledModule {
   module: DiskModule;
@@ -33,7 +34,7 @@ export function activeModules(
   const inactive = findInactive(inventory, rows);
   const names = new Set(inactive.map((entry) => entry.module));
   const active = installedModules(inventory, rows).filter(({ module }) => !names.has(module.name));
-  return { active, inactive: inactive.filter((entry) => inventory.modules.has(entry.module)) };
+  return { active, inactive };
 }
 
 /** Users, roles, sessions and tokens live in the base module's tables. */

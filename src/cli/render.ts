@@ -56,7 +56,7 @@ export function describeReason(reason: Reason): string {
 }
 
 /** A dependent an uninstall leaves behind, as the plan names it. */
-export const describeInactive = (module: string, dependency: string): string =>
+const describeInactive = (module: string, dependency: string): string =>
   `left without ${dependency}: stays installed but inactive (its routes answer 503, its pages are hidden) until ${dependency} is installed again, or uninstall ${module}`;
 
 function describeVersion(action: Action): string {

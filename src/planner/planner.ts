@@ -29,6 +29,7 @@ import {
   isPresent,
   manifestRefusal,
   onDisk,
+  referencesFrom,
   unusableDependency,
   type Checked,
   type World,
@@ -187,9 +188,7 @@ function planUninstall(
       [action(world, 'uninstall', name, { kind: 'requested' })],
       dependents.map((module) => ({ module, dependency: name })),
     );
-  const references = world
-    .referencesInto(name)
-    .filter((reference) => reference.fromModule !== null && referencers.includes(reference.fromModule));
+  const references = referencesFrom(world, name, referencers);
   if (dependents.length === 0)
     return refuse({ code: 'referenced_by', module: name, referencers: [...referencers], references });
   const required = [...new Set([...dependents, ...referencers])].sort(byName);

@@ -5,7 +5,7 @@
 import { byName, cyclicComponents, findCycle, invert, topologicalOrder } from './graph.ts';
 import type { Edges } from './graph.ts';
 import type { ModuleState, Plan, Refusal } from './types.ts';
-import { action, onDisk, unusableDependency, withoutSelf, type World } from './world.ts';
+import { action, onDisk, referencesFrom, unusableDependency, withoutSelf, type World } from './world.ts';
 
 /**
  * Restart time: apply every pending row that can be applied and set the others aside with why.
@@ -61,9 +61,7 @@ function removalBlocker(world: World, name: string): Refusal | null {
   if (!disk.value.hasMigrationBranch) return { code: 'no_migration_branch', module: name };
   const referencers = world.presentReferencers(name);
   if (referencers.length === 0) return null;
-  const references = world
-    .referencesInto(name)
-    .filter((reference) => reference.fromModule !== null && referencers.includes(reference.fromModule));
+  const references = referencesFrom(world, name, referencers);
   const dependents = world.presentDependents(name);
   if (dependents.length === 0)
     return { code: 'referenced_by', module: name, referencers: [...referencers], references };
