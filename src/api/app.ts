@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
 import { createAuthenticator, type Authenticator } from '../auth/authenticator.ts';
 import { listenForAuthChanges, type ChangeListener } from '../auth/change-listener.ts';
 import type { Grants } from '../auth/permissions.ts';
-import { AUTH_MODULE, installedModules, type InstalledModule } from '../auth/installed.ts';
+import { activeModules, AUTH_MODULE, installedModules, type InstalledModule } from '../auth/installed.ts';
 import { buildPermissionMap, type PermissionMap } from '../auth/permissions.ts';
 import { PrincipalCache } from '../auth/principal-cache.ts';
 import { admissions, HASHING_ADMISSIONS, type Admissions } from '../auth/hash-limit.ts';
@@ -86,11 +86,13 @@ export interface WardApp {
 export async function createApp(deps: AppDeps): Promise<WardApp> {
   const { knex, logger } = deps;
   const installed = installedModules(deps.inventory, deps.rows);
+  // Inactive modules keep their permissions (roles still name them) but serve nothing.
+  const { active, inactive } = activeModules(deps.inventory, deps.rows);
   // Its own connection: the handshake proceeds while the grants and the module routes load.
-  const listening = listenForAuth(deps, installed);
+  const listening = listenForAuth(deps, active);
   try {
     const grants = deps.grants ?? {};
-    const loaded = await loadModuleRoutes(installed, { knex, logger, storageDir: deps.storageDir });
+    const loaded = await loadModuleRoutes(active, { knex, logger, storageDir: deps.storageDir });
     const map = buildPermissionMap(
       installed.map(({ module }) => ({ name: module.name, manifest: module.manifest })),
       grants,
@@ -113,7 +115,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
       ...moduleRoutes({
         knex,
         backend,
-        installed,
+        installed: active,
         root: deps.root ?? ROOT,
         onRestart: deps.onRestart,
         preflight: deps.preflight ?? (async () => []),
@@ -122,7 +124,8 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
       ...moduleAdminRoutes({ knex, backend, sources: deps.moduleSources ?? startSources(deps) }),
     ];
     const routeDeps = { auth, ajvFor: ajvPerModule(), jsonLimit: deps.jsonLimit ?? DEFAULT_JSON_LIMIT };
-    const { router, openapi, failures } = buildRouter(core, loaded, routeDeps, logger);
+    const withRoutes = inactive.filter((entry) => deps.inventory.modules.get(entry.module)?.routes != null);
+    const { router, openapi, failures } = buildRouter(core, loaded, routeDeps, logger, withRoutes);
     const koa = new Koa();
     koa.proxy = deps.trustProxy ?? false;
     // One proxy in front: the client's address is the last X-Forwarded-For entry, the one the proxy
@@ -140,7 +143,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
       })
       .use(router.routes())
       .use(router.allowedMethods())
-      .use(frontendMiddleware(frontendFiles(deps, installed)));
+      .use(frontendMiddleware(frontendFiles(deps, active)));
     // Serving without the listener is safe (the cache stays off), only slower; it keeps retrying.
     // Awaited last, so that its handshake overlaps building the router.
     await listening?.listener.ready.catch(() => undefined);

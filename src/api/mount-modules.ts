@@ -1,13 +1,15 @@
 /**
- * Loads the routes of every installed module that ships a routes file (src/sdk/index.ts is the
- * contract) and checks them before anything is mounted. A module whose routes fail to load or
+ * Loads the routes of every active installed module that ships a routes file (src/sdk/index.ts is
+ * the contract) and checks them before anything is mounted. A module whose routes fail to load or
  * break the contract is not mounted; its prefix answers 503 with the reason instead, and every
- * other module is served: one broken module must not take the clinic down.
+ * other module is served: one broken module must not take the clinic down. An inactive module
+ * (planner/inactive.ts) is not loaded at all; its prefix answers 503 with the dependency it lacks.
  */
 import { pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
 import type { InstalledModule } from '../auth/installed.ts';
 import type { Logger } from '../logger.ts';
+import { inactiveText, type InactiveModule } from '../planner/inactive.ts';
 import { ApiError } from './errors.ts';
 import type { ModuleRoutes, RouteDefinition, RouteMethod } from '../sdk/index.ts';
 import { moduleSdk } from '../sdk/runtime.ts';
@@ -121,22 +123,37 @@ export async function loadModuleRoutes(
   return { routes, failures };
 }
 
-/** What a module that failed to mount answers, to signed-in callers only (the reason may name files). */
-export function unavailableRoutes(failure: ModuleFailure): ApiRoute[] {
+/** What a module that failed to mount answers: why, and that a fix and a restart bring it back. */
+export const failedRoutes = (failure: ModuleFailure): ApiRoute[] =>
+  unavailableRoutes(
+    failure.module,
+    () =>
+      new ApiError(
+        503,
+        'module_unavailable',
+        `the routes of module ${failure.module} failed to load: ${failure.message}`,
+        'fix the module (the backend log has the details), then restart the backend',
+      ),
+  );
+
+/** What an inactive module answers: the dependency it lacks and the two ways out, as its row records them. */
+export const inactiveRoutes = (inactive: InactiveModule): ApiRoute[] =>
+  unavailableRoutes(inactive.module, () => {
+    const { message, hint } = inactiveText(inactive);
+    return new ApiError(503, 'module_inactive', message, hint);
+  });
+
+/** Every method under a module's prefix answers `error()`, to signed-in callers only (the reason may name files). */
+function unavailableRoutes(module: string, error: () => ApiError): ApiRoute[] {
   const handler = async (): Promise<void> => {
-    throw new ApiError(
-      503,
-      'module_unavailable',
-      `the routes of module ${failure.module} failed to load: ${failure.message}`,
-      'fix the module (the backend log has the details), then restart the backend',
-    );
+    throw error();
   };
   return (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).flatMap((method) =>
-    [`${API_PREFIX}/${failure.module}`, `${API_PREFIX}/${failure.module}/{*rest}`].map((fullPath) => ({
+    [`${API_PREFIX}/${module}`, `${API_PREFIX}/${module}/{*rest}`].map((fullPath) => ({
       method,
       path: fullPath,
       fullPath,
-      module: failure.module,
+      module,
       permission: null,
       rawBody: true,
       handler,

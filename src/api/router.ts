@@ -1,14 +1,16 @@
 /**
  * One router for every route: Ward's own first, then each module's. A module whose routes cannot
  * be compiled (a body schema ajv rejects) is not mounted, like any other contract break; its
- * prefix answers 503 instead. The OpenAPI document lists exactly what was mounted.
+ * prefix answers 503 instead, as an inactive module's does. The OpenAPI document lists exactly what
+ * was mounted.
  */
 import { createRequire } from 'node:module';
 import type RouterModule from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Logger } from '../logger.ts';
 import { VERSION } from '../version.ts';
-import { unavailableRoutes, type LoadedRoutes, type ModuleFailure } from './mount-modules.ts';
+import type { InactiveModule } from '../planner/inactive.ts';
+import { failedRoutes, inactiveRoutes, type LoadedRoutes, type ModuleFailure } from './mount-modules.ts';
 import { openApiDocument } from './openapi.ts';
 import { compileRoute, register, type ApiRoute, type RouteDeps } from './route.ts';
 import { openApiRoutes } from './routes/openapi.ts';
@@ -30,6 +32,7 @@ export function buildRouter(
   modules: LoadedRoutes,
   deps: RouteDeps,
   logger: Logger,
+  inactive: readonly InactiveModule[] = [],
 ): BuiltRouter {
   const router = new Router();
   const mounted: ApiRoute[] = [];
@@ -49,8 +52,8 @@ export function buildRouter(
       failures.push({ module, message: `a body schema does not compile: ${(error as Error).message}` });
     }
   }
-  for (const failure of failures)
-    for (const route of unavailableRoutes(failure)) register(router, route, compileRoute(route, deps));
+  for (const route of [...failures.flatMap(failedRoutes), ...inactive.flatMap(inactiveRoutes)])
+    register(router, route, compileRoute(route, deps));
   let openapi: object = {};
   mount(openApiRoutes(() => openapi));
   openapi = openApiDocument(mounted, VERSION);

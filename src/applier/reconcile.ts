@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import { LOCK_KEYS, withAdvisoryLock } from '../db/lock.ts';
 import { coreAtHead, migrateCore } from '../db/migrate.ts';
-import { missingModuleTables, readModuleRows } from '../db/modules.ts';
+import { missingModuleTables, readModuleRows, recordError } from '../db/modules.ts';
 import { readReferences } from '../db/references.ts';
 import type { Logger } from '../logger.ts';
 import type { ApplyReport } from './apply.ts';
@@ -17,8 +17,9 @@ import type { StepListener } from './events.ts';
 import { assertNoOrphans, assertTablesPresent } from '../planner/bootstrap.ts';
 import { discover } from '../manifests/discover.ts';
 import { planPending } from '../planner/planner.ts';
+import { inactiveMessageChanges } from '../planner/inactive.ts';
 import { freeKnexLock } from './steps/migrate.ts';
-import type { Inventory, Plan } from '../planner/types.ts';
+import type { Inventory, ModuleRow, Plan } from '../planner/types.ts';
 
 export interface Reconciled extends ApplyReport {
   plan: Plan;
@@ -75,6 +76,25 @@ export async function reconcile(
             pending,
           ),
         );
+    await recordInactive(knex, inventory, nothingToDo ? rows : await readModuleRows(knex), logger);
     return { ...report, plan: pending, inventory, runId };
   });
+}
+
+/**
+ * Once the plan is applied: an installed module left without a dependency records why it is
+ * inactive, and one whose dependency is back loses that text. Under the reconcile lock, so replicas
+ * write it once; a start with nothing to change writes nothing.
+ */
+async function recordInactive(
+  knex: Knex,
+  inventory: Inventory,
+  rows: readonly ModuleRow[],
+  logger: Logger,
+): Promise<void> {
+  for (const change of inactiveMessageChanges(inventory, rows)) {
+    await recordError(knex, change.module, change.errorMessage);
+    if (change.errorMessage === null) logger.info({ module: change.module }, 'module active again');
+    else logger.warn({ module: change.module, reason: change.errorMessage }, 'module inactive');
+  }
 }

@@ -55,6 +55,10 @@ export function describeReason(reason: Reason): string {
   }
 }
 
+/** A dependent an uninstall leaves behind, as the plan names it. */
+const describeInactive = (module: string, dependency: string): string =>
+  `left without ${dependency}: stays installed but inactive (its routes answer 503, its pages are hidden) until ${dependency} is installed again, or uninstall ${module}`;
+
 function describeVersion(action: Action): string {
   if (action.kind === 'upgrade') return `${action.fromVersion ?? '?'} -> ${action.toVersion ?? '?'}`;
   return (action.kind === 'install' ? action.toVersion : action.fromVersion) ?? '-';
@@ -79,6 +83,9 @@ export function renderPlan(plan: Plan): string {
   for (const blocked of plan.blocked)
     lines.push(`  ! ${blocked.module}  blocked: ${refusalToError(blocked.refusal).message}`);
   if (plan.blocked.length > 0) lines.push('');
+  for (const { module, dependency } of plan.inactive)
+    lines.push(`  ! ${module}  ${describeInactive(module, dependency)}`);
+  if (plan.inactive.length > 0) lines.push('');
   const summary = summarisePlan(plan);
   lines.push(
     `Plan: ${summary.install} to install, ${summary.upgrade} to upgrade, ${summary.uninstall} to uninstall.`,

@@ -133,7 +133,7 @@ export async function readAttemptLog(knex: Knex, modules: readonly string[]): Pr
   }));
 }
 
-export async function recordError(knex: Knex, name: string, message: string): Promise<void> {
+export async function recordError(knex: Knex, name: string, message: string | null): Promise<void> {
   await knex('core_module').where({ name }).update({ error_message: message });
 }
 

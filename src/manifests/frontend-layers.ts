@@ -1,7 +1,8 @@
 /**
  * `frontend/modules.json`: the layer of every module that is installed right now and ships a
  * frontend layer. Modules scheduled for install are not listed until the restart that installs
- * them; modules scheduled for upgrade or uninstall still are, as they still run. The backend writes
+ * them; modules scheduled for upgrade or uninstall still are, as they still run; inactive modules
+ * (planner/inactive.ts) are not, as their code does not run. The backend writes
  * it at each start, once the reconcile has applied the plan; `ward modules sync-frontend` writes
  * the same file on demand.
  */
@@ -9,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { byName } from '../planner/graph.ts';
+import { findInactive, RUNNING_STATES } from '../planner/inactive.ts';
 import type { Inventory, ModuleRow } from '../planner/types.ts';
 
 export interface FrontendModules {
@@ -19,8 +21,6 @@ export interface FrontendModules {
    */
   modules: Array<{ name: string; version: string; layer: string; url: string }>;
 }
-
-const RUNNING_STATES = new Set(['installed', 'to_upgrade', 'to_uninstall']);
 
 /** The URL prefix every layer is served under. */
 export const LAYERS_PREFIX = '/layers';
@@ -46,8 +46,9 @@ export function frontendModules(
   rows: readonly ModuleRow[],
   root: string,
 ): FrontendModules {
+  const inactive = new Set(findInactive(inventory, rows).map((entry) => entry.module));
   const modules = rows
-    .filter((row) => RUNNING_STATES.has(row.state))
+    .filter((row) => RUNNING_STATES.has(row.state) && !inactive.has(row.name))
     .flatMap((row) => {
       const disk = inventory.modules.get(row.name);
       if (disk?.frontend == null) return [];

@@ -2,13 +2,15 @@
  * `ward modules doctor`: the four kinds of finding the operator runbook relies on, computed from plain data, and
  * two more: tables of installed modules gone from the database, which stop start-up (bootstrap.ts)
  * and so must show where the runbook sends an operator whose backend will not start; and installed
- * modules whose dependency is on disk but not installed (uninstalled behind their back, or about
- * to be), whose code fails at its first use of the missing module. The settings and the grants
+ * modules whose dependency is on disk but not installed (left by `uninstall --force`, or about to
+ * be), which a backend keeps inactive (inactive.ts). The CLI and the web page list both kinds of
+ * dependency under "Missing dependencies". The settings and the grants
  * file are checked as a start checks them (preflight.ts), so doctor shows every reason a start or a
  * restart would be refused. Any finding makes the command exit non-zero, so it can gate a deploy.
  */
 import { findOrphans } from './bootstrap.ts';
 import { byName, cyclicComponents, findCycle } from './graph.ts';
+import { findInactive, isInactiveMessage } from './inactive.ts';
 import { fileFindings, type FileChecks, type Finding } from './preflight.ts';
 import type { Inventory, MissingTable, ModuleRow, ModuleState } from './types.ts';
 
@@ -63,22 +65,28 @@ export function diagnose(
       .filter((dependency) => !inventory.modules.has(dependency) && !problemModules.has(dependency))
       .map((dependency) => ({ module: module.name, dependency })),
   );
-  const unsatisfiedDependencies = rows
-    .filter((row) => RUNNING.has(row.state))
-    .flatMap((row) =>
-      [...new Set(inventory.modules.get(row.name)?.depends ?? [])]
-        .filter((dependency) => dependency !== row.name && inventory.modules.has(dependency))
-        .map((dependency) => ({ dependency, dependencyState: states.get(dependency) ?? 'uninstalled' }))
-        .filter(({ dependencyState }) => !PRESENT.has(dependencyState))
-        .map(({ dependency, dependencyState }) => ({
-          module: row.name,
-          state: row.state,
+  const inactive = new Map(
+    findInactive(inventory, rows, RUNNING, PRESENT).map((entry) => [entry.module, entry]),
+  );
+  const stateOf = (name: string): ModuleState => states.get(name) ?? 'uninstalled';
+  const unsatisfiedDependencies = [...inactive.values()].flatMap(({ module, state }) =>
+    [...new Set(inventory.modules.get(module)?.depends ?? [])]
+      .sort(byName)
+      // A dependency whose code is gone is reported once, above, as not found.
+      .filter((dependency) => dependency !== module && inventory.modules.has(dependency))
+      .filter((dependency) => !PRESENT.has(stateOf(dependency)) || inactive.has(dependency))
+      .map((dependency) => {
+        const missing = inactive.get(dependency)?.missing ?? dependency;
+        return {
+          module,
+          state,
           dependency,
-          dependencyState,
-          hint: `run \`ward modules install ${dependency}\` and restart${dependencyState === 'to_uninstall' ? ' (this cancels its pending uninstall)' : ''}, or uninstall ${row.name}`,
-        })),
-    )
-    .sort((a, b) => byName(a.module, b.module) || byName(a.dependency, b.dependency));
+          dependencyState: stateOf(dependency),
+          hint: inactiveHint(module, dependency, missing, stateOf(missing)),
+        };
+      }),
+  );
+  const unsatisfied = new Set(unsatisfiedDependencies.map((entry) => entry.module));
   const dependsOn = (name: string) => inventory.modules.get(name)?.depends ?? [];
   const cycles = cyclicComponents(new Set(inventory.modules.keys()), dependsOn).map((component) => {
     const path = findCycle(new Set(component), dependsOn) ?? component;
@@ -103,7 +111,8 @@ export function diagnose(
       ...cycles,
     ],
     errored: rows
-      .filter((row) => row.error_message !== null)
+      // An inactive module's text says what its missing-dependency finding says.
+      .filter((row) => row.error_message !== null && !(unsatisfied.has(row.name) && isInactiveMessage(row)))
       .map((row) => ({ module: row.name, state: row.state, errorMessage: row.error_message as string })),
     missingTables: missingTables.map(({ module_name, table_name }) => ({
       module: module_name,
@@ -111,6 +120,19 @@ export function diagnose(
     })),
     configuration: fileFindings(files),
   };
+}
+
+/** Whether the module is inactive now or from the next restart, and the two ways out. */
+function inactiveHint(
+  module: string,
+  dependency: string,
+  missing: string,
+  missingState: ModuleState,
+): string {
+  const through = dependency === missing ? '' : `${dependency} is inactive without ${missing}; `;
+  if (missingState === 'to_uninstall')
+    return `${through}${module} is inactive from the next restart: run \`ward modules install ${missing}\` (this cancels its pending uninstall), or uninstall ${module}`;
+  return `${through}${module} is inactive until ${missing} is installed: run \`ward modules install ${missing}\` and restart, or uninstall ${module}`;
 }
 
 /**

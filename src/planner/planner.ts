@@ -29,6 +29,7 @@ import {
   isPresent,
   manifestRefusal,
   onDisk,
+  referencesFrom,
   unusableDependency,
   type Checked,
   type World,
@@ -65,14 +66,14 @@ export function planPending(
 
 const refuse = (refusal: Refusal): PlanResult => ({ ok: false, refusal });
 
-const planOf = (actions: Action[]): PlanResult => ({
+const planOf = (actions: Action[], inactive: Plan['inactive'] = []): PlanResult => ({
   ok: true,
-  plan: { actions, unchanged: [], blocked: [] },
+  plan: { actions, unchanged: [], blocked: [], inactive },
 });
 
 const unchanged = (module: string, state: ModuleState): PlanResult => ({
   ok: true,
-  plan: { actions: [], unchanged: [{ module, state }], blocked: [] },
+  plan: { actions: [], unchanged: [{ module, state }], blocked: [], inactive: [] },
 });
 
 /**
@@ -153,9 +154,11 @@ function collectChain(
  * A `to_install` module is uninstalled like an installed one: its install may have run partly,
  * and the uninstall steps are idempotent, so they clean up whatever it left behind.
  *
- * An uninstall never leaves a present module without a dependency, nor a foreign key pointing
- * into a table it drops: the downgrade would fail halfway through the steps, after the backup, the
- * hook and the purge. `--force` only overrides `"removable": false`; `--cascade` takes the modules
+ * An uninstall never leaves a foreign key pointing into a table it drops: the downgrade would fail
+ * halfway through the steps, after the backup, the hook and the purge, so nothing overrides that.
+ * Present modules that depend on it refuse it too, unless `--force` is given: then only the module
+ * is scheduled, and the plan names the dependents it leaves inactive (inactive.ts) until it is
+ * installed again. `--force` also overrides `"removable": false`; `--cascade` takes the modules
  * that depend on or point into the module along.
  */
 function planUninstall(
@@ -180,9 +183,12 @@ function planUninstall(
   const referencers = world.presentReferencers(name);
   if (dependents.length === 0 && referencers.length === 0)
     return planOf([action(world, 'uninstall', name, { kind: 'requested' })]);
-  const references = world
-    .referencesInto(name)
-    .filter((reference) => reference.fromModule !== null && referencers.includes(reference.fromModule));
+  if (options.force && referencers.length === 0)
+    return planOf(
+      [action(world, 'uninstall', name, { kind: 'requested' })],
+      dependents.map((module) => ({ module, dependency: name })),
+    );
+  const references = referencesFrom(world, name, referencers);
   if (dependents.length === 0)
     return refuse({ code: 'referenced_by', module: name, referencers: [...referencers], references });
   const required = [...new Set([...dependents, ...referencers])].sort(byName);

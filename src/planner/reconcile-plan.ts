@@ -5,7 +5,7 @@
 import { byName, cyclicComponents, findCycle, invert, topologicalOrder } from './graph.ts';
 import type { Edges } from './graph.ts';
 import type { ModuleState, Plan, Refusal } from './types.ts';
-import { action, onDisk, unusableDependency, withoutSelf, type World } from './world.ts';
+import { action, onDisk, referencesFrom, unusableDependency, withoutSelf, type World } from './world.ts';
 
 /**
  * Restart time: apply every pending row that can be applied and set the others aside with why.
@@ -38,23 +38,39 @@ export function planReconcile(world: World): Plan {
   const blocked = [...removal.blocked, ...forward.blocked]
     .map(([module, refusal]) => ({ module, refusal }))
     .sort((a, b) => byName(a.module, b.module));
-  return { actions, unchanged: [], blocked };
+  const leaving = new Set(removal.order);
+  const inactive = removal.order.flatMap((name) =>
+    world
+      .presentDependents(name)
+      .filter((dependent) => !leaving.has(dependent))
+      .map((dependent) => ({ module: dependent, dependency: name })),
+  );
+  return { actions, unchanged: [], blocked, inactive };
 }
 
 /**
- * Why a pending uninstall cannot run on its own account. `removable` was settled by `--force` when
- * it was scheduled. A present module that needs it (a row written by hand, or scheduled before
- * `--force` stopped overriding dependents) keeps it: removing it would strand that module.
- * Foreign keys are the applier's `check` step's business: it sees the database as it is then.
+ * Why a pending uninstall cannot run on its own account. `removable` and present dependents were
+ * settled by `--force` when it was scheduled: the dependents stay, inactive. A present module whose
+ * tables point into its tables (a row written by hand) keeps it, as the CLI would have refused: it
+ * is named with the dependents, as the CLI names them. Foreign keys from tables no module owns are
+ * the applier's `check` step's business: it sees the database as it is then.
  */
 function removalBlocker(world: World, name: string): Refusal | null {
   const disk = onDisk(world, name);
   if (!disk.ok) return disk.refusal;
   if (!disk.value.hasMigrationBranch) return { code: 'no_migration_branch', module: name };
+  const referencers = world.presentReferencers(name);
+  if (referencers.length === 0) return null;
+  const references = referencesFrom(world, name, referencers);
   const dependents = world.presentDependents(name);
-  if (dependents.length > 0)
-    return { code: 'required_by', module: name, dependents: [...dependents], references: [] };
-  return null;
+  if (dependents.length === 0)
+    return { code: 'referenced_by', module: name, referencers: [...referencers], references };
+  return {
+    code: 'required_by',
+    module: name,
+    dependents: [...new Set([...dependents, ...referencers])].sort(byName),
+    references,
+  };
 }
 
 /** Why a pending install or upgrade cannot run on its own account; pending dependencies are `settle`'s job. */

@@ -20,8 +20,13 @@ const dropStatement = (reference: TableReference): string => {
   return `ALTER TABLE ${reference.fromTable} DROP CONSTRAINT ${constraint}`;
 };
 
-const cascadeHint = (others: readonly string[]): string =>
-  `uninstall ${list(others)} first, or pass --cascade to uninstall them as well; --force does not override this`;
+/** With foreign keys in the way `--force` cannot help; with dependents only it leaves them inactive. */
+function cascadeHint(module: string, others: readonly string[], foreignKeys: boolean): string {
+  const first = `uninstall ${list(others)} first`;
+  const cascade = 'pass --cascade to uninstall them as well';
+  if (foreignKeys) return `${first}, or ${cascade}; --force does not override foreign keys`;
+  return `${first}, ${cascade}, or pass --force to uninstall only ${module} and leave ${others.length === 1 ? 'it' : 'them'} installed but inactive until ${module} is installed again`;
+}
 
 const describeProblem = (problem: ManifestProblem): string =>
   `${problem.file}${problem.path === '/' ? '' : ` at ${problem.path}`}: ${problem.message}`;
@@ -76,12 +81,12 @@ function render(refusal: Refusal): { message: string; hint: string } {
           refusal.references.length === 0
             ? `${refusal.module} is required by ${list(refusal.dependents)}`
             : `${refusal.module} is required by ${list(refusal.dependents)} (foreign keys into its tables: ${foreignKeys(refusal.references)})`,
-        hint: cascadeHint(refusal.dependents),
+        hint: cascadeHint(refusal.module, refusal.dependents, refusal.references.length > 0),
       };
     case 'referenced_by':
       return {
         message: `${refusal.module} is referenced by ${list(refusal.referencers)}: foreign keys ${foreignKeys(refusal.references)} point into its tables`,
-        hint: cascadeHint(refusal.referencers),
+        hint: cascadeHint(refusal.module, refusal.referencers, true),
       };
     case 'referenced_by_unowned':
       return {

@@ -124,6 +124,11 @@ export interface Plan {
   unchanged: Unchanged[];
   /** Restart-time only: pending modules that cannot be applied, each with why. Others proceed. */
   blocked: Array<{ module: string; refusal: Refusal }>;
+  /**
+   * Installed modules that the plan's uninstalls leave without a dependency (`--force`): they stay
+   * installed but inactive until `dependency` is installed again.
+   */
+  inactive: Array<{ module: string; dependency: string }>;
 }
 
 /** Why the planner will not produce a plan for a request. Rendered to text by `refusals.ts`. */

@@ -112,6 +112,16 @@ export function createWorld(
   };
 }
 
+/** The foreign keys into the module's tables from tables of `referencers` (its present referencers). */
+export const referencesFrom = (
+  world: World,
+  name: string,
+  referencers: readonly string[],
+): TableReference[] =>
+  world
+    .referencesInto(name)
+    .filter((reference) => reference.fromModule !== null && referencers.includes(reference.fromModule));
+
 /** Referencing table, then constraint: the order refusals list foreign keys in. */
 export const byReference = (a: TableReference, b: TableReference): number =>
   byName(a.fromTable, b.fromTable) || byName(a.constraint, b.constraint) || byName(a.toTable, b.toTable);

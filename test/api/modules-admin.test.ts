@@ -119,7 +119,7 @@ test('plan: empty, then after `ward modules install` what the next restart will 
   const empty = await get('/api/v1/modules/-/plan');
   t.is(empty.status, 200, empty.text);
   t.deepEqual(empty.body, {
-    plan: { actions: [], unchanged: [], blocked: [] },
+    plan: { actions: [], unchanged: [], blocked: [], inactive: [] },
     summary: { install: 0, upgrade: 0, uninstall: 0 },
   });
 

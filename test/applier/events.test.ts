@@ -242,6 +242,7 @@ test.serial(
         actions: [],
         unchanged: [],
         blocked: [{ module: 'beta', refusal: { code: 'blocked_by', module: 'beta', blocker: 'gamma' } }],
+        inactive: [],
       },
     );
     t.deepEqual(events, [

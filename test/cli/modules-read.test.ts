@@ -238,31 +238,48 @@ test('plan and restart show what the next restart applies', async (t) => {
   });
 });
 
-test('sync-frontend writes the layer path of installed modules that ship one', async (t) => {
+test('sync-frontend writes the layer path of installed modules that ship one, and leaves out an inactive one', async (t) => {
   const { url, knex } = await testDatabase(t, { migrated: true });
   const frontend = await scratchDir();
   const env = { DATABASE_URL: url, WARD_MODULE_PATHS: modulePaths('community'), WARD_FRONTEND_DIR: frontend };
-  await setRows(knex, [{ name: 'clinic_portal', state: 'to_install' }]);
+  const layers = async () =>
+    (
+      JSON.parse(await readFile(path.join(frontend, 'modules.json'), 'utf8')) as {
+        modules: Array<{ name: string }>;
+      }
+    ).modules;
+  const dependencies = ['base', 'patients', 'appointments'].map((name) => ({
+    name,
+    state: 'installed' as const,
+    version: '1.0.0',
+  }));
+  await setRows(knex, [...dependencies, { name: 'clinic_portal', state: 'to_install' }]);
   const first = await ward(['modules', 'sync-frontend', '--json'], env);
   t.is(first.code, 0, first.stderr);
-  t.deepEqual(JSON.parse(await readFile(path.join(frontend, 'modules.json'), 'utf8')), { modules: [] });
-  await setRows(knex, [{ name: 'clinic_portal', state: 'installed', version: '1.2.0' }]);
+  t.false((await layers()).some((module) => module.name === 'clinic_portal'));
+  await setRows(knex, [...dependencies, { name: 'clinic_portal', state: 'installed', version: '1.2.0' }]);
   const second = await ward(['modules', 'sync-frontend'], env);
-  t.regex(second.stdout, /^Wrote .*modules\.json \(1 module layer\(s\)\)/);
+  t.regex(second.stdout, /^Wrote .*modules\.json \(4 module layer\(s\)\)/);
   t.regex(
     second.stdout,
     /^Next step: reload the open pages; the shell loads the layers modules\.json lists at each page load\.$/m,
   );
-  t.deepEqual(JSON.parse(await readFile(path.join(frontend, 'modules.json'), 'utf8')), {
-    modules: [
-      {
-        name: 'clinic_portal',
-        version: '1.2.0',
-        layer: 'test/fixtures/modules/community/clinic_portal/frontend',
-        url: '/layers/clinic_portal/frontend',
-      },
-    ],
-  });
+  t.deepEqual(
+    (await layers()).find((module) => module.name === 'clinic_portal'),
+    {
+      name: 'clinic_portal',
+      version: '1.2.0',
+      layer: 'test/fixtures/modules/community/clinic_portal/frontend',
+      url: '/layers/clinic_portal/frontend',
+    },
+  );
   const third = await ward(['modules', 'sync-frontend'], env);
   t.regex(third.stdout, /^Unchanged:/);
+  await knex('core_module').where({ name: 'appointments' }).update({ state: 'uninstalled' });
+  await ward(['modules', 'sync-frontend'], env);
+  t.deepEqual(
+    (await layers()).map((module) => module.name),
+    ['base', 'patients'],
+    'clinic_portal is inactive without appointments',
+  );
 });

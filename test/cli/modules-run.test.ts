@@ -41,16 +41,23 @@ const TOOLS = `export default [
 async function setUp(t: Parameters<typeof testDatabase>[0]) {
   const { url, knex } = await testDatabase(t, { migrated: true });
   const folder = await scratchDir('ward-run-modules-');
-  const module = async (name: string, commands: string | null) => {
+  const module = async (name: string, commands: string | null, depends: string[] = []) => {
     await mkdir(path.join(folder, name), { recursive: true });
-    await writeFile(path.join(folder, name, 'manifest.json'), JSON.stringify({ name, version: '1.0.0' }));
+    await writeFile(
+      path.join(folder, name, 'manifest.json'),
+      JSON.stringify({ name, version: '1.0.0', depends }),
+    );
     if (commands !== null) await writeFile(path.join(folder, name, 'commands.js'), commands);
   };
   await module('tools', TOOLS);
   await module('plain', null);
   await module('broken_tools', "export default { name: 'not a list' };\n");
   await module('later_tools', TOOLS);
+  await module('needy_tools', TOOLS, ['tools_base']);
+  await module('tools_base', null);
   await setRows(knex, [
+    { name: 'needy_tools', state: 'installed', version: '1.0.0' },
+    { name: 'tools_base', state: 'uninstalled', version: null },
     { name: 'tools', state: 'installed', version: '1.0.0' },
     { name: 'plain', state: 'installed', version: '1.0.0' },
     { name: 'broken_tools', state: 'installed', version: '1.0.0' },
@@ -85,7 +92,7 @@ test('a command runs with its arguments, the manifest, the database and who runs
     result: { args: ['Ada'], storage },
   });
   const counted = await ward(['modules', 'run', 'tools', 'count-modules'], env);
-  t.is(counted.stdout, '4\n');
+  t.is(counted.stdout, '6\n');
 });
 
 test('a command’s own refusal is rendered with its message and hint, exit 1', async (t) => {
@@ -142,4 +149,15 @@ test('commandsProblem names what is wrong with a commands file', (t) => {
   );
   t.is(commandsProblem([{ name: 'a', summary: ' ', run }]), 'command "a" has no summary');
   t.is(commandsProblem([{ name: 'a', summary: 's' }]), 'command "a" has no run function');
+});
+
+test('an inactive module (installed, a dependency of it not) runs no command, and says why and what to do', async (t) => {
+  const { env } = await setUp(t);
+  const run = await ward(['modules', 'run', 'needy_tools', 'greet', 'Ada', '--json'], env);
+  t.is(run.code, 1);
+  t.deepEqual(parseJson<{ error: unknown }>(run).error, {
+    code: 'module_inactive',
+    message: 'needy_tools is inactive: it depends on tools_base, which is not installed',
+    hint: 'install tools_base (`ward modules install tools_base`, then restart) to bring needy_tools back, or uninstall needy_tools (`ward modules uninstall needy_tools`)',
+  });
 });

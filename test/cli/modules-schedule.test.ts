@@ -158,7 +158,7 @@ test('uninstall of a legacy module names the missing branch and --force does not
   t.deepEqual(await snapshot(knex), before);
 });
 
-test('uninstall with an installed dependent is blocked with "required by", --force included; --cascade takes it along', async (t) => {
+test('uninstall with an installed dependent is blocked with "required by"; --cascade takes it along, --force leaves it inactive', async (t) => {
   const { knex, env } = await setup(t);
   await setRows(
     knex,
@@ -169,23 +169,31 @@ test('uninstall with an installed dependent is blocked with "required by", --for
     })),
   );
   const before = await snapshot(knex);
-  for (const flags of [[], ['--force']]) {
-    const refused = await ward(['modules', 'uninstall', 'clinic_portal', ...flags, '--json'], env);
-    t.is(refused.code, 1);
-    t.deepEqual(parseJson<{ error: unknown }>(refused).error, {
-      code: 'required_by',
-      message: 'clinic_portal is required by portal_reminders',
-      hint: 'uninstall portal_reminders first, or pass --cascade to uninstall them as well; --force does not override this',
-    });
-  }
+  const refused = await ward(['modules', 'uninstall', 'clinic_portal', '--json'], env);
+  t.is(refused.code, 1);
+  t.deepEqual(parseJson<{ error: unknown }>(refused).error, {
+    code: 'required_by',
+    message: 'clinic_portal is required by portal_reminders',
+    hint: 'uninstall portal_reminders first, pass --cascade to uninstall them as well, or pass --force to uninstall only clinic_portal and leave it installed but inactive until clinic_portal is installed again',
+  });
   t.deepEqual(await snapshot(knex), before);
-  const cascaded = await ward(['modules', 'uninstall', 'clinic_portal', '--cascade', '--json'], env);
+  const cascaded = await ward(
+    ['modules', 'uninstall', 'clinic_portal', '--cascade', '--dry-run', '--json'],
+    env,
+  );
   t.is(cascaded.code, 0, cascaded.stderr);
   const result = parseJson<{ plan: { actions: Array<{ module: string }> } }>(cascaded);
   t.deepEqual(
     result.plan.actions.map((a) => a.module),
     ['portal_reminders', 'clinic_portal'],
   );
+  const forced = await ward(['modules', 'uninstall', 'clinic_portal', '--force', '--json'], env);
+  t.is(forced.code, 0, forced.stderr);
+  t.like(parseJson<{ plan: unknown }>(forced).plan, {
+    actions: [{ kind: 'uninstall', module: 'clinic_portal', reason: { kind: 'requested' } }],
+    inactive: [{ module: 'portal_reminders', dependency: 'clinic_portal' }],
+  });
+  t.like(await states(knex), { clinic_portal: 'to_uninstall', portal_reminders: 'installed' });
 });
 
 test('uninstall --cascade schedules installed dependents first', async (t) => {

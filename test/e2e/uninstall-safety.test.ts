@@ -1,6 +1,6 @@
 /**
  * An uninstall is all or nothing, end to end with the real `bin/ward` and real backend restarts:
- * the CLI refuses what would strand a module or a foreign key (`--force` included), `--cascade`
+ * the CLI refuses what would strand a foreign key (`--force` included), `--cascade`
  * takes the referencing modules along, referencing ones first, and at restart the `check` step
  * stops an uninstall whose downgrade would fail before its backup, hook or purge run.
  */
@@ -95,23 +95,19 @@ test('uninstall patients --force is refused naming the modules and foreign keys 
       'patients is required by appointments, documents, migration_import (foreign keys into its tables: ' +
       'appointments_appointment.appointments_appointment_patient_id_foreign → patients_patient, ' +
       'documents_document.documents_document_patient_id_foreign → patients_patient)',
-    hint: 'uninstall appointments, documents, migration_import first, or pass --cascade to uninstall them as well; --force does not override this',
+    hint: 'uninstall appointments, documents, migration_import first, or pass --cascade to uninstall them as well; --force does not override foreign keys',
   });
   const text = await ward(['modules', 'uninstall', 'patients', '--force'], env);
   t.is(text.code, 1);
   t.regex(text.stderr, /patients is required by appointments, documents, migration_import/);
   t.regex(text.stderr, /--cascade/);
 
-  const appointments = await ward(['modules', 'uninstall', 'appointments', '--force'], env);
-  t.is(appointments.code, 1);
-  t.regex(appointments.stderr, /appointments is required by migration_import/);
-
   t.deepEqual(await snapshot(knex), before.rows, 'no row, state or log entry written');
   t.is(dump(url), before.dump, 'the database is byte for byte as it was');
   t.deepEqual(await files(storage), before.storage);
 });
 
-test('a hand-written to_uninstall of a module others depend on is not applied at restart, and nothing runs', async (t) => {
+test('a hand-written to_uninstall of a module whose tables others point into is not applied at restart, and nothing runs', async (t) => {
   const { url, knex, storage, env } = await clinic(t);
   const before = dump(url, SKIP_DATA);
   await knex('core_module').where({ name: 'patients' }).update({ state: 'to_uninstall' });
@@ -120,7 +116,10 @@ test('a hand-written to_uninstall of a module others depend on is not applied at
 
   t.like(await knex('core_module').where({ name: 'patients' }).first(), {
     state: 'to_uninstall',
-    error_message: 'not applied: patients is required by appointments, documents, migration_import',
+    error_message:
+      'not applied: patients is required by appointments, documents, migration_import (foreign keys into its tables: ' +
+      'appointments_appointment.appointments_appointment_patient_id_foreign → patients_patient, ' +
+      'documents_document.documents_document_patient_id_foreign → patients_patient)',
   });
   t.deepEqual(
     await knex('core_module_operation_log')
@@ -262,7 +261,7 @@ test('a foreign key from a table no module owns: the uninstall is refused, and s
   t.true(await knex.schema.hasTable('clinic_audit'), 'the table no module owns stays');
 });
 
-test('doctor reports an installed module whose dependency is not installed, with the install to run', async (t) => {
+test('doctor reports an installed module whose dependency is not installed as inactive, with the install to run', async (t) => {
   const { knex, env } = await clinic(t);
   await knex('core_module').where({ name: 'appointments' }).update({ state: 'uninstalled' });
   const run = await ward(['modules', 'doctor', '--json'], env);
@@ -273,13 +272,13 @@ test('doctor reports an installed module whose dependency is not installed, with
       state: 'installed',
       dependency: 'appointments',
       dependencyState: 'uninstalled',
-      hint: 'run `ward modules install appointments` and restart, or uninstall migration_import',
+      hint: 'migration_import is inactive until appointments is installed: run `ward modules install appointments` and restart, or uninstall migration_import',
     },
   ]);
   const text = await ward(['modules', 'doctor'], env);
   t.is(text.code, 1);
   t.regex(
     text.stdout,
-    /^Unsatisfied dependencies \(installed modules whose dependency is not installed\):\n {2}migration_import \(installed\) depends on appointments, which is uninstalled: run `ward modules install appointments` and restart, or uninstall migration_import$/m,
+    /^Missing dependencies:\n {2}migration_import \(installed\) depends on appointments, which is uninstalled: migration_import is inactive until appointments is installed: run `ward modules install appointments` and restart, or uninstall migration_import$/m,
   );
 });

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { diagnose, findingCount } from '../../src/planner/doctor.ts';
+import { findInactive, inactiveMessage } from '../../src/planner/inactive.ts';
 import type { ModuleState } from '../../src/planner/types.ts';
 import { inventoryOf, rowsOf } from '../helpers/inventory.ts';
 
@@ -21,7 +22,7 @@ test('doctor reports an installed module whose dependency is uninstalled, with t
       state: 'installed',
       dependency: 'appointments',
       dependencyState: 'uninstalled',
-      hint: 'run `ward modules install appointments` and restart, or uninstall importer',
+      hint: 'importer is inactive until appointments is installed: run `ward modules install appointments` and restart, or uninstall importer',
     },
   ]);
   t.deepEqual(
@@ -49,7 +50,7 @@ test('doctor reports a dependency about to be uninstalled, and one the database 
         'appointments',
         'patients',
         'to_uninstall',
-        'run `ward modules install patients` and restart (this cancels its pending uninstall), or uninstall appointments',
+        'appointments is inactive from the next restart: run `ward modules install patients` (this cancels its pending uninstall), or uninstall appointments',
       ],
     ],
   );
@@ -79,4 +80,46 @@ test('doctor leaves a pending install whose dependency is not installed to the r
     rowsOf({ base: 'uninstalled', patients: 'to_install' }),
   );
   t.deepEqual(report.unsatisfiedDependencies, []);
+});
+
+test('doctor lists a module inactive through an inactive dependency, naming the module to install', (t) => {
+  const report = diagnose(
+    inventoryOf({ base: {}, patients: { depends: ['base'] }, appointments: { depends: ['patients'] } }),
+    rowsOf({ base: 'uninstalled', patients: 'installed', appointments: 'installed' }),
+  );
+  t.deepEqual(
+    report.unsatisfiedDependencies.map((finding) => [finding.module, finding.dependency, finding.hint]),
+    [
+      [
+        'appointments',
+        'patients',
+        'patients is inactive without base; appointments is inactive until base is installed: run `ward modules install base` and restart, or uninstall appointments',
+      ],
+      [
+        'patients',
+        'base',
+        'patients is inactive until base is installed: run `ward modules install base` and restart, or uninstall patients',
+      ],
+    ],
+  );
+});
+
+test('doctor lists an inactive module once, under missing dependencies, not again for the text its row records', (t) => {
+  const inventory = inventoryOf({ vitals: {}, vitals_alerts: { depends: ['vitals'] } });
+  const rows = rowsOf({ vitals: 'uninstalled', vitals_alerts: 'installed' });
+  const [alerts] = findInactive(inventory, rows);
+  const recorded = rows.map((row) =>
+    row.name === 'vitals_alerts' ? { ...row, error_message: inactiveMessage(alerts!) } : row,
+  );
+  const report = diagnose(inventory, recorded);
+  t.like(report.unsatisfiedDependencies, [{ module: 'vitals_alerts', dependency: 'vitals' }]);
+  t.deepEqual(report.errored, []);
+  t.is(findingCount(report), 1);
+
+  const reinstalled = recorded.map((row) =>
+    row.name === 'vitals' ? { ...row, state: 'to_install' as const } : row,
+  );
+  const pending = diagnose(inventory, reinstalled);
+  t.deepEqual(pending.unsatisfiedDependencies, []);
+  t.like(pending.errored, [{ module: 'vitals_alerts' }], 'inactive until the restart installs vitals');
 });

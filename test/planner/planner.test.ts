@@ -1,6 +1,7 @@
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import { plan } from '../../src/planner/planner.ts';
+import { refusalToError } from '../../src/planner/refusals.ts';
 import type {
   Action,
   ModuleRow,
@@ -16,7 +17,7 @@ import { inventoryOf, manifestProblem, rowsOf } from '../helpers/inventory.ts';
 
 function planned(t: ExecutionContext, result: PlanResult): Plan {
   if (!result.ok) t.fail(`expected a plan, got refusal ${JSON.stringify(result.refusal)}`);
-  return result.ok ? result.plan : { actions: [], unchanged: [], blocked: [] };
+  return result.ok ? result.plan : { actions: [], unchanged: [], blocked: [], inactive: [] };
 }
 
 function refused(t: ExecutionContext, result: PlanResult): Refusal | undefined {
@@ -53,6 +54,7 @@ test('install of a module without a row schedules just that module at its disk v
     ],
     unchanged: [],
     blocked: [],
+    inactive: [],
   });
 });
 
@@ -68,7 +70,12 @@ test('install of an uninstalled module keeps the database version as fromVersion
 for (const state of PRESENT) {
   test(`second install does no harm: a module in ${state} is reported unchanged`, (t) => {
     const result = plan(inventoryOf({ a: {} }), rowsOf({ a: state }), install('a'));
-    t.deepEqual(planned(t, result), { actions: [], unchanged: [{ module: 'a', state }], blocked: [] });
+    t.deepEqual(planned(t, result), {
+      actions: [],
+      unchanged: [{ module: 'a', state }],
+      blocked: [],
+      inactive: [],
+    });
   });
 }
 
@@ -229,6 +236,7 @@ test('upgrade of an installed module goes from the database version to the disk 
     ],
     unchanged: [],
     blocked: [],
+    inactive: [],
   });
 });
 
@@ -256,6 +264,7 @@ test('second upgrade does no harm: a module in to_upgrade is reported unchanged'
     actions: [],
     unchanged: [{ module: 'a', state: 'to_upgrade' }],
     blocked: [],
+    inactive: [],
   });
 });
 
@@ -333,6 +342,7 @@ for (const state of PRESENT) {
       ],
       unchanged: [],
       blocked: [],
+      inactive: [],
     });
   });
 }
@@ -340,7 +350,12 @@ for (const state of PRESENT) {
 for (const state of ['uninstalled', 'to_uninstall'] as ModuleState[]) {
   test(`second uninstall does no harm: a module in ${state} is reported unchanged`, (t) => {
     const result = plan(inventoryOf({ a: {} }), rowsOf({ a: state }), uninstall('a'));
-    t.deepEqual(planned(t, result), { actions: [], unchanged: [{ module: 'a', state }], blocked: [] });
+    t.deepEqual(planned(t, result), {
+      actions: [],
+      unchanged: [{ module: 'a', state }],
+      blocked: [],
+      inactive: [],
+    });
   });
 }
 
@@ -419,10 +434,48 @@ test('uninstall refuses a module that present modules depend on, naming them sor
   });
 });
 
-test('uninstall --force does not override dependents: it only overrides "removable": false', (t) => {
-  const inventory = inventoryOf({ a: { removable: false }, b: { depends: ['a'] } });
-  const result = plan(inventory, rowsOf({ a: 'installed', b: 'installed' }), uninstall('a', { force: true }));
-  t.deepEqual(refused(t, result), { code: 'required_by', module: 'a', dependents: ['b'], references: [] });
+test('uninstall --force overrides dependents: only the module is scheduled, and the plan names each dependent it leaves inactive', (t) => {
+  const inventory = inventoryOf({
+    a: { removable: false },
+    b: { depends: ['a'] },
+    c: { depends: ['a', 'b'] },
+    d: { depends: ['b'] },
+    gone: { depends: ['a'] },
+  });
+  const rows = rowsOf({
+    a: 'installed',
+    b: 'installed',
+    c: 'to_install',
+    d: 'installed',
+    gone: 'uninstalled',
+  });
+  t.deepEqual(planned(t, plan(inventory, rows, uninstall('a', { force: true }))), {
+    actions: [
+      {
+        kind: 'uninstall',
+        module: 'a',
+        fromVersion: '1.0.0',
+        toVersion: null,
+        reason: { kind: 'requested' },
+      },
+    ],
+    unchanged: [],
+    blocked: [],
+    inactive: [
+      { module: 'b', dependency: 'a' },
+      { module: 'c', dependency: 'a' },
+    ],
+  });
+});
+
+test('uninstall without --force refuses dependents and offers --force, --cascade or uninstalling them first', (t) => {
+  const inventory = inventoryOf({ a: {}, b: { depends: ['a'] } });
+  const refusal = refused(t, plan(inventory, rowsOf({ a: 'installed', b: 'installed' }), uninstall('a')));
+  t.deepEqual(refusal, { code: 'required_by', module: 'a', dependents: ['b'], references: [] });
+  t.is(
+    refusalToError(refusal as Refusal).hint,
+    'uninstall b first, pass --cascade to uninstall them as well, or pass --force to uninstall only a and leave it installed but inactive until a is installed again',
+  );
 });
 
 test('uninstall --cascade removes dependents first, transitively', (t) => {
@@ -515,16 +568,18 @@ test('uninstall refuses a module whose tables present modules point into, naming
     });
 });
 
-test('uninstall names modules that depend on it and modules that point into it together as required by', (t) => {
-  const inventory = inventoryOf({ a: {}, b: { depends: ['a'] }, c: {} });
+test('uninstall names modules that depend on it and modules that point into it together as required by, --force included', (t) => {
+  const inventory = inventoryOf({ a: {}, b: { depends: ['a'] }, c: { depends: ['a'] } });
   const rows = rowsOf({ a: 'installed', b: 'installed', c: 'installed' });
   const references = [fk('c', 'c_x', 'a', 'a_t')];
-  t.deepEqual(refused(t, plan(inventory, rows, uninstall('a', { force: true }), references)), {
-    code: 'required_by',
-    module: 'a',
-    dependents: ['b', 'c'],
-    references,
-  });
+  for (const force of [false, true]) {
+    const refusal = refused(t, plan(inventory, rows, uninstall('a', { force }), references));
+    t.deepEqual(refusal, { code: 'required_by', module: 'a', dependents: ['b', 'c'], references });
+    t.is(
+      refusalToError(refusal as Refusal).hint,
+      'uninstall b, c first, or pass --cascade to uninstall them as well; --force does not override foreign keys',
+    );
+  }
 });
 
 test('uninstall ignores foreign keys within the module and from modules already leaving', (t) => {
@@ -603,7 +658,12 @@ test('uninstall --cascade still refuses a non-removable module that points into 
 test('reconcile with nothing pending plans nothing', (t) => {
   const inventory = inventoryOf({ a: {}, b: { depends: ['a'] } });
   const rows = rowsOf({ a: 'installed', b: 'uninstalled' });
-  t.deepEqual(planned(t, plan(inventory, rows, reconcile)), { actions: [], unchanged: [], blocked: [] });
+  t.deepEqual(planned(t, plan(inventory, rows, reconcile)), {
+    actions: [],
+    unchanged: [],
+    blocked: [],
+    inactive: [],
+  });
 });
 
 test('reconcile runs uninstalls dependents first, then installs and upgrades dependencies first', (t) => {
@@ -670,6 +730,7 @@ test('reconcile blocks a pending install whose code is gone and the modules wait
       { module: 'c', refusal: { code: 'blocked_by', module: 'c', blocker: 'b' } },
       { module: 'gone', refusal: { code: 'not_on_disk', module: 'gone' } },
     ],
+    inactive: [],
   });
 });
 
@@ -684,12 +745,12 @@ test('reconcile blocks a pending install whose dependency is not installed', (t)
   const inventory = inventoryOf({ a: { depends: ['b'] }, b: {}, c: { depends: ['d'] }, d: {} });
   const rows = rowsOf({ a: 'to_install', b: 'uninstalled', c: 'to_install', d: 'to_uninstall' });
   const result = planned(t, plan(inventory, rows, reconcile));
-  t.deepEqual(steps(result.actions), []);
+  t.deepEqual(steps(result.actions), ['uninstall d (pending)']);
   t.deepEqual(result.blocked, [
     { module: 'a', refusal: { code: 'not_installed', module: 'b', state: 'uninstalled' } },
     { module: 'c', refusal: { code: 'not_installed', module: 'd', state: 'to_uninstall' } },
-    { module: 'd', refusal: { code: 'required_by', module: 'd', dependents: ['c'], references: [] } },
   ]);
+  t.deepEqual(result.inactive, [{ module: 'c', dependency: 'd' }]);
 });
 
 test('reconcile blocks pending modules with manifest problems and their dependents', (t) => {
@@ -740,15 +801,30 @@ test('reconcile keeps a dependency whose pending dependent cannot be uninstalled
   ]);
 });
 
-test('reconcile keeps a pending uninstall that a present module depends on, and what it needs', (t) => {
+test('reconcile applies a pending uninstall that a present module depends on (--force) and names the module it leaves inactive', (t) => {
   const inventory = inventoryOf({ a: {}, b: { depends: ['a'] }, c: { depends: ['b'] }, d: {} });
   const rows = rowsOf({ a: 'to_uninstall', b: 'to_uninstall', c: 'installed', d: 'to_uninstall' });
   const result = planned(t, plan(inventory, rows, reconcile));
-  t.deepEqual(steps(result.actions), ['uninstall d (pending)']);
+  t.deepEqual(steps(result.actions), [
+    'uninstall b (pending)',
+    'uninstall a (pending)',
+    'uninstall d (pending)',
+  ]);
+  t.deepEqual(result.blocked, []);
+  t.deepEqual(result.inactive, [{ module: 'c', dependency: 'b' }]);
+});
+
+test('reconcile keeps a pending uninstall whose tables a present module points into, and what it needs', (t) => {
+  const inventory = inventoryOf({ a: {}, b: { depends: ['a'] }, c: { depends: ['b'] }, e: {} });
+  const rows = rowsOf({ a: 'to_uninstall', b: 'to_uninstall', c: 'installed', e: 'installed' });
+  const references = [fk('c', 'c_x', 'b', 'b_t'), fk('e', 'e_x', 'b', 'b_t')];
+  const result = planned(t, plan(inventory, rows, reconcile, references));
+  t.deepEqual(result.actions, []);
   t.deepEqual(result.blocked, [
     { module: 'a', refusal: { code: 'blocked_by', module: 'a', blocker: 'b' } },
-    { module: 'b', refusal: { code: 'required_by', module: 'b', dependents: ['c'], references: [] } },
+    { module: 'b', refusal: { code: 'required_by', module: 'b', dependents: ['c', 'e'], references } },
   ]);
+  t.deepEqual(result.inactive, []);
 });
 
 test('reconcile uninstalls a module whose tables point into another module before that module', (t) => {
@@ -761,13 +837,22 @@ test('reconcile uninstalls a module whose tables point into another module befor
   ]);
 });
 
-test('reconcile leaves foreign keys from modules that stay to the check step', (t) => {
+test('reconcile blocks a pending uninstall that a present module points into, as the CLI refuses it', (t) => {
   const inventory = inventoryOf({ a: {}, b: {} });
   const rows = rowsOf({ a: 'to_uninstall', b: 'installed' });
-  const references = [fk('b', 'b_x', 'a', 'a_t'), fk(null, 'notes', 'a', 'a_t')];
-  t.deepEqual(steps(planned(t, plan(inventory, rows, reconcile, references)).actions), [
-    'uninstall a (pending)',
+  const references = [fk('b', 'b_x', 'a', 'a_t')];
+  t.deepEqual(planned(t, plan(inventory, rows, reconcile, references)).blocked, [
+    { module: 'a', refusal: { code: 'referenced_by', module: 'a', referencers: ['b'], references } },
   ]);
+});
+
+test('reconcile leaves foreign keys from tables no module owns to the check step', (t) => {
+  const inventory = inventoryOf({ a: {} });
+  const references = [fk(null, 'notes', 'a', 'a_t')];
+  t.deepEqual(
+    steps(planned(t, plan(inventory, rowsOf({ a: 'to_uninstall' }), reconcile, references)).actions),
+    ['uninstall a (pending)'],
+  );
 });
 
 test('reconcile uninstalls a module that lists itself in depends', (t) => {
@@ -785,7 +870,12 @@ test('reconcile blocks a pending install of a module that lists itself in depend
 test('reconcile never touches installed or uninstalled modules', (t) => {
   const inventory = inventoryOf({ a: { version: '9.0.0', depends: ['gone'] }, b: {} });
   const rows = rowsOf({ a: ['installed', '1.0.0'], b: 'uninstalled' });
-  t.deepEqual(planned(t, plan(inventory, rows, reconcile)), { actions: [], unchanged: [], blocked: [] });
+  t.deepEqual(planned(t, plan(inventory, rows, reconcile)), {
+    actions: [],
+    unchanged: [],
+    blocked: [],
+    inactive: [],
+  });
 });
 
 // determinism

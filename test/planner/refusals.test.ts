@@ -71,11 +71,11 @@ const cases: Array<[string, Refusal, { message: string; hint: string }]> = [
     },
   ],
   [
-    'required by lists the dependents and offers --cascade, not --force',
+    'required by lists the dependents and offers --cascade, and --force to leave them inactive',
     { code: 'required_by', module: 'patients', dependents: ['billing', 'scheduling'], references: [] },
     {
       message: 'patients is required by billing, scheduling',
-      hint: 'uninstall billing, scheduling first, or pass --cascade to uninstall them as well; --force does not override this',
+      hint: 'uninstall billing, scheduling first, pass --cascade to uninstall them as well, or pass --force to uninstall only patients and leave them installed but inactive until patients is installed again',
     },
   ],
   [
@@ -97,7 +97,7 @@ const cases: Array<[string, Refusal, { message: string; hint: string }]> = [
     {
       message:
         'patients is required by appointments, documents (foreign keys into its tables: documents_document.documents_document_patient_id_foreign → patients_patient)',
-      hint: 'uninstall appointments, documents first, or pass --cascade to uninstall them as well; --force does not override this',
+      hint: 'uninstall appointments, documents first, or pass --cascade to uninstall them as well; --force does not override foreign keys',
     },
   ],
   [
@@ -119,7 +119,7 @@ const cases: Array<[string, Refusal, { message: string; hint: string }]> = [
     {
       message:
         'patients is referenced by lab: foreign keys lab_result.lab_result_patient_id_foreign → patients_patient point into its tables',
-      hint: 'uninstall lab first, or pass --cascade to uninstall them as well; --force does not override this',
+      hint: 'uninstall lab first, or pass --cascade to uninstall them as well; --force does not override foreign keys',
     },
   ],
   [

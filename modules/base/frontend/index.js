@@ -81,40 +81,53 @@ function ModuleList({ read }) {
 }
 
 /**
- * The doctor's categories, in the order `ward modules doctor` prints them, each finding in words.
- * @type {Array<[string, string, (finding: any) => string]>}
+ * The doctor's categories, in the order `ward modules doctor` prints them: a title, and the report's
+ * lists under it, each finding in words. Missing dependencies are of two kinds, as in the CLI: code
+ * not found, and not installed (the dependent is inactive).
+ * @type {Array<[string, Array<[string, (finding: any) => string]>]>}
  */
 const DOCTOR = [
-  ['orphans', 'Orphans (in the database, code not found)', (f) => `${f.module} (${f.state}): ${f.hint}`],
-  ['missingDependencies', 'Missing dependencies', (f) => `${f.module} depends on ${f.dependency}, not found`],
+  ['Orphans (in the database, code not found)', [['orphans', (f) => `${f.module} (${f.state}): ${f.hint}`]]],
   [
-    'unsatisfiedDependencies',
-    'Unsatisfied dependencies',
-    (f) => `${f.module} (${f.state}) depends on ${f.dependency} (${f.dependencyState}): ${f.hint}`,
+    'Missing dependencies',
+    [
+      ['missingDependencies', (f) => `${f.module} depends on ${f.dependency}, not found`],
+      [
+        'unsatisfiedDependencies',
+        (f) =>
+          `${f.module} (${f.state}) depends on ${f.dependency}, which is ${f.dependencyState}: ${f.hint}`,
+      ],
+    ],
   ],
   [
-    'manifestErrors',
     'Manifest errors',
-    (f) => `${f.module ?? f.file}${f.path ? ` at ${f.path}` : ''}: ${f.message}`,
+    [['manifestErrors', (f) => `${f.module ?? f.file}${f.path ? ` at ${f.path}` : ''}: ${f.message}`]],
   ],
-  ['errored', 'Modules in error', (f) => `${f.module} (${f.state}): ${f.errorMessage}`],
-  ['missingTables', 'Missing tables', (f) => `${f.module}: table ${f.table} is missing`],
-  ['configuration', 'Settings and grants file', (f) => `${f.message} Fix: ${f.hint}`],
+  ['Modules in error', [['errored', (f) => `${f.module} (${f.state}): ${f.errorMessage}`]]],
+  ['Missing tables', [['missingTables', (f) => `${f.module}: table ${f.table} is missing`]]],
+  ['Settings and grants file', [['configuration', (f) => `${f.message} Fix: ${f.hint}`]]],
 ];
 
 function Doctor({ read }) {
   if (read.error) return html`<${ErrorBanner} error=${read.error} />`;
   if (read.data === null) return html`<${Loading} label="Running the doctor…" />`;
   if (read.data.ok) return html`<${Banner} kind="success" title="No issues found" />`;
-  return DOCTOR.filter(([key]) => read.data[key].length > 0).map(
-    ([key, title, words]) =>
-      html`<div key=${key}>
-        <h3>${title}</h3>
-        <ul>
-          ${read.data[key].map((finding, index) => html`<li key=${index} style=${WRAP}>${words(finding)}</li>`)}
-        </ul>
-      </div>`,
-  );
+  return DOCTOR.map(([title, lists]) => ({
+    title,
+    items: lists.flatMap(([key, words]) =>
+      read.data[key].map((/** @type {any} */ finding) => words(finding)),
+    ),
+  }))
+    .filter(({ items }) => items.length > 0)
+    .map(
+      ({ title, items }) =>
+        html`<div key=${title}>
+          <h3>${title}</h3>
+          <ul>
+            ${items.map((item, index) => html`<li key=${index} style=${WRAP}>${item}</li>`)}
+          </ul>
+        </div>`,
+    );
 }
 
 const SYMBOL = { install: '+', upgrade: '~', uninstall: '-' };
@@ -173,6 +186,13 @@ function Plan({ read }) {
                 html`<li key=${`blocked-${blocked.module}`}>
                   <span aria-hidden="true">! </span><strong>${blocked.module}</strong> blocked:
                   ${describeRefusal(blocked.refusal)}
+                </li>`,
+            )}
+            ${(plan.inactive ?? []).map(
+              (left) =>
+                html`<li key=${`inactive-${left.module}-${left.dependency}`}>
+                  <span aria-hidden="true">! </span><strong>${left.module}</strong>${' '}
+                  ${`left without ${left.dependency}: stays installed but inactive until ${left.dependency} is installed again`}
                 </li>`,
             )}
           </ul>`
@@ -302,8 +322,25 @@ function RestartPanel({ restart, onForce, onCancel, onKeepWaiting }) {
   </section>`;
 }
 
+/** Whether a module's error is the text a start records for an inactive module (a dependency is not installed). */
+const isInactive = (module) => module.errorMessage?.startsWith(`${module.name} is inactive: `) ?? false;
+
+function ModuleMessages({ title, modules }) {
+  return html`<${Banner} kind="warning" title=${title}>
+    <ul>
+      ${modules.map(
+        (module) =>
+          html`<li key=${module.name} style=${WRAP}>
+            ${module.name} (${module.state}): ${module.errorMessage}
+          </li>`,
+      )}
+    </ul>
+  <//>`;
+}
+
 function RestartOutcome({ outcome }) {
-  const errored = outcome.modules.filter((module) => module.errorMessage !== null);
+  const errored = outcome.modules.filter((module) => module.errorMessage !== null && !isInactive(module));
+  const inactive = outcome.modules.filter(isInactive);
   const failed = outcome.steps === null ? [] : failedSteps(outcome.steps);
   return html`<${Banner}
       kind=${outcome.healthy ? 'success' : 'warning'}
@@ -319,18 +356,13 @@ function RestartOutcome({ outcome }) {
         }
       </p>
     <//>
+    ${errored.length > 0 && html`<${ModuleMessages} title="Modules in error" modules=${errored} />`}
     ${
-      errored.length > 0 &&
-      html`<${Banner} kind="warning" title="Modules in error">
-        <ul>
-          ${errored.map(
-            (module) =>
-              html`<li key=${module.name} style=${WRAP}>
-                ${module.name} (${module.state}): ${module.errorMessage}
-              </li>`,
-          )}
-        </ul>
-      <//>`
+      inactive.length > 0 &&
+      html`<${ModuleMessages}
+        title="Inactive modules (a module they depend on is not installed)"
+        modules=${inactive}
+      />`
     }
     ${
       failed.length > 0 &&

@@ -116,7 +116,7 @@ const PLAN_RESPONSE = {
   properties: {
     plan: {
       type: 'object',
-      required: ['actions', 'unchanged', 'blocked'],
+      required: ['actions', 'unchanged', 'blocked', 'inactive'],
       properties: {
         actions: {
           type: 'array',
@@ -149,6 +149,11 @@ const PLAN_RESPONSE = {
               refusal: { type: 'object', required: ['code'], properties: { code: { type: 'string' } } },
             },
           },
+        },
+        inactive: {
+          ...FINDINGS({ module: { type: 'string' }, dependency: { type: 'string' } }),
+          description:
+            'Installed modules the uninstalls leave without a dependency: they stay installed but inactive until it is installed again.',
         },
       },
     },

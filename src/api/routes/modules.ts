@@ -1,5 +1,5 @@
 /**
- * `GET /api/v1/modules/-/active` (what the frontend shows, filtered per caller: a navigation entry only for holders of its permission) and
+ * `GET /api/v1/modules/-/active` (what the frontend shows, filtered per caller: a navigation entry only for holders of its permission; an inactive module, which lacks a dependency, is left out) and
  * `POST /api/v1/modules/-/restart` (admin: answers 202, then the process restarts gracefully, and
  * so does every other backend replica on the same database, as `ward modules restart` would ask
  * them; 409 and no restart when the next start would refuse, unless forced with `?force=true` or
@@ -155,7 +155,8 @@ export function moduleRoutes(deps: {
       fullPath: `${API_PREFIX}/modules/-/active`,
       module: null,
       permission: null,
-      summary: 'Installed modules, with the navigation entries the caller may see and their frontend layer',
+      summary:
+        'Active modules (installed, with every dependency active), with the navigation entries the caller may see and their frontend layer',
       response: { status: 200, description: 'Active modules', schema: ACTIVE_RESPONSE },
       handler: active,
     },

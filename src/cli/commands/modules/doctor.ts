@@ -4,7 +4,7 @@ import { ModuleCommand } from '../../module-command.ts';
 
 export default class ModulesDoctor extends ModuleCommand {
   static override description =
-    "Report orphans, missing dependencies, installed modules whose dependency is not installed, manifest errors, errored modules, installed modules' missing tables and bad settings or grants file; exits 1 when it finds any";
+    "Report orphans, missing dependencies (code not found, or not installed: the dependent is inactive), manifest errors, errored modules, installed modules' missing tables and bad settings or grants file; exits 1 when it finds any";
   static override examples = ['<%= config.bin %> modules doctor', '<%= config.bin %> modules doctor --json'];
   static override enableJsonFlag = true;
 
@@ -25,14 +25,13 @@ function renderReport(report: DoctorReport): string {
     ],
     [
       'Missing dependencies',
-      report.missingDependencies.map((m) => `${m.module} depends on ${m.dependency}, not found`),
-    ],
-    [
-      'Unsatisfied dependencies (installed modules whose dependency is not installed)',
-      report.unsatisfiedDependencies.map(
-        (u) =>
-          `${u.module} (${u.state}) depends on ${u.dependency}, which is ${u.dependencyState}: ${u.hint}`,
-      ),
+      [
+        ...report.missingDependencies.map((m) => `${m.module} depends on ${m.dependency}, not found`),
+        ...report.unsatisfiedDependencies.map(
+          (u) =>
+            `${u.module} (${u.state}) depends on ${u.dependency}, which is ${u.dependencyState}: ${u.hint}`,
+        ),
+      ],
     ],
     ['Manifest errors', report.manifestErrors.map((e) => `${e.file} ${e.path}: ${e.message}`)],
     ['Errored modules', report.errored.map((e) => `${e.module} (${e.state}): ${e.errorMessage}`)],

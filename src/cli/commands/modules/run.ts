@@ -3,6 +3,7 @@ import os from 'node:os';
 import { pino } from 'pino';
 import { readModuleRows } from '../../../db/modules.ts';
 import { WardError } from '../../../errors/ward-error.ts';
+import { findInactive, inactiveText } from '../../../planner/inactive.ts';
 import type { DiskModule } from '../../../planner/types.ts';
 import type { CommandDefinition, CommandResult } from '../../../sdk/index.ts';
 import { moduleSdk } from '../../../sdk/runtime.ts';
@@ -56,7 +57,7 @@ export default class ModulesRun extends ModuleCommand {
     return { module: module.name, command: command.name, result: result.data ?? result.lines };
   }
 
-  /** A module's commands work on its tables: it must be on disk and installed. */
+  /** A module's commands work on its tables: it must be on disk, installed and active. */
   private async installedModule(name: string): Promise<DiskModule> {
     const [inventory, rows] = await Promise.all([this.inventory(), this.db().then(readModuleRows)]);
     const module = inventory.modules.get(name);
@@ -73,6 +74,12 @@ export default class ModulesRun extends ModuleCommand {
         `module ${name} is ${state}: its commands need it installed`,
         `install it (\`ward modules install ${name}\`, then a restart), or wait for the restart that applies the pending change`,
       );
+    // Its code would fail at its first use of the missing module, as its routes would.
+    const inactive = findInactive(inventory, rows).find((entry) => entry.module === name);
+    if (inactive !== undefined) {
+      const { message, hint } = inactiveText(inactive);
+      throw new WardError('module_inactive', message, hint);
+    }
     return module;
   }
 

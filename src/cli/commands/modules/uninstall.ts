@@ -14,7 +14,7 @@ export default class ModulesUninstall extends ScheduleCommand {
   static override flags = {
     force: Flags.boolean({
       description:
-        'uninstall even when the module\'s manifest says "removable": false; never overrides installed modules that depend on it or whose tables hold foreign keys into its tables',
+        'uninstall even when the module\'s manifest says "removable": false, or installed modules depend on it (only this module is uninstalled; they stay installed but inactive until it is installed again); never overrides foreign keys from other modules\' tables into its tables',
       default: false,
     }),
     cascade: Flags.boolean({
