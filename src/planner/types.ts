@@ -32,7 +32,10 @@ export interface DiskModule {
   routes: string | null;
   /** The operator's commands (`commands.ts`/`.js`), run by `ward modules run`. */
   commands: string | null;
-  /** Frontend layer path relative to the module directory, from the manifest. */
+  /**
+   * The frontend layer's entry file, relative to the module directory and `/`-separated: the
+   * manifest's `frontend`, or `<folder>/index.js` when it names a folder.
+   */
   frontend: string | null;
 }
 

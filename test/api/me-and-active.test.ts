@@ -101,7 +101,7 @@ test('active modules: every installed module, navigation filtered to what the ca
         { label: 'Intake', path: '/intake', permission: 'intake.job.read' },
         { label: 'Intake uploads', path: '/intake/uploads', permission: 'intake.binary.write' },
       ],
-      frontend: 'test/fixtures/modules/auth/intake/frontend',
+      frontend: 'test/fixtures/modules/auth/intake/frontend/index.js',
     },
   ]);
   t.deepEqual(await navigation(await tokenOf('olga')), { base: [], intake: ['Intake'] });
