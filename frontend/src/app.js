@@ -21,6 +21,7 @@ import {
 } from '@ward/ui';
 import { createApi } from './api.js';
 import { fetchModulesJson, listedLayers, loadLayers, moduleOfPath, under } from './layers.js';
+import { isShellPath } from './paths.js';
 
 const POLL_MS = 30_000;
 
@@ -398,10 +399,19 @@ function Shell() {
     </div>`;
 }
 
-function Sidebar({ path }) {
-  const links = active.value.modules.flatMap((module) =>
-    module.navigation.map((entry) => ({ ...entry, module: module.name })),
+/**
+ * The navigation entries `/active` lists, in its order, each with its module; an entry whose path
+ * is not a path of this site is left out, so no link can lead elsewhere whatever a backend sent.
+ */
+const navigationLinks = () =>
+  active.value.modules.flatMap((module) =>
+    module.navigation
+      .filter((entry) => isShellPath(entry.path))
+      .map((entry) => ({ ...entry, module: module.name })),
   );
+
+function Sidebar({ path }) {
+  const links = navigationLinks();
   return html`<nav class="sidebar" aria-label="Modules">
     <ul>
       ${links.map(
@@ -473,7 +483,7 @@ function Routes() {
 }
 
 function Home() {
-  const links = active.value.modules.flatMap((module) => module.navigation);
+  const links = navigationLinks();
   return html`<${PageHeader} title="Ward" description=${`Welcome, ${me.value.user.username}.`} /> ${
       links.length === 0
         ? html`<${EmptyState} title="Nothing to open yet">
@@ -494,7 +504,13 @@ function contextFor(layer, location, params) {
     user: Object.freeze({ username: me.value.user.username, roles: [...me.value.roles] }),
     permissions,
     can: (name) => permissions.has(name),
-    navigate: (to, replace = false) => location.route(to, replace),
+    navigate: (to, replace = false) => {
+      if (!isShellPath(to))
+        throw new Error(
+          `navigate(${JSON.stringify(to)}) refused: give a path of this site, starting with a single / and without spaces or control characters`,
+        );
+      location.route(to, replace);
+    },
     path: location.path,
     query: { ...location.query },
     params: { ...params },

@@ -20,7 +20,7 @@ export type Permission = string;
  */
 export type Grant = string;
 /**
- * Frontend route on Ward's own origin: starting with / and not with // or /\ (which a browser reads as another host).
+ * Frontend route on Ward's own origin: starting with / and not with // or /\ (which a browser reads as another host), without whitespace or control characters (which a browser drops from a link, so that /<tab>/host becomes //host).
  */
 export type RoutePath = string;
 /**

@@ -108,9 +108,9 @@ const schema11 = {
     routePath: {
       title: 'RoutePath',
       description:
-        "Frontend route on Ward's own origin: starting with / and not with // or /\\ (which a browser reads as another host).",
+        "Frontend route on Ward's own origin: starting with / and not with // or /\\ (which a browser reads as another host), without whitespace or control characters (which a browser drops from a link, so that /<tab>/host becomes //host).",
       type: 'string',
-      pattern: '^/(?![/\\\\])',
+      pattern: '^/(?![/\\\\])[^\\s\\p{Cc}]*$',
     },
   },
 };
@@ -181,11 +181,11 @@ const schema18 = {
 const schema19 = {
   title: 'RoutePath',
   description:
-    "Frontend route on Ward's own origin: starting with / and not with // or /\\ (which a browser reads as another host).",
+    "Frontend route on Ward's own origin: starting with / and not with // or /\\ (which a browser reads as another host), without whitespace or control characters (which a browser drops from a link, so that /<tab>/host becomes //host).",
   type: 'string',
-  pattern: '^/(?![/\\\\])',
+  pattern: '^/(?![/\\\\])[^\\s\\p{Cc}]*$',
 };
-const pattern6 = new RegExp('^/(?![/\\\\])', 'u');
+const pattern6 = new RegExp('^/(?![/\\\\])[^\\s\\p{Cc}]*$', 'u');
 
 function validate11(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
@@ -313,9 +313,9 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
             instancePath: instancePath + '/path',
             schemaPath: '#/definitions/routePath/pattern',
             keyword: 'pattern',
-            params: { pattern: '^/(?![/\\\\])' },
-            message: 'must match pattern "' + '^/(?![/\\\\])' + '"',
-            schema: '^/(?![/\\\\])',
+            params: { pattern: '^/(?![/\\\\])[^\\s\\p{Cc}]*$' },
+            message: 'must match pattern "' + '^/(?![/\\\\])[^\\s\\p{Cc}]*$' + '"',
+            schema: '^/(?![/\\\\])[^\\s\\p{Cc}]*$',
             parentSchema: schema19,
             data: data1,
           };

@@ -152,10 +152,44 @@ test('permissions, roles and navigation are checked', async (t) => {
     '/navigation/0/icon: unknown field; allowed fields are label, path, permission',
     '/navigation/0/label: must not be empty',
     '/navigation/0/path: "portal" is not a frontend route of this site: routes start with a single / ' +
-      '(// or /\\ would lead to another host)',
+      '(// or /\\ would lead to another host) and hold no spaces or control characters (a browser drops them, ' +
+      'and /<tab>/host leads to another host)',
     '/navigation/1/path: "//evil.example/login" is not a frontend route of this site: routes start with a ' +
-      'single / (// or /\\ would lead to another host)',
+      'single / (// or /\\ would lead to another host) and hold no spaces or control characters (a browser ' +
+      'drops them, and /<tab>/host leads to another host)',
   ]);
+});
+
+test('a navigation path with whitespace or a control character is a manifest error: a browser drops them and leaves the site', async (t) => {
+  const paths = [
+    '/\t/127.0.0.1:18601/x',
+    '/\n/evil.example',
+    '/pa\rtients',
+    '/a b',
+    '/\u0000x',
+    '/x\u007f',
+    '/\u0085x',
+    '/\u00a0x',
+    '/x\u2028',
+  ];
+  const manifest = {
+    name: 'portal',
+    version: '1.0.0',
+    permissions: ['portal.page.read'],
+    navigation: paths.map((path) => ({ label: 'Portal', path, permission: 'portal.page.read' })),
+  };
+  const problems = await problemsOf(manifest);
+  t.deepEqual(
+    problems.map((problem) => problem.split(':')[0]),
+    paths.map((_, index) => `/navigation/${index}/path`),
+  );
+  t.true(problems[0]?.includes('"/\\t/127.0.0.1:18601/x" is not a frontend route of this site'), problems[0]);
+  t.true(problems.every((problem) => problem.includes('hold no spaces or control characters')));
+  const fine = {
+    ...manifest,
+    navigation: [{ label: 'Portal', path: '/portal/visits?day=today#top', permission: 'portal.page.read' }],
+  };
+  t.deepEqual(await problemsOf(fine), []);
 });
 
 test('a module may define only permissions in its own namespace', async (t) => {
