@@ -35,7 +35,7 @@ const expired = signal(false);
 const signOutError = signal(null);
 const bootError = signal(null);
 /** `{modules, error}`: GET /api/v1/modules/-/active's modules, or why it failed. */
-const active = signal({ modules: [], error: null });
+const active = signal({ modules: [], navigation: [], error: null });
 /** The layers of /modules.json, loaded: `{name, version, layer, routes, error}`. */
 const layers = signal([]);
 /** The /modules.json text the layers were loaded from (null: the file is missing). */
@@ -116,9 +116,9 @@ async function loadActive() {
   try {
     const answer = await api.get('/modules/-/active');
     if (active.value.error === null && sameJson(answer.modules, active.value.modules)) return;
-    active.value = { modules: answer.modules, error: null };
+    active.value = { modules: answer.modules, navigation: answer.navigation, error: null };
   } catch (error) {
-    active.value = { modules: [], error };
+    active.value = { modules: [], navigation: [], error };
   }
 }
 
@@ -400,15 +400,11 @@ function Shell() {
 }
 
 /**
- * The navigation entries `/active` lists, in its order, each with its module; an entry whose path
- * is not a path of this site is left out, so no link can lead elsewhere whatever a backend sent.
+ * The sidebar entries `/active` lists, in its order (clinical pages first, administration last),
+ * each with its module; an entry whose path is not a path of this site is left out, so no link can
+ * lead elsewhere whatever a backend sent.
  */
-const navigationLinks = () =>
-  active.value.modules.flatMap((module) =>
-    module.navigation
-      .filter((entry) => isShellPath(entry.path))
-      .map((entry) => ({ ...entry, module: module.name })),
-  );
+const navigationLinks = () => active.value.navigation.filter((entry) => isShellPath(entry.path));
 
 function Sidebar({ path }) {
   const links = navigationLinks();

@@ -70,4 +70,8 @@ export interface NavigationEntry {
   label: string;
   path: RoutePath;
   permission: Permission;
+  /**
+   * Where the entry stands in the sidebar, lowest first: clinical pages 100-399, entries that give none 500, administration 800 and above. Ties go by module name, then by the manifest's order.
+   */
+  order?: number;
 }

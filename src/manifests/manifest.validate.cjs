@@ -95,6 +95,14 @@ const schema11 = {
         label: { type: 'string', minLength: 1 },
         path: { $ref: '#/definitions/routePath' },
         permission: { $ref: '#/definitions/permission' },
+        order: {
+          description:
+            "Where the entry stands in the sidebar, lowest first: clinical pages 100-399, entries that give none 500, administration 800 and above. Ties go by module name, then by the manifest's order.",
+          type: 'integer',
+          minimum: 0,
+          maximum: 1000,
+          default: 500,
+        },
       },
     },
     layerPath: {
@@ -176,6 +184,14 @@ const schema18 = {
     label: { type: 'string', minLength: 1 },
     path: { $ref: '#/definitions/routePath' },
     permission: { $ref: '#/definitions/permission' },
+    order: {
+      description:
+        "Where the entry stands in the sidebar, lowest first: clinical pages 100-399, entries that give none 500, administration 800 and above. Ties go by module name, then by the manifest's order.",
+      type: 'integer',
+      minimum: 0,
+      maximum: 1000,
+      default: 500,
+    },
   },
 };
 const schema19 = {
@@ -191,6 +207,9 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
   let vErrors = null;
   let errors = 0;
   if (data && typeof data == 'object' && !Array.isArray(data)) {
+    if (data.order === undefined) {
+      data.order = 500;
+    }
     if (data.label === undefined) {
       const err0 = {
         instancePath,
@@ -246,7 +265,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!(key0 === 'label' || key0 === 'path' || key0 === 'permission')) {
+      if (!(key0 === 'label' || key0 === 'path' || key0 === 'permission' || key0 === 'order')) {
         const err3 = {
           instancePath,
           schemaPath: '#/additionalProperties',
@@ -385,8 +404,65 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+    let data3 = data.order;
+    if (!(typeof data3 == 'number' && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
+      const err10 = {
+        instancePath: instancePath + '/order',
+        schemaPath: '#/properties/order/type',
+        keyword: 'type',
+        params: { type: 'integer' },
+        message: 'must be integer',
+        schema: schema18.properties.order.type,
+        parentSchema: schema18.properties.order,
+        data: data3,
+      };
+      if (vErrors === null) {
+        vErrors = [err10];
+      } else {
+        vErrors.push(err10);
+      }
+      errors++;
+    }
+    if (typeof data3 == 'number' && isFinite(data3)) {
+      if (data3 > 1000 || isNaN(data3)) {
+        const err11 = {
+          instancePath: instancePath + '/order',
+          schemaPath: '#/properties/order/maximum',
+          keyword: 'maximum',
+          params: { comparison: '<=', limit: 1000 },
+          message: 'must be <= 1000',
+          schema: 1000,
+          parentSchema: schema18.properties.order,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+      if (data3 < 0 || isNaN(data3)) {
+        const err12 = {
+          instancePath: instancePath + '/order',
+          schemaPath: '#/properties/order/minimum',
+          keyword: 'minimum',
+          params: { comparison: '>=', limit: 0 },
+          message: 'must be >= 0',
+          schema: 0,
+          parentSchema: schema18.properties.order,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err10 = {
+    const err13 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -397,9 +473,9 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err10];
+      vErrors = [err13];
     } else {
-      vErrors.push(err10);
+      vErrors.push(err13);
     }
     errors++;
   }

@@ -149,7 +149,7 @@ test('permissions, roles and navigation are checked', async (t) => {
       'starting with a letter',
     '/role_permissions/staff/1: "all" is not a permission name such as patients.patient.read, ' +
       'or "*" for every permission',
-    '/navigation/0/icon: unknown field; allowed fields are label, path, permission',
+    '/navigation/0/icon: unknown field; allowed fields are label, path, permission, order',
     '/navigation/0/label: must not be empty',
     '/navigation/0/path: "portal" is not a frontend route of this site: routes start with a single / ' +
       '(// or /\\ would lead to another host) and hold no spaces or control characters (a browser drops them, ' +
@@ -190,6 +190,25 @@ test('a navigation path with whitespace or a control character is a manifest err
     navigation: [{ label: 'Portal', path: '/portal/visits?day=today#top', permission: 'portal.page.read' }],
   };
   t.deepEqual(await problemsOf(fine), []);
+});
+
+test('a navigation order is a whole number from 0 to 1000, 500 when not given', async (t) => {
+  const entry = { label: 'Portal', path: '/portal', permission: 'portal.page.read' };
+  const manifest = {
+    name: 'portal',
+    version: '1.0.0',
+    navigation: [entry, { ...entry, order: 1.5 }, { ...entry, order: 1001 }, { ...entry, order: -1 }],
+  };
+  t.deepEqual(await problemsOf(manifest), [
+    '/navigation/1/order: must be an integer',
+    '/navigation/2/order: must be <= 1000',
+    '/navigation/3/order: must be >= 0',
+  ]);
+  const read = await checkManifest(
+    { name: 'portal', version: '1.0.0', navigation: [{ ...entry }] },
+    'm.json',
+  );
+  t.deepEqual(read.ok ? read.manifest.navigation : null, [{ ...entry, order: 500 }]);
 });
 
 test('a module may define only permissions in its own namespace', async (t) => {
