@@ -8,6 +8,7 @@ import type { Manifest, ManifestProblem } from '../planner/types.ts';
 import { describeJsonError } from '../errors/json-error.ts';
 import { schemaErrorProblem } from './schema-messages.ts';
 import { isModuleName } from '../planner/names.ts';
+import { requiresProblems } from './requires.ts';
 
 export type ManifestResult = { ok: true; manifest: Manifest } | { ok: false; problems: ManifestProblem[] };
 
@@ -71,6 +72,7 @@ export async function checkManifest(
       );
     }
   });
+  problems.push(...requiresProblems(document).map(({ path, message }) => problem(path, message)));
   return problems.length > 0 ? failed(problems) : { ok: true, manifest: document };
 }
 

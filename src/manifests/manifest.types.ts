@@ -12,6 +12,10 @@ export type ModuleName = string;
  */
 export type Version = string;
 /**
+ * An npm version range, such as ^1.2.0, >=1.0.0 <3.0.0 or 1.x.
+ */
+export type VersionRange = string;
+/**
  * `<module>.<resource>.<action>` or `<module>.<action>`: two or more lowercase dot-separated segments.
  */
 export type Permission = string;
@@ -46,6 +50,12 @@ export interface Manifest {
    * Modules that must be installed before this one.
    */
   depends?: ModuleName[];
+  /**
+   * The versions of its dependencies this module works with: module name to an npm version range such as "^1.2.0". Every name must also be in depends.
+   */
+  requires?: {
+    [k: string]: VersionRange | undefined;
+  };
   /**
    * Whether uninstall is allowed without --force; false for official modules.
    */

@@ -26,6 +26,13 @@ const schema11 = {
       uniqueItems: true,
       default: [],
     },
+    requires: {
+      description:
+        'The versions of its dependencies this module works with: module name to an npm version range such as "^1.2.0". Every name must also be in depends.',
+      type: 'object',
+      propertyNames: { $ref: '#/definitions/moduleName' },
+      additionalProperties: { $ref: '#/definitions/versionRange' },
+    },
     removable: {
       description: 'Whether uninstall is allowed without --force; false for official modules.',
       type: 'boolean',
@@ -66,6 +73,13 @@ const schema11 = {
       maxLength: 256,
       pattern:
         '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?(?:\\+[0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*)?$',
+    },
+    versionRange: {
+      title: 'VersionRange',
+      description: 'An npm version range, such as ^1.2.0, >=1.0.0 <3.0.0 or 1.x.',
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
     },
     roleName: {
       title: 'RoleName',
@@ -138,26 +152,33 @@ const schema13 = {
   pattern:
     '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?(?:\\+[0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*)?$',
 };
-const schema15 = {
+const schema16 = {
+  title: 'VersionRange',
+  description: 'An npm version range, such as ^1.2.0, >=1.0.0 <3.0.0 or 1.x.',
+  type: 'string',
+  minLength: 1,
+  maxLength: 256,
+};
+const schema17 = {
   title: 'Permission',
   description:
     '`<module>.<resource>.<action>` or `<module>.<action>`: two or more lowercase dot-separated segments.',
   type: 'string',
   pattern: '^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$',
 };
-const schema16 = {
+const schema18 = {
   title: 'RoleName',
   type: 'string',
   pattern: '^[a-z][a-z0-9_]{0,62}$',
   description: 'Lowercase letters, digits and _, starting with a letter, at most 63 characters.',
 };
-const schema17 = {
+const schema19 = {
   title: 'Grant',
   description: 'A permission name, or "*" for every permission.',
   type: 'string',
   pattern: '^(?:\\*|[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+)$',
 };
-const schema21 = {
+const schema23 = {
   title: 'LayerPath',
   description: "The module's frontend layer: a path relative to the module directory, without `..` segments.",
   type: 'string',
@@ -172,10 +193,10 @@ const pattern1 = new RegExp(
   '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?(?:\\+[0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*)?$',
   'u',
 );
-const pattern3 = new RegExp('^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$', 'u');
-const pattern5 = new RegExp('^(?:\\*|[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+)$', 'u');
-const pattern8 = new RegExp('^(?![/\\\\])(?![a-zA-Z]:)(?!(?:.*[/\\\\])?\\.\\.(?:[/\\\\]|$)).*$', 'u');
-const schema18 = {
+const pattern4 = new RegExp('^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$', 'u');
+const pattern6 = new RegExp('^(?:\\*|[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+)$', 'u');
+const pattern9 = new RegExp('^(?![/\\\\])(?![a-zA-Z]:)(?!(?:.*[/\\\\])?\\.\\.(?:[/\\\\]|$)).*$', 'u');
+const schema20 = {
   title: 'NavigationEntry',
   type: 'object',
   additionalProperties: false,
@@ -194,14 +215,14 @@ const schema18 = {
     },
   },
 };
-const schema19 = {
+const schema21 = {
   title: 'RoutePath',
   description:
     "Frontend route on Ward's own origin: starting with / and not with // or /\\ (which a browser reads as another host), without whitespace or control characters (which a browser drops from a link, so that /<tab>/host becomes //host).",
   type: 'string',
   pattern: '^/(?![/\\\\])[^\\s\\p{Cc}]*$',
 };
-const pattern6 = new RegExp('^/(?![/\\\\])[^\\s\\p{Cc}]*$', 'u');
+const pattern7 = new RegExp('^/(?![/\\\\])[^\\s\\p{Cc}]*$', 'u');
 
 function validate11(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null;
@@ -217,8 +238,8 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'label' },
         message: "must have required property '" + 'label' + "'",
-        schema: schema18.required,
-        parentSchema: schema18,
+        schema: schema20.required,
+        parentSchema: schema20,
         data,
       };
       if (vErrors === null) {
@@ -235,8 +256,8 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'path' },
         message: "must have required property '" + 'path' + "'",
-        schema: schema18.required,
-        parentSchema: schema18,
+        schema: schema20.required,
+        parentSchema: schema20,
         data,
       };
       if (vErrors === null) {
@@ -253,8 +274,8 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'required',
         params: { missingProperty: 'permission' },
         message: "must have required property '" + 'permission' + "'",
-        schema: schema18.required,
-        parentSchema: schema18,
+        schema: schema20.required,
+        parentSchema: schema20,
         data,
       };
       if (vErrors === null) {
@@ -273,7 +294,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
           params: { additionalProperty: key0 },
           message: 'must NOT have additional properties',
           schema: false,
-          parentSchema: schema18,
+          parentSchema: schema20,
           data,
         };
         if (vErrors === null) {
@@ -295,7 +316,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema18.properties.label,
+            parentSchema: schema20.properties.label,
             data: data0,
           };
           if (vErrors === null) {
@@ -312,8 +333,8 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema18.properties.label.type,
-          parentSchema: schema18.properties.label,
+          schema: schema20.properties.label.type,
+          parentSchema: schema20.properties.label,
           data: data0,
         };
         if (vErrors === null) {
@@ -327,7 +348,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.path !== undefined) {
       let data1 = data.path;
       if (typeof data1 === 'string') {
-        if (!pattern6.test(data1)) {
+        if (!pattern7.test(data1)) {
           const err6 = {
             instancePath: instancePath + '/path',
             schemaPath: '#/definitions/routePath/pattern',
@@ -335,7 +356,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^/(?![/\\\\])[^\\s\\p{Cc}]*$' },
             message: 'must match pattern "' + '^/(?![/\\\\])[^\\s\\p{Cc}]*$' + '"',
             schema: '^/(?![/\\\\])[^\\s\\p{Cc}]*$',
-            parentSchema: schema19,
+            parentSchema: schema21,
             data: data1,
           };
           if (vErrors === null) {
@@ -352,8 +373,8 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema19.type,
-          parentSchema: schema19,
+          schema: schema21.type,
+          parentSchema: schema21,
           data: data1,
         };
         if (vErrors === null) {
@@ -367,7 +388,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
     if (data.permission !== undefined) {
       let data2 = data.permission;
       if (typeof data2 === 'string') {
-        if (!pattern3.test(data2)) {
+        if (!pattern4.test(data2)) {
           const err8 = {
             instancePath: instancePath + '/permission',
             schemaPath: '#/definitions/permission/pattern',
@@ -375,7 +396,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
             params: { pattern: '^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$' },
             message: 'must match pattern "' + '^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$' + '"',
             schema: '^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$',
-            parentSchema: schema15,
+            parentSchema: schema17,
             data: data2,
           };
           if (vErrors === null) {
@@ -392,8 +413,8 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema15.type,
-          parentSchema: schema15,
+          schema: schema17.type,
+          parentSchema: schema17,
           data: data2,
         };
         if (vErrors === null) {
@@ -412,8 +433,8 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
         keyword: 'type',
         params: { type: 'integer' },
         message: 'must be integer',
-        schema: schema18.properties.order.type,
-        parentSchema: schema18.properties.order,
+        schema: schema20.properties.order.type,
+        parentSchema: schema20.properties.order,
         data: data3,
       };
       if (vErrors === null) {
@@ -432,7 +453,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
           params: { comparison: '<=', limit: 1000 },
           message: 'must be <= 1000',
           schema: 1000,
-          parentSchema: schema18.properties.order,
+          parentSchema: schema20.properties.order,
           data: data3,
         };
         if (vErrors === null) {
@@ -450,7 +471,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
           params: { comparison: '>=', limit: 0 },
           message: 'must be >= 0',
           schema: 0,
-          parentSchema: schema18.properties.order,
+          parentSchema: schema20.properties.order,
           data: data3,
         };
         if (vErrors === null) {
@@ -468,8 +489,8 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
       keyword: 'type',
       params: { type: 'object' },
       message: 'must be object',
-      schema: schema18.type,
-      parentSchema: schema18,
+      schema: schema20.type,
+      parentSchema: schema20,
       data,
     };
     if (vErrors === null) {
@@ -784,60 +805,61 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
       }
       errors++;
     }
-    let data6 = data.removable;
-    if (typeof data6 !== 'boolean') {
-      const err14 = {
-        instancePath: instancePath + '/removable',
-        schemaPath: '#/properties/removable/type',
-        keyword: 'type',
-        params: { type: 'boolean' },
-        message: 'must be boolean',
-        schema: schema11.properties.removable.type,
-        parentSchema: schema11.properties.removable,
-        data: data6,
-      };
-      if (vErrors === null) {
-        vErrors = [err14];
-      } else {
-        vErrors.push(err14);
-      }
-      errors++;
-    }
-    if (data.permissions !== undefined) {
-      let data7 = data.permissions;
-      if (Array.isArray(data7)) {
-        const len1 = data7.length;
-        for (let i2 = 0; i2 < len1; i2++) {
-          let data8 = data7[i2];
-          if (typeof data8 === 'string') {
-            if (!pattern3.test(data8)) {
-              const err15 = {
-                instancePath: instancePath + '/permissions/' + i2,
-                schemaPath: '#/definitions/permission/pattern',
+    if (data.requires !== undefined) {
+      let data6 = data.requires;
+      if (data6 && typeof data6 == 'object' && !Array.isArray(data6)) {
+        for (const key1 in data6) {
+          const _errs19 = errors;
+          if (typeof key1 === 'string') {
+            if (!pattern0.test(key1)) {
+              const err14 = {
+                instancePath: instancePath + '/requires',
+                schemaPath: '#/definitions/moduleName/pattern',
                 keyword: 'pattern',
-                params: { pattern: '^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$' },
-                message: 'must match pattern "' + '^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$' + '"',
-                schema: '^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$',
-                parentSchema: schema15,
-                data: data8,
+                params: { pattern: '^[a-z][a-z0-9_]{0,62}$' },
+                message: 'must match pattern "' + '^[a-z][a-z0-9_]{0,62}$' + '"',
+                schema: '^[a-z][a-z0-9_]{0,62}$',
+                parentSchema: schema12,
+                data: key1,
+                propertyName: key1,
               };
               if (vErrors === null) {
-                vErrors = [err15];
+                vErrors = [err14];
               } else {
-                vErrors.push(err15);
+                vErrors.push(err14);
               }
               errors++;
             }
           } else {
-            const err16 = {
-              instancePath: instancePath + '/permissions/' + i2,
-              schemaPath: '#/definitions/permission/type',
+            const err15 = {
+              instancePath: instancePath + '/requires',
+              schemaPath: '#/definitions/moduleName/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema15.type,
-              parentSchema: schema15,
-              data: data8,
+              schema: schema12.type,
+              parentSchema: schema12,
+              data: key1,
+              propertyName: key1,
+            };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+          var valid7 = _errs19 === errors;
+          if (!valid7) {
+            const err16 = {
+              instancePath: instancePath + '/requires',
+              schemaPath: '#/properties/requires/propertyNames',
+              keyword: 'propertyNames',
+              params: { propertyName: key1 },
+              message: 'property name must be valid',
+              schema: schema11.properties.requires.propertyNames,
+              parentSchema: schema11.properties.requires,
+              data: data6,
             };
             if (vErrors === null) {
               vErrors = [err16];
@@ -847,13 +869,153 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
             errors++;
           }
         }
-        let i3 = data7.length;
+        for (const key2 in data6) {
+          let data7 = data6[key2];
+          if (typeof data7 === 'string') {
+            if (func3(data7) > 256) {
+              const err17 = {
+                instancePath: instancePath + '/requires/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/definitions/versionRange/maxLength',
+                keyword: 'maxLength',
+                params: { limit: 256 },
+                message: 'must NOT have more than 256 characters',
+                schema: 256,
+                parentSchema: schema16,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err17];
+              } else {
+                vErrors.push(err17);
+              }
+              errors++;
+            }
+            if (func3(data7) < 1) {
+              const err18 = {
+                instancePath: instancePath + '/requires/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                schemaPath: '#/definitions/versionRange/minLength',
+                keyword: 'minLength',
+                params: { limit: 1 },
+                message: 'must NOT have fewer than 1 characters',
+                schema: 1,
+                parentSchema: schema16,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err18];
+              } else {
+                vErrors.push(err18);
+              }
+              errors++;
+            }
+          } else {
+            const err19 = {
+              instancePath: instancePath + '/requires/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+              schemaPath: '#/definitions/versionRange/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema16.type,
+              parentSchema: schema16,
+              data: data7,
+            };
+            if (vErrors === null) {
+              vErrors = [err19];
+            } else {
+              vErrors.push(err19);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err20 = {
+          instancePath: instancePath + '/requires',
+          schemaPath: '#/properties/requires/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema11.properties.requires.type,
+          parentSchema: schema11.properties.requires,
+          data: data6,
+        };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
+    let data8 = data.removable;
+    if (typeof data8 !== 'boolean') {
+      const err21 = {
+        instancePath: instancePath + '/removable',
+        schemaPath: '#/properties/removable/type',
+        keyword: 'type',
+        params: { type: 'boolean' },
+        message: 'must be boolean',
+        schema: schema11.properties.removable.type,
+        parentSchema: schema11.properties.removable,
+        data: data8,
+      };
+      if (vErrors === null) {
+        vErrors = [err21];
+      } else {
+        vErrors.push(err21);
+      }
+      errors++;
+    }
+    if (data.permissions !== undefined) {
+      let data9 = data.permissions;
+      if (Array.isArray(data9)) {
+        const len1 = data9.length;
+        for (let i2 = 0; i2 < len1; i2++) {
+          let data10 = data9[i2];
+          if (typeof data10 === 'string') {
+            if (!pattern4.test(data10)) {
+              const err22 = {
+                instancePath: instancePath + '/permissions/' + i2,
+                schemaPath: '#/definitions/permission/pattern',
+                keyword: 'pattern',
+                params: { pattern: '^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$' },
+                message: 'must match pattern "' + '^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$' + '"',
+                schema: '^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$',
+                parentSchema: schema17,
+                data: data10,
+              };
+              if (vErrors === null) {
+                vErrors = [err22];
+              } else {
+                vErrors.push(err22);
+              }
+              errors++;
+            }
+          } else {
+            const err23 = {
+              instancePath: instancePath + '/permissions/' + i2,
+              schemaPath: '#/definitions/permission/type',
+              keyword: 'type',
+              params: { type: 'string' },
+              message: 'must be string',
+              schema: schema17.type,
+              parentSchema: schema17,
+              data: data10,
+            };
+            if (vErrors === null) {
+              vErrors = [err23];
+            } else {
+              vErrors.push(err23);
+            }
+            errors++;
+          }
+        }
+        let i3 = data9.length;
         let j1;
         if (i3 > 1) {
           outer1: for (; i3--;) {
             for (j1 = i3; j1--;) {
-              if (func0(data7[i3], data7[j1])) {
-                const err17 = {
+              if (func0(data9[i3], data9[j1])) {
+                const err24 = {
                   instancePath: instancePath + '/permissions',
                   schemaPath: '#/properties/permissions/uniqueItems',
                   keyword: 'uniqueItems',
@@ -861,12 +1023,12 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must NOT have duplicate items (items ## ' + j1 + ' and ' + i3 + ' are identical)',
                   schema: true,
                   parentSchema: schema11.properties.permissions,
-                  data: data7,
+                  data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err17];
+                  vErrors = [err24];
                 } else {
-                  vErrors.push(err17);
+                  vErrors.push(err24);
                 }
                 errors++;
                 break outer1;
@@ -875,7 +1037,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err18 = {
+        const err25 = {
           instancePath: instancePath + '/permissions',
           schemaPath: '#/properties/permissions/type',
           keyword: 'type',
@@ -883,93 +1045,93 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be array',
           schema: schema11.properties.permissions.type,
           parentSchema: schema11.properties.permissions,
-          data: data7,
+          data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err18];
+          vErrors = [err25];
         } else {
-          vErrors.push(err18);
+          vErrors.push(err25);
         }
         errors++;
       }
     }
     if (data.role_permissions !== undefined) {
-      let data9 = data.role_permissions;
-      if (data9 && typeof data9 == 'object' && !Array.isArray(data9)) {
-        for (const key1 in data9) {
-          const _errs26 = errors;
-          if (typeof key1 === 'string') {
-            if (!pattern0.test(key1)) {
-              const err19 = {
+      let data11 = data.role_permissions;
+      if (data11 && typeof data11 == 'object' && !Array.isArray(data11)) {
+        for (const key3 in data11) {
+          const _errs35 = errors;
+          if (typeof key3 === 'string') {
+            if (!pattern0.test(key3)) {
+              const err26 = {
                 instancePath: instancePath + '/role_permissions',
                 schemaPath: '#/definitions/roleName/pattern',
                 keyword: 'pattern',
                 params: { pattern: '^[a-z][a-z0-9_]{0,62}$' },
                 message: 'must match pattern "' + '^[a-z][a-z0-9_]{0,62}$' + '"',
                 schema: '^[a-z][a-z0-9_]{0,62}$',
-                parentSchema: schema16,
-                data: key1,
-                propertyName: key1,
+                parentSchema: schema18,
+                data: key3,
+                propertyName: key3,
               };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err26];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err26);
               }
               errors++;
             }
           } else {
-            const err20 = {
+            const err27 = {
               instancePath: instancePath + '/role_permissions',
               schemaPath: '#/definitions/roleName/type',
               keyword: 'type',
               params: { type: 'string' },
               message: 'must be string',
-              schema: schema16.type,
-              parentSchema: schema16,
-              data: key1,
-              propertyName: key1,
+              schema: schema18.type,
+              parentSchema: schema18,
+              data: key3,
+              propertyName: key3,
             };
             if (vErrors === null) {
-              vErrors = [err20];
+              vErrors = [err27];
             } else {
-              vErrors.push(err20);
+              vErrors.push(err27);
             }
             errors++;
           }
-          var valid11 = _errs26 === errors;
-          if (!valid11) {
-            const err21 = {
+          var valid15 = _errs35 === errors;
+          if (!valid15) {
+            const err28 = {
               instancePath: instancePath + '/role_permissions',
               schemaPath: '#/properties/role_permissions/propertyNames',
               keyword: 'propertyNames',
-              params: { propertyName: key1 },
+              params: { propertyName: key3 },
               message: 'property name must be valid',
               schema: schema11.properties.role_permissions.propertyNames,
               parentSchema: schema11.properties.role_permissions,
-              data: data9,
+              data: data11,
             };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err28];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err28);
             }
             errors++;
           }
         }
-        for (const key2 in data9) {
-          let data10 = data9[key2];
-          if (Array.isArray(data10)) {
-            const len2 = data10.length;
+        for (const key4 in data11) {
+          let data12 = data11[key4];
+          if (Array.isArray(data12)) {
+            const len2 = data12.length;
             for (let i4 = 0; i4 < len2; i4++) {
-              let data11 = data10[i4];
-              if (typeof data11 === 'string') {
-                if (!pattern5.test(data11)) {
-                  const err22 = {
+              let data13 = data12[i4];
+              if (typeof data13 === 'string') {
+                if (!pattern6.test(data13)) {
+                  const err29 = {
                     instancePath:
                       instancePath +
                       '/role_permissions/' +
-                      key2.replace(/~/g, '~0').replace(/\//g, '~1') +
+                      key4.replace(/~/g, '~0').replace(/\//g, '~1') +
                       '/' +
                       i4,
                     schemaPath: '#/definitions/grant/pattern',
@@ -978,49 +1140,49 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                     message:
                       'must match pattern "' + '^(?:\\*|[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+)$' + '"',
                     schema: '^(?:\\*|[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+)$',
-                    parentSchema: schema17,
-                    data: data11,
+                    parentSchema: schema19,
+                    data: data13,
                   };
                   if (vErrors === null) {
-                    vErrors = [err22];
+                    vErrors = [err29];
                   } else {
-                    vErrors.push(err22);
+                    vErrors.push(err29);
                   }
                   errors++;
                 }
               } else {
-                const err23 = {
+                const err30 = {
                   instancePath:
                     instancePath +
                     '/role_permissions/' +
-                    key2.replace(/~/g, '~0').replace(/\//g, '~1') +
+                    key4.replace(/~/g, '~0').replace(/\//g, '~1') +
                     '/' +
                     i4,
                   schemaPath: '#/definitions/grant/type',
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema17.type,
-                  parentSchema: schema17,
-                  data: data11,
+                  schema: schema19.type,
+                  parentSchema: schema19,
+                  data: data13,
                 };
                 if (vErrors === null) {
-                  vErrors = [err23];
+                  vErrors = [err30];
                 } else {
-                  vErrors.push(err23);
+                  vErrors.push(err30);
                 }
                 errors++;
               }
             }
-            let i5 = data10.length;
+            let i5 = data12.length;
             let j2;
             if (i5 > 1) {
               outer2: for (; i5--;) {
                 for (j2 = i5; j2--;) {
-                  if (func0(data10[i5], data10[j2])) {
-                    const err24 = {
+                  if (func0(data12[i5], data12[j2])) {
+                    const err31 = {
                       instancePath:
-                        instancePath + '/role_permissions/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                        instancePath + '/role_permissions/' + key4.replace(/~/g, '~0').replace(/\//g, '~1'),
                       schemaPath: '#/properties/role_permissions/additionalProperties/uniqueItems',
                       keyword: 'uniqueItems',
                       params: { i: i5, j: j2 },
@@ -1028,12 +1190,12 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                         'must NOT have duplicate items (items ## ' + j2 + ' and ' + i5 + ' are identical)',
                       schema: true,
                       parentSchema: schema11.properties.role_permissions.additionalProperties,
-                      data: data10,
+                      data: data12,
                     };
                     if (vErrors === null) {
-                      vErrors = [err24];
+                      vErrors = [err31];
                     } else {
-                      vErrors.push(err24);
+                      vErrors.push(err31);
                     }
                     errors++;
                     break outer2;
@@ -1042,27 +1204,27 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           } else {
-            const err25 = {
+            const err32 = {
               instancePath:
-                instancePath + '/role_permissions/' + key2.replace(/~/g, '~0').replace(/\//g, '~1'),
+                instancePath + '/role_permissions/' + key4.replace(/~/g, '~0').replace(/\//g, '~1'),
               schemaPath: '#/properties/role_permissions/additionalProperties/type',
               keyword: 'type',
               params: { type: 'array' },
               message: 'must be array',
               schema: schema11.properties.role_permissions.additionalProperties.type,
               parentSchema: schema11.properties.role_permissions.additionalProperties,
-              data: data10,
+              data: data12,
             };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err32];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err32);
             }
             errors++;
           }
         }
       } else {
-        const err26 = {
+        const err33 = {
           instancePath: instancePath + '/role_permissions',
           schemaPath: '#/properties/role_permissions/type',
           keyword: 'type',
@@ -1070,25 +1232,25 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be object',
           schema: schema11.properties.role_permissions.type,
           parentSchema: schema11.properties.role_permissions,
-          data: data9,
+          data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err26];
+          vErrors = [err33];
         } else {
-          vErrors.push(err26);
+          vErrors.push(err33);
         }
         errors++;
       }
     }
     if (data.navigation !== undefined) {
-      let data12 = data.navigation;
-      if (Array.isArray(data12)) {
-        const len3 = data12.length;
+      let data14 = data.navigation;
+      if (Array.isArray(data14)) {
+        const len3 = data14.length;
         for (let i6 = 0; i6 < len3; i6++) {
           if (
-            !validate11(data12[i6], {
+            !validate11(data14[i6], {
               instancePath: instancePath + '/navigation/' + i6,
-              parentData: data12,
+              parentData: data14,
               parentDataProperty: i6,
               rootData,
             })
@@ -1098,7 +1260,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err27 = {
+        const err34 = {
           instancePath: instancePath + '/navigation',
           schemaPath: '#/properties/navigation/type',
           keyword: 'type',
@@ -1106,39 +1268,39 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be array',
           schema: schema11.properties.navigation.type,
           parentSchema: schema11.properties.navigation,
-          data: data12,
+          data: data14,
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err34];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err34);
         }
         errors++;
       }
     }
     if (data.frontend !== undefined) {
-      let data14 = data.frontend;
-      if (typeof data14 === 'string') {
-        if (func3(data14) < 1) {
-          const err28 = {
+      let data16 = data.frontend;
+      if (typeof data16 === 'string') {
+        if (func3(data16) < 1) {
+          const err35 = {
             instancePath: instancePath + '/frontend',
             schemaPath: '#/definitions/layerPath/minLength',
             keyword: 'minLength',
             params: { limit: 1 },
             message: 'must NOT have fewer than 1 characters',
             schema: 1,
-            parentSchema: schema21,
-            data: data14,
+            parentSchema: schema23,
+            data: data16,
           };
           if (vErrors === null) {
-            vErrors = [err28];
+            vErrors = [err35];
           } else {
-            vErrors.push(err28);
+            vErrors.push(err35);
           }
           errors++;
         }
-        if (!pattern8.test(data14)) {
-          const err29 = {
+        if (!pattern9.test(data16)) {
+          const err36 = {
             instancePath: instancePath + '/frontend',
             schemaPath: '#/definitions/layerPath/pattern',
             keyword: 'pattern',
@@ -1148,37 +1310,37 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
               '^(?![/\\\\])(?![a-zA-Z]:)(?!(?:.*[/\\\\])?\\.\\.(?:[/\\\\]|$)).*$' +
               '"',
             schema: '^(?![/\\\\])(?![a-zA-Z]:)(?!(?:.*[/\\\\])?\\.\\.(?:[/\\\\]|$)).*$',
-            parentSchema: schema21,
-            data: data14,
+            parentSchema: schema23,
+            data: data16,
           };
           if (vErrors === null) {
-            vErrors = [err29];
+            vErrors = [err36];
           } else {
-            vErrors.push(err29);
+            vErrors.push(err36);
           }
           errors++;
         }
       } else {
-        const err30 = {
+        const err37 = {
           instancePath: instancePath + '/frontend',
           schemaPath: '#/definitions/layerPath/type',
           keyword: 'type',
           params: { type: 'string' },
           message: 'must be string',
-          schema: schema21.type,
-          parentSchema: schema21,
-          data: data14,
+          schema: schema23.type,
+          parentSchema: schema23,
+          data: data16,
         };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err37];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err37);
         }
         errors++;
       }
     }
   } else {
-    const err31 = {
+    const err38 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -1189,9 +1351,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err31];
+      vErrors = [err38];
     } else {
-      vErrors.push(err31);
+      vErrors.push(err38);
     }
     errors++;
   }

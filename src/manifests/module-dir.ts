@@ -55,6 +55,11 @@ export async function loadModuleDir({ dir, category, expectedName }: Candidate):
       dir,
       manifest,
       depends: manifest.depends ?? [],
+      requires: Object.fromEntries(
+        Object.entries(manifest.requires ?? {}).filter(
+          (entry): entry is [string, string] => entry[1] !== undefined,
+        ),
+      ),
       removable: manifest.removable ?? true,
       hasMigrationBranch: migrations !== undefined && isDirLike(migrations),
       hooks,

@@ -95,7 +95,7 @@ test('schema violations are one problem each, at the offending field', async (t)
         file,
         path: '/dependencies',
         message:
-          'unknown field; allowed fields are $schema, name, version, summary, depends, removable, permissions, ' +
+          'unknown field; allowed fields are $schema, name, version, summary, depends, requires, removable, permissions, ' +
           'role_permissions, navigation, frontend',
         module: 'broken_schema',
       },
@@ -209,6 +209,27 @@ test('a navigation order is a whole number from 0 to 1000, 500 when not given', 
     'm.json',
   );
   t.deepEqual(read.ok ? read.manifest.navigation : null, [{ ...entry, order: 500 }]);
+});
+
+test('requires names only modules in depends, each with an npm version range', async (t) => {
+  const manifest = {
+    name: 'reports',
+    version: '1.0.0',
+    depends: ['documents', 'patients'],
+    requires: { documents: '^1.2.0', patients: 'one or two', billing: '^1.0.0', Bad: '1.x' },
+  };
+  t.deepEqual(await problemsOf(manifest), [
+    '/requires/Bad: "Bad" is not a valid module name: module names are lowercase letters, digits and _, starting with a letter, at most 63 characters',
+  ]);
+  const named = { documents: '^1.2.0', patients: 'one or two', billing: '^1.0.0' };
+  t.deepEqual(await problemsOf({ ...manifest, requires: named }), [
+    '/requires/patients: "one or two" is not a version range; write one as npm does, such as "^1.2.0", ">=1.0.0 <3.0.0" or "1.x"',
+    '/requires/billing: requires a version of billing, which is not in "depends"; add "billing" to "depends" or remove it from "requires"',
+  ]);
+  t.deepEqual(
+    await problemsOf({ ...manifest, requires: { documents: '>=1.0.0 <3.0.0', patients: '1.x' } }),
+    [],
+  );
 });
 
 test('a module may define only permissions in its own namespace', async (t) => {

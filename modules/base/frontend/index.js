@@ -95,6 +95,7 @@ const DOCTOR = [
     'Unsatisfied dependencies',
     (f) => `${f.module} (${f.state}) depends on ${f.dependency} (${f.dependencyState}): ${f.hint}`,
   ],
+  ['brokenRanges', 'Broken version ranges', (f) => `${f.message}: ${f.hint}`],
   [
     'manifestErrors',
     'Manifest errors',
