@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import { LOCK_KEYS, withAdvisoryLock } from '../db/lock.ts';
-import { coreAtHead, migrateCore } from '../db/migrate.ts';
+import { coreAtHead, freeKnexLock, migrateCore } from '../db/migrate.ts';
 import { missingModuleTables, readModuleRows } from '../db/modules.ts';
 import { readReferences } from '../db/references.ts';
 import type { Logger } from '../logger.ts';
@@ -17,7 +17,6 @@ import type { StepListener } from './events.ts';
 import { assertNoOrphans, assertTablesPresent } from '../planner/bootstrap.ts';
 import { discover } from '../manifests/discover.ts';
 import { planPending } from '../planner/planner.ts';
-import { freeKnexLock } from './steps/migrate.ts';
 import type { Inventory, Plan } from '../planner/types.ts';
 
 export interface Reconciled extends ApplyReport {
@@ -40,8 +39,6 @@ export async function reconcile(
     const discovering = discover(config);
     discovering.catch(() => undefined);
     if (!(await coreAtHead(knex))) {
-      // A crash can leave knex's own lock row set; no other migrator runs while we hold ours.
-      await freeKnexLock(knex);
       const applied = await migrateCore(knex);
       if (applied.length > 0) logger.info({ applied }, 'core schema migrated');
     }
@@ -69,12 +66,14 @@ export async function reconcile(
     // never uses (an empty plan makes no query and no log entry).
     const report: ApplyReport = nothingToDo
       ? { applied: [], failed: [], skipped: [] }
-      : await withAdvisoryLock(url, LOCK_KEYS.applying, async () =>
-          (await import('./apply.ts')).applyPlan(
+      : await withAdvisoryLock(url, LOCK_KEYS.applying, async () => {
+          // Module migrations run knex's migrator, which a lock row left by a crash would stop.
+          await freeKnexLock(knex);
+          return (await import('./apply.ts')).applyPlan(
             { knex, inventory, storageDir: config.storageDir, logger, runId, listeners },
             pending,
-          ),
-        );
+          );
+        });
     return { ...report, plan: pending, inventory, runId };
   });
 }

@@ -47,18 +47,18 @@ const CORE_MIGRATIONS: BranchMigration[] = [
 ];
 
 /**
- * Whether the core branch is at head and knex's lock row is free, in one round trip. That is every
- * start-up but the first after an upgrade or a crash, and knex's migrator would spend several round
- * trips (and load its own code) to find nothing to do.
+ * Whether the core branch is at head, in one round trip. That is every start-up but the first
+ * after an upgrade, and knex's migrator would spend several round trips (and load its own code) to
+ * find nothing to do. Knex's own lock table is knex's business: Ward's migrations are serialised
+ * by its advisory lock instead (see freeKnexLock).
  */
 export async function coreAtHead(knex: Knex): Promise<boolean> {
   try {
     const { rows } = (await knex.raw(
-      `select exists (select 1 from ${MIGRATION_TABLE}_lock where is_locked <> 0) as locked,
-              array(select name from ${MIGRATION_TABLE} where starts_with(name, 'core/')) as applied`,
-    )) as { rows: [{ locked: boolean; applied: string[] }] };
-    const [{ locked, applied }] = rows;
-    return !locked && CORE_MIGRATIONS.every(({ name }) => applied.includes(name));
+      `select array(select name from ${MIGRATION_TABLE} where starts_with(name, 'core/')) as applied`,
+    )) as { rows: [{ applied: string[] }] };
+    const [{ applied }] = rows;
+    return CORE_MIGRATIONS.every(({ name }) => applied.includes(name));
   } catch (error) {
     // A database Ward has never started in has neither table yet: the migrator creates them.
     if ((error as { code?: string }).code === UNDEFINED_TABLE) return false;
@@ -66,8 +66,22 @@ export async function coreAtHead(knex: Knex): Promise<boolean> {
   }
 }
 
-/** Brings the core branch to head. Returns the names it applied (empty when already at head). */
+/**
+ * Releases knex's lock, through knex's own API, before Ward runs knex's migrator: a crash mid-
+ * migration leaves it set, and knex would then refuse every migration for good. Safe because every
+ * caller holds Ward's reconcile advisory lock (LOCK_KEYS.reconcile), which PostgreSQL releases with
+ * the session that crashed, so no other migrator can be running.
+ */
+export async function freeKnexLock(knex: Knex): Promise<void> {
+  await knex.migrate.forceFreeMigrationsLock({ tableName: MIGRATION_TABLE });
+}
+
+/**
+ * Brings the core branch to head. Returns the names it applied (empty when already at head). The
+ * caller holds the reconcile advisory lock (see freeKnexLock).
+ */
 export async function migrateCore(knex: Knex): Promise<string[]> {
+  await freeKnexLock(knex);
   const [, applied] = (await knex.migrate.latest(migratorConfig(CORE_MIGRATIONS))) as [number, string[]];
   return applied;
 }

@@ -7,8 +7,8 @@
  * - downgrade uses `rollback(all)` with this branch's source only, which undoes exactly this
  *   branch's completed migrations, newest first; plain `rollback` would pick the last batch across
  *   every branch;
- * - knex's own lock row, left set by a crash, is freed by the applier while it holds the reconcile
- *   lock (see freeKnexLock).
+ * - knex's own lock row, left set by a crash, is freed before a plan is applied, under the reconcile
+ *   lock (see freeKnexLock in src/db/migrate.ts).
  * Each migration is wrapped so that the tables it creates are recorded as the module's own in
  * `core_module_table` (and the tables it drops forgotten) in the migration's own transaction.
  */
@@ -76,11 +76,6 @@ export async function downgradeToBase(
       `restore the missing migration files in ${path.join(module.dir, 'migrations')}, then restart`,
     );
   return undone;
-}
-
-/** Frees knex's lock row. Safe only while holding the reconcile lock: then no other migrator runs. */
-export async function freeKnexLock(knex: Knex): Promise<void> {
-  await knex.migrate.forceFreeMigrationsLock({ tableName: MIGRATION_TABLE });
 }
 
 async function tablesIn(knex: Knex): Promise<Set<string>> {
