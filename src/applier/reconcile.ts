@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import { LOCK_KEYS, withAdvisoryLock } from '../db/lock.ts';
-import { coreAtHead, freeKnexLock, migrateCore } from '../db/migrate.ts';
+import { coreAtHead, migrateCore } from '../db/migrate.ts';
 import { missingModuleTables, readModuleRows } from '../db/modules.ts';
 import { readReferences } from '../db/references.ts';
 import type { Logger } from '../logger.ts';
@@ -66,14 +66,12 @@ export async function reconcile(
     // never uses (an empty plan makes no query and no log entry).
     const report: ApplyReport = nothingToDo
       ? { applied: [], failed: [], skipped: [] }
-      : await withAdvisoryLock(url, LOCK_KEYS.applying, async () => {
-          // Module migrations run knex's migrator, which a lock row left by a crash would stop.
-          await freeKnexLock(knex);
-          return (await import('./apply.ts')).applyPlan(
+      : await withAdvisoryLock(url, LOCK_KEYS.applying, async () =>
+          (await import('./apply.ts')).applyPlan(
             { knex, inventory, storageDir: config.storageDir, logger, runId, listeners },
             pending,
-          );
-        });
+          ),
+        );
     return { ...report, plan: pending, inventory, runId };
   });
 }

@@ -50,7 +50,7 @@ const CORE_MIGRATIONS: BranchMigration[] = [
  * Whether the core branch is at head, in one round trip. That is every start-up but the first
  * after an upgrade, and knex's migrator would spend several round trips (and load its own code) to
  * find nothing to do. Knex's own lock table is knex's business: Ward's migrations are serialised
- * by its advisory lock instead (see freeKnexLock).
+ * by its advisory lock instead (see withKnexMigrator).
  */
 export async function coreAtHead(knex: Knex): Promise<boolean> {
   try {
@@ -66,23 +66,34 @@ export async function coreAtHead(knex: Knex): Promise<boolean> {
   }
 }
 
+/** The name of the error knex's migrator throws when it finds its own lock row set. */
+const KNEX_LOCKED = 'MigrationLocked';
+
 /**
- * Releases knex's lock, through knex's own API, before Ward runs knex's migrator: a crash mid-
- * migration leaves it set, and knex would then refuse every migration for good. Safe because every
- * caller holds Ward's reconcile advisory lock (LOCK_KEYS.reconcile), which PostgreSQL releases with
- * the session that crashed, so no other migrator can be running.
+ * Runs knex's migrator (`run`), once more after freeing knex's lock through knex's own API if the
+ * migrator says it is locked. Ward serialises its migrations with its reconcile advisory lock
+ * (LOCK_KEYS.reconcile), which every caller holds and PostgreSQL releases with a session that
+ * crashed, so a lock row knex finds set was left by a crash: no other migrator can be running.
+ * Ward never reads knex's lock table; knex says when it is locked.
  */
-export async function freeKnexLock(knex: Knex): Promise<void> {
-  await knex.migrate.forceFreeMigrationsLock({ tableName: MIGRATION_TABLE });
+export async function withKnexMigrator<T>(knex: Knex, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if ((error as Error | undefined)?.name !== KNEX_LOCKED) throw error;
+    await knex.migrate.forceFreeMigrationsLock({ tableName: MIGRATION_TABLE });
+    return run();
+  }
 }
 
 /**
  * Brings the core branch to head. Returns the names it applied (empty when already at head). The
- * caller holds the reconcile advisory lock (see freeKnexLock).
+ * caller holds the reconcile advisory lock (see withKnexMigrator).
  */
 export async function migrateCore(knex: Knex): Promise<string[]> {
-  await freeKnexLock(knex);
-  const [, applied] = (await knex.migrate.latest(migratorConfig(CORE_MIGRATIONS))) as [number, string[]];
+  const [, applied] = (await withKnexMigrator(knex, () =>
+    knex.migrate.latest(migratorConfig(CORE_MIGRATIONS)),
+  )) as [number, string[]];
   return applied;
 }
 
