@@ -93,13 +93,7 @@ const layerRules = Object.entries(LAYERS).map(([folder, above]) => ({
 
 export default tseslint.config(
   {
-    ignores: [
-      'node_modules/',
-      'storage/',
-      '.scratch/',
-      'src/manifests/manifest.validate.cjs',
-      'frontend/dist/',
-    ],
+    ignores: ['node_modules/', 'storage/', '.scratch/', 'generated/', 'frontend/dist/'],
   },
   js.configs.recommended,
   ...tseslint.configs.strict,

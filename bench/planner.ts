@@ -40,6 +40,7 @@ function randomDag(): Inventory {
       dir: `/bench/${name}`,
       manifest: { name, version, depends: [...depends], removable: true },
       depends: [...depends],
+      requires: {},
       removable: true,
       hasMigrationBranch: true,
       hooks: null,

@@ -15,6 +15,7 @@ const BENCHMARKS = [
   'seeds',
   'backup',
   'import',
+  'validators',
   'frontend-size',
   'page-load',
 ];

@@ -24,6 +24,7 @@ import {
 } from '@ward/ui';
 import { createApi } from './api.js';
 import { fetchModulesJson, listedLayers, loadLayers, moduleOfPath, under } from './layers.js';
+import { isShellPath } from './paths.js';
 
 const POLL_MS = 30_000;
 
@@ -37,7 +38,7 @@ const expired = signal(false);
 const signOutError = signal(null);
 const bootError = signal(null);
 /** `{modules, error}`: GET /api/v1/modules/-/active's modules, or why it failed. */
-const active = signal({ modules: [], error: null });
+const active = signal({ modules: [], navigation: [], error: null });
 /** The layers of /modules.json, loaded: `{name, version, layer, routes, extensions, error}`. */
 const layers = signal([]);
 /** The /modules.json text the layers were loaded from (null: the file is missing). */
@@ -118,9 +119,9 @@ async function loadActive() {
   try {
     const answer = await api.get('/modules/-/active');
     if (active.value.error === null && sameJson(answer.modules, active.value.modules)) return;
-    active.value = { modules: answer.modules, error: null };
+    active.value = { modules: answer.modules, navigation: answer.navigation, error: null };
   } catch (error) {
-    active.value = { modules: [], error };
+    active.value = { modules: [], navigation: [], error };
   }
 }
 
@@ -435,10 +436,15 @@ function Shell() {
     </div>`;
 }
 
+/**
+ * The sidebar entries `/active` lists, in its order (clinical pages first, administration last),
+ * each with its module; an entry whose path is not a path of this site is left out, so no link can
+ * lead elsewhere whatever a backend sent.
+ */
+const navigationLinks = () => active.value.navigation.filter((entry) => isShellPath(entry.path));
+
 function Sidebar({ path }) {
-  const links = active.value.modules.flatMap((module) =>
-    module.navigation.map((entry) => ({ ...entry, module: module.name })),
-  );
+  const links = navigationLinks();
   return html`<nav class="sidebar" aria-label="Modules">
     <ul>
       ${links.map(
@@ -511,7 +517,7 @@ function Routes() {
 
 function Home() {
   const location = useLocation();
-  const links = active.value.modules.flatMap((module) => module.navigation);
+  const links = navigationLinks();
   // The shell's own page hosts a slot too: what layers have to say about today.
   const access = me.value.permissions.join(' ');
   const context = useMemo(() => contextFor(null, location, {}), [location.url, access]);
@@ -544,7 +550,13 @@ function contextFor(name, location, params) {
     user: Object.freeze({ username: me.value.user.username, roles: [...me.value.roles] }),
     permissions,
     can: (permission) => permissions.has(permission),
-    navigate: (to, replace = false) => location.route(to, replace),
+    navigate: (to, replace = false) => {
+      if (!isShellPath(to))
+        throw new Error(
+          `navigate(${JSON.stringify(to)}) refused: give a path of this site, starting with a single / and without spaces or control characters`,
+        );
+      location.route(to, replace);
+    },
     path: location.path,
     query: { ...location.query },
     params: { ...params },

@@ -5,6 +5,7 @@
  * its own pages: they show what went wrong, every other page works.
  */
 import { SDK_VERSION, SLOT_NAME } from '@ward/ui';
+import { isShellPath } from './paths.js';
 import { satisfies } from './semver.js';
 
 export const MODULES_JSON = '/modules.json';
@@ -37,14 +38,9 @@ export function contractProblem(layer) {
   if (!fits)
     return `the layer needs shell SDK ${layer.sdk}, and this shell has ${SDK_VERSION}; install a version of the module made for this Ward`;
   if (!Array.isArray(layer.routes)) return 'the layer has no `routes` array';
-  const bad = layer.routes.find(
-    (route) =>
-      typeof route?.path !== 'string' ||
-      !/^\/(?![/\\])/.test(route.path) ||
-      typeof route.render !== 'function',
-  );
+  const bad = layer.routes.find((route) => !isShellPath(route?.path) || typeof route.render !== 'function');
   if (bad !== undefined)
-    return 'each route of the layer needs a `path` starting with a single / (not // or /\\, another host) and a `render` function';
+    return 'each route of the layer needs a `path` starting with a single / (not // or /\\, another host), without spaces or control characters, and a `render` function';
   return extensionsProblem(layer.extensions);
 }
 

@@ -1,6 +1,6 @@
 /**
  * How every ajv instance of Ward is set up (src/api/validation.ts), kept apart so that
- * scripts/generate-ajv-meta.ts compiles the meta-schema validator with the very same settings.
+ * scripts/build-validators.ts compiles the meta-schema validator with the very same settings.
  */
 import type { Ajv, Options } from 'ajv';
 import addFormats from 'ajv-formats';

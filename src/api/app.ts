@@ -25,7 +25,7 @@ import { doctorReport, type ModuleSources } from '../inspect/module-reports.ts';
 import { DEFAULT_JSON_LIMIT } from '../config/size.ts';
 import { appErrorListener, errorHandler } from './errors.ts';
 import { frontendMiddleware } from './frontend.ts';
-import { frontendModulesFile, layerInModule } from '../manifests/frontend-layers.ts';
+import { frontendModulesFile } from '../manifests/frontend-layers.ts';
 import { loadModuleRoutes, type ModuleFailure } from './mount-modules.ts';
 import { buildRouter } from './router.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -159,9 +159,7 @@ function frontendFiles(deps: AppDeps, installed: readonly InstalledModule[]) {
   const root = deps.root ?? ROOT;
   const modules = new Map(
     installed.flatMap(({ module }) =>
-      module.frontend === null
-        ? []
-        : [[module.name, { dir: module.dir, layer: layerInModule(module.frontend) }] as const],
+      module.frontend === null ? [] : [[module.name, { dir: module.dir, entry: module.frontend }] as const],
     ),
   );
   return {

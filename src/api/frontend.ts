@@ -20,10 +20,10 @@ export interface FrontendFiles {
   /** The modules.json the backend writes at start (`<frontendDir>/modules.json`). */
   modulesFile: string;
   /**
-   * Each installed module that ships a layer: its folder (absolute) and its layer inside it
-   * (`layerInModule`: `/`-separated, `''` for the folder itself).
+   * Each installed module that ships a layer: its folder (absolute) and its layer's entry file
+   * inside it (`DiskModule.frontend`: `/`-separated).
    */
-  modules: ReadonlyMap<string, { dir: string; layer: string }>;
+  modules: ReadonlyMap<string, { dir: string; entry: string }>;
 }
 
 const TYPES: Readonly<Record<string, string>> = {
@@ -123,21 +123,14 @@ export function frontendTarget(pathname: string): FrontendTarget {
 }
 
 /**
- * Whether `file` (inside the module folder, `/`-separated) belongs to the module's layer `layer`
- * (`layerInModule`'s form): anything under a layer folder, or, for a layer that is one file, the
- * files beside it; a layer file that sits in the module folder itself (beside its server code) is
- * the only file served there, and a layer that is the module folder itself serves nothing. Pure.
+ * Whether `file` (inside the module folder, `/`-separated) belongs to the layer whose entry file is
+ * `entry` (`layerInModule`'s form): the files beside the entry and under its folder; an entry that
+ * sits in the module folder itself (beside its server code) is the only file served there. Pure.
  */
-export function inLayer(file: string, layer: string, layerIsDirectory: boolean): boolean {
-  if (layer === '') return false;
-  const folder = layerIsDirectory ? layer : path.posix.dirname(layer);
-  if (folder === '.') return file === layer;
+export function inLayer(file: string, entry: string): boolean {
+  const folder = path.posix.dirname(entry);
+  if (folder === '.') return file === entry;
   return file.startsWith(`${folder}/`) && file.length > folder.length + 1;
-}
-
-/** The folder a layer's files must really be in (symbolic links resolved). */
-function layerFolder(dir: string, layer: string, layerIsDirectory: boolean): string {
-  return path.join(dir, layerIsDirectory ? layer : path.posix.dirname(layer));
 }
 
 interface Found {
@@ -207,12 +200,11 @@ export function frontendMiddleware(files: FrontendFiles): Middleware {
   const layerFile = async (name: string, file: string): Promise<Found | null> => {
     const module = files.modules.get(name);
     if (module === undefined || !(path.extname(file).toLowerCase() in TYPES)) return null;
-    const isDirectory = (await stat(path.join(module.dir, module.layer)).catch(() => null))?.isDirectory();
-    if (isDirectory === undefined || !inLayer(file, module.layer, isDirectory)) return null;
+    if (!inLayer(file, module.entry)) return null;
     const absolute = path.join(module.dir, file);
     // A symbolic link inside a layer folder must not lead out of it.
     const real = await realpath(absolute).catch(() => null);
-    const folder = await realpath(layerFolder(module.dir, module.layer, isDirectory)).catch(() => null);
+    const folder = await realpath(path.join(module.dir, path.posix.dirname(module.entry))).catch(() => null);
     if (real === null || folder === null || !real.startsWith(`${folder}${path.sep}`)) return null;
     return fileAt(absolute);
   };

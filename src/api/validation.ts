@@ -5,22 +5,26 @@
 import { Ajv, type AnySchema, type ValidateFunction } from 'ajv';
 import { schemaErrorProblem } from '../manifests/schema-messages.ts';
 import { AJV_OPTIONS, configureAjv } from './ajv-config.ts';
-import validateDraft07 from './draft-07.validate.cjs';
+import { generatedOnce } from '../generated.ts';
 import { ApiError } from './errors.ts';
 
 export type BodyValidator = (body: unknown) => void;
+
+/** ajv's draft-07 meta-schema validator with Ward's settings, built at install (scripts/build-validators.ts). */
+const draft07Validator = generatedOnce<ValidateFunction>('draft-07.validate.cjs');
 
 /**
  * Ajv checks a schema against the draft-07 meta-schema before compiling it, and compiles the
  * meta-schema for that first, in every instance: 20-30 ms of each start-up (the router's
  * instance, modules' own). Here the check runs on the copy compiled ahead of time with the same
- * settings (draft-07.validate.cjs), with ajv's own result and error.
+ * settings, with ajv's own result and error.
  */
 class WardAjv extends Ajv {
   override validateSchema(schema: AnySchema, throwOrLogError?: boolean): boolean | Promise<unknown> {
     // A schema that names its meta-schema may name one only this instance knows.
     if (typeof schema === 'boolean' || schema.$schema !== undefined)
       return super.validateSchema(schema, throwOrLogError);
+    const validateDraft07 = draft07Validator();
     const valid = validateDraft07(schema);
     this.errors = validateDraft07.errors ?? null;
     if (!valid && throwOrLogError === true) throw new Error(`schema is invalid: ${this.errorsText()}`);

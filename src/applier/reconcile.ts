@@ -18,7 +18,6 @@ import { assertNoOrphans, assertTablesPresent } from '../planner/bootstrap.ts';
 import { discover } from '../manifests/discover.ts';
 import { planPending } from '../planner/planner.ts';
 import { inactiveMessageChanges } from '../planner/inactive.ts';
-import { freeKnexLock } from './steps/migrate.ts';
 import type { Inventory, ModuleRow, Plan } from '../planner/types.ts';
 
 export interface Reconciled extends ApplyReport {
@@ -41,8 +40,6 @@ export async function reconcile(
     const discovering = discover(config);
     discovering.catch(() => undefined);
     if (!(await coreAtHead(knex))) {
-      // A crash can leave knex's own lock row set; no other migrator runs while we hold ours.
-      await freeKnexLock(knex);
       const applied = await migrateCore(knex);
       if (applied.length > 0) logger.info({ applied }, 'core schema migrated');
     }

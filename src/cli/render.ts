@@ -3,6 +3,7 @@
  * outputs can never say different things.
  */
 import { summarisePlan, type ListEntry } from '../planner/overview.ts';
+import { describeBreak } from '../planner/range-refusals.ts';
 import { refusalToError } from '../planner/refusals.ts';
 import type { Action, Plan, Reason } from '../planner/types.ts';
 
@@ -86,6 +87,9 @@ export function renderPlan(plan: Plan): string {
   for (const { module, dependency } of plan.inactive)
     lines.push(`  ! ${module}  ${describeInactive(module, dependency)}`);
   if (plan.inactive.length > 0) lines.push('');
+  for (const broken of plan.rangeBreaks ?? [])
+    lines.push(`  ! ${broken.module}  left outside a range (--force): ${describeBreak(broken, 'would be')}`);
+  if ((plan.rangeBreaks ?? []).length > 0) lines.push('');
   const summary = summarisePlan(plan);
   lines.push(
     `Plan: ${summary.install} to install, ${summary.upgrade} to upgrade, ${summary.uninstall} to uninstall.`,

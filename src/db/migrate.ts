@@ -40,21 +40,25 @@ const CORE_MIGRATIONS: BranchMigration[] = [
     name: 'core/20260102000000_module_tables',
     load: () => import('./migrations/core/20260102000000_module_tables.ts'),
   },
+  {
+    name: 'core/20261127000000_module_requires',
+    load: () => import('./migrations/core/20261127000000_module_requires.ts'),
+  },
 ];
 
 /**
- * Whether the core branch is at head and knex's lock row is free, in one round trip. That is every
- * start-up but the first after an upgrade or a crash, and knex's migrator would spend several round
- * trips (and load its own code) to find nothing to do.
+ * Whether the core branch is at head, in one round trip. That is every start-up but the first
+ * after an upgrade, and knex's migrator would spend several round trips (and load its own code) to
+ * find nothing to do. Knex's own lock table is knex's business: Ward's migrations are serialised
+ * by its advisory lock instead (see withKnexMigrator).
  */
 export async function coreAtHead(knex: Knex): Promise<boolean> {
   try {
     const { rows } = (await knex.raw(
-      `select exists (select 1 from ${MIGRATION_TABLE}_lock where is_locked <> 0) as locked,
-              array(select name from ${MIGRATION_TABLE} where starts_with(name, 'core/')) as applied`,
-    )) as { rows: [{ locked: boolean; applied: string[] }] };
-    const [{ locked, applied }] = rows;
-    return !locked && CORE_MIGRATIONS.every(({ name }) => applied.includes(name));
+      `select array(select name from ${MIGRATION_TABLE} where starts_with(name, 'core/')) as applied`,
+    )) as { rows: [{ applied: string[] }] };
+    const [{ applied }] = rows;
+    return CORE_MIGRATIONS.every(({ name }) => applied.includes(name));
   } catch (error) {
     // A database Ward has never started in has neither table yet: the migrator creates them.
     if ((error as { code?: string }).code === UNDEFINED_TABLE) return false;
@@ -62,9 +66,34 @@ export async function coreAtHead(knex: Knex): Promise<boolean> {
   }
 }
 
-/** Brings the core branch to head. Returns the names it applied (empty when already at head). */
+/** The name of the error knex's migrator throws when it finds its own lock row set. */
+const KNEX_LOCKED = 'MigrationLocked';
+
+/**
+ * Runs knex's migrator (`run`), once more after freeing knex's lock through knex's own API if the
+ * migrator says it is locked. Ward serialises its migrations with its reconcile advisory lock
+ * (LOCK_KEYS.reconcile), which every caller holds and PostgreSQL releases with a session that
+ * crashed, so a lock row knex finds set was left by a crash: no other migrator can be running.
+ * Ward never reads knex's lock table; knex says when it is locked.
+ */
+export async function withKnexMigrator<T>(knex: Knex, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if ((error as Error | undefined)?.name !== KNEX_LOCKED) throw error;
+    await knex.migrate.forceFreeMigrationsLock({ tableName: MIGRATION_TABLE });
+    return run();
+  }
+}
+
+/**
+ * Brings the core branch to head. Returns the names it applied (empty when already at head). The
+ * caller holds the reconcile advisory lock (see withKnexMigrator).
+ */
 export async function migrateCore(knex: Knex): Promise<string[]> {
-  const [, applied] = (await knex.migrate.latest(migratorConfig(CORE_MIGRATIONS))) as [number, string[]];
+  const [, applied] = (await withKnexMigrator(knex, () =>
+    knex.migrate.latest(migratorConfig(CORE_MIGRATIONS)),
+  )) as [number, string[]];
   return applied;
 }
 

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { RecordedRequires } from '../planner/ranges.ts';
 import type { Action, LogRow, MissingTable, ModuleRow, ModuleState } from '../planner/types.ts';
 import type { LogStep } from '../restart/follow.ts';
 
@@ -20,6 +21,14 @@ export const MODULE_ROWS_SQL =
 
 export async function readModuleRows(knex: Knex): Promise<ModuleRow[]> {
   return ((await knex.raw(MODULE_ROWS_SQL)) as { rows: ModuleRow[] }).rows;
+}
+
+/** The version ranges each installed module was installed or upgraded with (see ranges.ts). */
+export async function readRecordedRequires(knex: Knex): Promise<RecordedRequires> {
+  const { rows } = (await knex.raw(
+    "select name, requires from core_module where state <> 'uninstalled' and requires is not null",
+  )) as { rows: Array<{ name: string; requires: Record<string, string> }> };
+  return new Map(rows.map((row) => [row.name, row.requires]));
 }
 
 /**
@@ -163,16 +172,19 @@ export async function recordApplied(
   knex: Knex,
   name: string,
   from: ModuleState,
-  to: { state: 'installed'; version: string; fresh: boolean } | { state: 'uninstalled' },
+  to:
+    | { state: 'installed'; version: string; fresh: boolean; requires: Readonly<Record<string, string>> }
+    | { state: 'uninstalled' },
 ): Promise<boolean> {
   const changes =
     to.state === 'installed'
       ? {
           state: 'installed',
           version: to.version,
+          requires: JSON.stringify(to.requires),
           ...(to.fresh ? { installed_at: knex.fn.now() } : {}),
         }
-      : { state: 'uninstalled', version: null, installed_at: null };
+      : { state: 'uninstalled', version: null, installed_at: null, requires: null };
   const updated = await knex('core_module')
     .where({ name, state: from })
     .update({ ...changes, error_message: null, last_state_change: knex.fn.now() });

@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { LOCK_KEYS } from './lock.ts';
-import { readModuleRows, recordDesiredState, recordOrphaned } from './modules.ts';
+import { readModuleRows, readRecordedRequires, recordDesiredState, recordOrphaned } from './modules.ts';
 import { readReferences } from './references.ts';
 import { decideOrphan } from '../planner/orphan.ts';
 import { plan, planPending } from '../planner/planner.ts';
@@ -27,9 +27,14 @@ export async function schedule(
 ): Promise<Scheduled> {
   return knex.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(?)', [LOCK_KEYS.schedule]);
-    // Only an uninstall asks about foreign keys; installs and upgrades skip the catalog query.
-    const references = request.kind === 'uninstall' ? await readReferences(trx) : [];
-    const result = plan(inventory, await readModuleRows(trx), request, references);
+    // Only an uninstall asks about foreign keys, and only installs and upgrades about ranges.
+    const uninstall = request.kind === 'uninstall';
+    const [rows, references, recorded] = await Promise.all([
+      readModuleRows(trx),
+      uninstall ? readReferences(trx) : [],
+      uninstall ? new Map() : readRecordedRequires(trx),
+    ]);
+    const result = plan(inventory, rows, request, references, recorded);
     if (!result.ok) throw refusalToError(result.refusal);
     if (options.dryRun || result.plan.actions.length === 0) return { plan: result.plan, runId: null };
     return { plan: result.plan, runId: await recordDesiredState(trx, result.plan.actions) };

@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { summarisePlan, type PlanSummary } from '../planner/overview.ts';
 import { configReport, entrySource } from '../config/report.ts';
 import type { Config } from '../config.ts';
-import { missingModuleTables, readModuleRows } from '../db/modules.ts';
+import { missingModuleTables, readModuleRows, readRecordedRequires } from '../db/modules.ts';
 import { pendingPlan } from '../db/schedule.ts';
 import type { WardError } from '../errors/ward-error.ts';
 import { discover } from '../manifests/discover.ts';
@@ -60,12 +60,14 @@ export function doctorInputs(
 /** `ward modules doctor --json`: every finding, and `ok` when there is none. */
 export async function doctorReport(knex: Knex | Promise<Knex>, inputs: DoctorInputs): Promise<DoctorResult> {
   // The disk is read while the database connects, as the other read commands do.
-  const [inventory, files, [rows, missing]] = await Promise.all([
+  const [inventory, files, [rows, missing, recorded]] = await Promise.all([
     inputs.inventory,
     inputs.files,
-    Promise.resolve(knex).then((db) => Promise.all([readModuleRows(db), missingModuleTables(db)])),
+    Promise.resolve(knex).then((db) =>
+      Promise.all([readModuleRows(db), missingModuleTables(db), readRecordedRequires(db)]),
+    ),
   ]);
-  const report = diagnose(inventory, rows, missing, inputs.searched, files);
+  const report = diagnose(inventory, rows, missing, inputs.searched, files, recorded);
   return { ok: findingCount(report) === 0, ...report };
 }
 

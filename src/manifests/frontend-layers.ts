@@ -15,7 +15,7 @@ import type { Inventory, ModuleRow } from '../planner/types.ts';
 
 export interface FrontendModules {
   /**
-   * `layer`: the layer path, relative to the Ward directory (`../` when the module lives outside
+   * `layer`: the layer's entry file (a manifest's folder becomes its index.js), relative to the Ward directory (`../` when the module lives outside
    * it). `url`: where the browser loads it, `/layers/<module>/<path inside the module directory>`,
    * which reaches a module wherever it lives.
    */

@@ -3,11 +3,16 @@
  * errors" in doctor), each with the file, a JSON path and a message an operator can act on.
  */
 import { readFile } from 'node:fs/promises';
-import validate from './manifest.validate.cjs';
+import type { ValidateFunction } from 'ajv';
+import { generatedOnce } from '../generated.ts';
 import type { Manifest, ManifestProblem } from '../planner/types.ts';
 import { describeJsonError } from '../errors/json-error.ts';
 import { schemaErrorProblem } from './schema-messages.ts';
 import { isModuleName } from '../planner/names.ts';
+import { requiresProblems } from './requires.ts';
+
+/** The schema's validator, built at install (scripts/build-validators.ts). */
+const manifestValidator = generatedOnce<ValidateFunction<Manifest>>('manifest.validate.cjs');
 
 export type ManifestResult = { ok: true; manifest: Manifest } | { ok: false; problems: ManifestProblem[] };
 
@@ -46,6 +51,7 @@ export async function checkManifest(
   const name = (document as { name?: unknown } | null)?.name;
   const module = isModuleName(name) ? name : (options.expectedName ?? null);
   const problem = (path: string, message: string): ManifestProblem => ({ file, path, message, module });
+  const validate = manifestValidator();
   if (!validate(document)) {
     // A bad role name yields a pattern error and a vaguer propertyNames wrapper; keep the former.
     const errors = (validate.errors ?? []).filter((error) => error.keyword !== 'propertyNames');
@@ -71,6 +77,7 @@ export async function checkManifest(
       );
     }
   });
+  problems.push(...requiresProblems(document).map(({ path, message }) => problem(path, message)));
   return problems.length > 0 ? failed(problems) : { ok: true, manifest: document };
 }
 

@@ -12,6 +12,10 @@ export type ModuleName = string;
  */
 export type Version = string;
 /**
+ * An npm version range, such as ^1.2.0, >=1.0.0 <3.0.0 or 1.x.
+ */
+export type VersionRange = string;
+/**
  * `<module>.<resource>.<action>` or `<module>.<action>`: two or more lowercase dot-separated segments.
  */
 export type Permission = string;
@@ -20,7 +24,7 @@ export type Permission = string;
  */
 export type Grant = string;
 /**
- * Frontend route on Ward's own origin: starting with / and not with // or /\ (which a browser reads as another host).
+ * Frontend route on Ward's own origin: starting with / and not with // or /\ (which a browser reads as another host), without whitespace or control characters (which a browser drops from a link, so that /<tab>/host becomes //host).
  */
 export type RoutePath = string;
 /**
@@ -47,6 +51,12 @@ export interface Manifest {
    */
   depends?: ModuleName[];
   /**
+   * The versions of its dependencies this module works with: module name to an npm version range such as "^1.2.0". Every name must also be in depends.
+   */
+  requires?: {
+    [k: string]: VersionRange | undefined;
+  };
+  /**
    * Whether uninstall is allowed without --force; false for official modules.
    */
   removable?: boolean;
@@ -70,4 +80,8 @@ export interface NavigationEntry {
   label: string;
   path: RoutePath;
   permission: Permission;
+  /**
+   * Where the entry stands in the sidebar, lowest first: clinical pages 100-399, entries that give none 500, administration 800 and above. Ties go by module name, then by the manifest's order.
+   */
+  order?: number;
 }

@@ -1,9 +1,11 @@
 /**
  * Turns one module directory into a DiskModule, or into the problems that stop it being one.
- * One readdir answers every "is this file there" question, so each module costs two reads.
+ * One readdir answers every "is this file there" question, so each module costs two reads (and a
+ * stat or two for a frontend layer's entry).
  */
 import { join } from 'node:path';
-import { exists, isDirLike, listDir } from './dirs.ts';
+import { isDirLike, listDir } from './dirs.ts';
+import { layerEntry } from './layer-entry.ts';
 import { readManifest } from './manifest.ts';
 import type { Category, DiskModule, ManifestProblem } from '../planner/types.ts';
 
@@ -41,10 +43,8 @@ export async function loadModuleDir({ dir, category, expectedName }: Candidate):
   const hooks = optionalFile('hooks');
   const routes = optionalFile('routes');
   const commands = optionalFile('commands');
-  const frontend = manifest.frontend ?? null;
-  if (frontend !== null && !(await exists(join(dir, frontend)))) {
-    report('/frontend', `frontend layer "${frontend}" does not exist in ${dir}`);
-  }
+  const layer = manifest.frontend === undefined ? null : await layerEntry(dir, manifest.frontend);
+  if (layer?.ok === false) report('/frontend', layer.message);
   if (problems.length > 0) return { problems };
   const migrations = entries.find((entry) => entry.name === 'migrations');
   return {
@@ -55,12 +55,17 @@ export async function loadModuleDir({ dir, category, expectedName }: Candidate):
       dir,
       manifest,
       depends: manifest.depends ?? [],
+      requires: Object.fromEntries(
+        Object.entries(manifest.requires ?? {}).filter(
+          (entry): entry is [string, string] => entry[1] !== undefined,
+        ),
+      ),
       removable: manifest.removable ?? true,
       hasMigrationBranch: migrations !== undefined && isDirLike(migrations),
       hooks,
       routes,
       commands,
-      frontend,
+      frontend: layer?.ok === true ? layer.entry : null,
     },
   };
 }

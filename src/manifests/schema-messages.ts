@@ -28,7 +28,8 @@ const patternMessages: Record<string, string> = {
     'is not a permission name: two or more lowercase segments separated by dots, such as patients.patient.read',
   Grant: 'is not a permission name such as patients.patient.read, or "*" for every permission',
   RoutePath:
-    'is not a frontend route of this site: routes start with a single / (// or /\\ would lead to another host)',
+    'is not a frontend route of this site: routes start with a single / (// or /\\ would lead to another host) ' +
+    'and hold no spaces or control characters (a browser drops them, and /<tab>/host leads to another host)',
   LayerPath:
     'is not a frontend layer path: give a path inside the module directory, relative and without ".."',
 };

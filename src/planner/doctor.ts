@@ -12,7 +12,9 @@ import { findOrphans } from './bootstrap.ts';
 import { byName, cyclicComponents, findCycle } from './graph.ts';
 import { findInactive, isInactiveMessage } from './inactive.ts';
 import { fileFindings, type FileChecks, type Finding } from './preflight.ts';
-import type { Inventory, MissingTable, ModuleRow, ModuleState } from './types.ts';
+import { rangeBreaks, rangeFix, type RecordedRequires } from './ranges.ts';
+import { describeBreak, rangeHint } from './range-refusals.ts';
+import type { Inventory, MissingTable, ModuleRow, ModuleState, RangeBreak } from './types.ts';
 
 /**
  * Installed modules that stay: their routes are live and need their dependencies. A `to_uninstall`
@@ -43,6 +45,8 @@ export interface DoctorReport {
     dependencyState: ModuleState;
     hint: string;
   }>;
+  /** Present modules outside a version range another present module requires, each with its fix. */
+  brokenRanges: Array<RangeBreak & { message: string; hint: string }>;
   manifestErrors: Array<{ module: string | null; file: string; path: string; message: string }>;
   errored: Array<{ module: string; state: string; errorMessage: string }>;
   missingTables: Array<{ module: string; table: string }>;
@@ -56,6 +60,7 @@ export function diagnose(
   missingTables: readonly MissingTable[] = [],
   searched: readonly SearchSetting[] = [],
   files: FileChecks = { settings: null, database: null, storage: null, grants: null },
+  recorded: RecordedRequires = new Map(),
 ): DoctorReport {
   const states = new Map(rows.map((row) => [row.name, row.state]));
   const problemModules = new Set(inventory.problems.map((problem) => problem.module));
@@ -106,6 +111,7 @@ export function diagnose(
     })),
     missingDependencies,
     unsatisfiedDependencies,
+    brokenRanges: brokenRanges(inventory, rows, recorded),
     manifestErrors: [
       ...inventory.problems.map(({ module, file, path, message }) => ({ module, file, path, message })),
       ...cycles,
@@ -153,8 +159,22 @@ export function orphanHint(module: string, searched: readonly SearchSetting[]): 
   );
 }
 
+function brokenRanges(
+  inventory: Inventory,
+  rows: readonly ModuleRow[],
+  recorded: RecordedRequires,
+): DoctorReport['brokenRanges'] {
+  const inputs = { modules: inventory.modules, rows: new Map(rows.map((row) => [row.name, row])), recorded };
+  return rangeBreaks(inputs).map((broken) => ({
+    ...broken,
+    message: describeBreak(broken, 'is'),
+    hint: rangeHint(broken, rangeFix(inputs, [], broken)),
+  }));
+}
+
 export function findingCount(report: DoctorReport): number {
   return (
+    report.brokenRanges.length +
     report.orphans.length +
     report.missingDependencies.length +
     report.unsatisfiedDependencies.length +

@@ -31,6 +31,8 @@ export interface ModuleInfo {
   diskVersion: string | null;
   category: Category | null;
   depends: string[];
+  /** The version range of each dependency it requires, from the manifest on disk. */
+  requires: Record<string, string>;
   removable: boolean | null;
   migrationBranch: string | null;
   appliedRevision: string | null;
@@ -92,6 +94,7 @@ export function moduleInfo(
     diskVersion: disk?.version ?? null,
     category: disk?.category ?? null,
     depends: disk?.depends ?? [],
+    requires: { ...disk?.requires },
     removable: disk?.removable ?? null,
     migrationBranch: disk === undefined ? null : disk.hasMigrationBranch ? name : null,
     appliedRevision,

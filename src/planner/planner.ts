@@ -8,6 +8,7 @@
  * both look things up in is world.ts.
  */
 import { byName, reach, topologicalOrder, type Edges } from './graph.ts';
+import { breaksOfPlan, cascadeUpgrade, rangeFix, type RecordedRequires } from './ranges.ts';
 import { planReconcile } from './reconcile-plan.ts';
 import type {
   Action,
@@ -35,19 +36,27 @@ import {
   type World,
 } from './world.ts';
 
-/** `references`: the foreign keys between module tables (see `TableReference`); uninstalls heed them. */
+/**
+ * `references`: the foreign keys between module tables (see `TableReference`); uninstalls heed
+ * them. `recorded`: the version ranges installed modules were installed with; installs and
+ * upgrades heed them.
+ */
 export function plan(
   inventory: Inventory,
   rows: readonly ModuleRow[],
   request: Request,
   references: readonly TableReference[] = [],
+  recorded: RecordedRequires = new Map(),
 ): PlanResult {
-  const world = createWorld(inventory, rows, references);
+  const world = createWorld(inventory, rows, references, recorded);
   switch (request.kind) {
     case 'install':
-      return planInstall(world, request.name);
+      return withRanges(world, request.name, 'install', planInstall(world, request.name), {
+        force: false,
+        cascade: false,
+      });
     case 'upgrade':
-      return planUpgrade(world, request.name);
+      return withRanges(world, request.name, 'upgrade', planUpgrade(world, request.name), request);
     case 'uninstall':
       return planUninstall(world, request.name, request);
     case 'reconcile':
@@ -148,6 +157,69 @@ function collectChain(
     }
   }
   return { ok: true, value: chain };
+}
+
+/**
+ * An install or upgrade never leaves a present module outside a version range it requires (see
+ * ranges.ts), unless `--force` says so: then the plan lists the ranges it breaks. `--cascade` first
+ * upgrades each installed module whose range the plan breaks and that has another version on disk.
+ */
+function withRanges(
+  world: World,
+  root: string,
+  kind: 'install' | 'upgrade',
+  planned: PlanResult,
+  options: { force: boolean; cascade: boolean },
+): PlanResult {
+  if (!planned.ok || planned.plan.actions.length === 0) return planned;
+  let actions = planned.plan.actions;
+  if (options.cascade) {
+    const cascaded = cascadeRanges(world, actions);
+    if (!cascaded.ok) return refuse(cascaded.refusal);
+    actions = cascaded.value;
+  }
+  const breaks = breaksOfPlan(world, actions);
+  if (breaks.length === 0) return planOf(actions);
+  if (options.force)
+    return { ok: true, plan: { actions, unchanged: [], blocked: [], inactive: [], rangeBreaks: breaks } };
+  return refuse({
+    code: 'out_of_range',
+    kind,
+    module: root,
+    breaks: breaks.map((broken) => ({ ...broken, fix: rangeFix(world, actions, broken) })),
+  });
+}
+
+/**
+ * `actions` with an upgrade of every installed module whose range they break and that has another
+ * version on disk (and the new dependencies of that version), until no such module is left: each
+ * round adds at least one module, so it ends.
+ */
+function cascadeRanges(world: World, actions: readonly Action[]): Checked<Action[]> {
+  const reasons = new Map(actions.map((planned) => [planned.module, planned.reason]));
+  const upgrades = new Set(actions.filter((planned) => planned.kind === 'upgrade').map((a) => a.module));
+  let current = [...actions];
+  for (;;) {
+    const more = breaksOfPlan(world, current).flatMap((broken) => {
+      const module = cascadeUpgrade(world, current, broken);
+      return module === null || reasons.has(module) ? [] : [{ module, of: broken.dependency }];
+    });
+    if (more.length === 0) return { ok: true, value: current };
+    for (const { module, of } of more) {
+      if (reasons.has(module)) continue;
+      reasons.set(module, { kind: 'dependent', of });
+      upgrades.add(module);
+      const chain = collectChain(world, module, 'new_dependency');
+      if (!chain.ok) return chain;
+      for (const [dependency, reason] of chain.value)
+        if (!reasons.has(dependency)) reasons.set(dependency, reason);
+    }
+    const ordered = topologicalOrder(reasons.keys(), world.depends);
+    if (!ordered.ok) return { ok: false, refusal: { code: 'dependency_cycle', path: ordered.cycle } };
+    current = ordered.order.map((module) =>
+      action(world, upgrades.has(module) ? 'upgrade' : 'install', module, reasons.get(module)!),
+    );
+  }
 }
 
 /**

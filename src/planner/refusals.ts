@@ -3,6 +3,7 @@
  * was found; hints say what to do. Scripts branch on `code`, which is the refusal's own code.
  */
 import { WardError } from '../errors/ward-error.ts';
+import { renderRangeRefusal } from './range-refusals.ts';
 import type { ManifestProblem, ModuleState, Refusal, TableReference } from './types.ts';
 
 const list = (names: readonly string[]): string => names.join(', ');
@@ -103,6 +104,8 @@ function render(refusal: Refusal): { message: string; hint: string } {
         message: `${refusal.module} is recorded in the database but its code is not found on disk`,
         hint: `reinstall its package, or run \`ward modules orphan ${refusal.module}\` to mark it uninstalled without the uninstall steps`,
       };
+    case 'out_of_range':
+      return renderRangeRefusal(refusal);
     case 'blocked_by':
       return {
         message: `${refusal.module} waits for ${refusal.blocker}, which is blocked`,

@@ -24,6 +24,8 @@ export interface DiskModule {
   dir: string;
   manifest: Manifest;
   depends: string[];
+  /** Dependency → the npm version range of it this version works with (the manifest's `requires`). */
+  requires: Readonly<Record<string, string>>;
   removable: boolean;
   /** `migrations/` exists: the module owns a migration branch named after it. Legacy modules do not. */
   hasMigrationBranch: boolean;
@@ -32,7 +34,10 @@ export interface DiskModule {
   routes: string | null;
   /** The operator's commands (`commands.ts`/`.js`), run by `ward modules run`. */
   commands: string | null;
-  /** Frontend layer path relative to the module directory, from the manifest. */
+  /**
+   * The frontend layer's entry file, relative to the module directory and `/`-separated: the
+   * manifest's `frontend`, or `<folder>/index.js` when it names a folder.
+   */
   frontend: string | null;
 }
 
@@ -81,7 +86,8 @@ export interface ModuleRow {
 /** What the operator asked for. `reconcile` is the restart-time plan computed from pending rows. */
 export type Request =
   | { kind: 'install'; name: string }
-  | { kind: 'upgrade'; name: string }
+  /** `cascade`: also upgrade installed modules whose ranges the new version leaves; `force`: leave them. */
+  | { kind: 'upgrade'; name: string; force: boolean; cascade: boolean }
   | { kind: 'uninstall'; name: string; force: boolean; cascade: boolean }
   | { kind: 'reconcile' };
 
@@ -129,7 +135,30 @@ export interface Plan {
    * installed but inactive until `dependency` is installed again.
    */
   inactive: Array<{ module: string; dependency: string }>;
+  /** `upgrade --force` only: the ranges the plan leaves broken, which `ward modules doctor` then reports. */
+  rangeBreaks?: RangeBreak[];
 }
+
+/**
+ * After a plan (or now, for doctor), `module` at `moduleVersion` requires `dependency` in `range`,
+ * and `dependency` is at `version`, outside it.
+ */
+export interface RangeBreak {
+  module: string;
+  moduleVersion: string | null;
+  dependency: string;
+  range: string;
+  version: string;
+}
+
+/**
+ * How a broken range could be mended, as the refusal's hint says: upgrading the requiring module to
+ * its version on disk (`--cascade`), upgrading the dependency first, or nothing Ward has on disk.
+ */
+export type RangeFix =
+  | { kind: 'cascade'; module: string; diskVersion: string }
+  | { kind: 'upgrade_dependency'; dependency: string; diskVersion: string }
+  | { kind: 'new_code' };
 
 /** Why the planner will not produce a plan for a request. Rendered to text by `refusals.ts`. */
 export type Refusal =
@@ -152,6 +181,16 @@ export type Refusal =
   | { code: 'manifest_error'; module: string; problems: ManifestProblem[] }
   /** The database has a row for the module but its code is gone: only `ward modules orphan` applies. */
   | { code: 'not_on_disk'; module: string }
+  /**
+   * The install or upgrade of `module` would leave installed modules outside version ranges they
+   * require; each break with what could mend it.
+   */
+  | {
+      code: 'out_of_range';
+      kind: 'install' | 'upgrade';
+      module: string;
+      breaks: Array<RangeBreak & { fix: RangeFix }>;
+    }
   /** Restart-time only: `module` must wait for `blocker`, which is itself blocked. */
   | { code: 'blocked_by'; module: string; blocker: string };
 

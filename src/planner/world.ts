@@ -12,6 +12,7 @@
  */
 import { byName } from './graph.ts';
 import type { Edges } from './graph.ts';
+import type { RecordedRequires } from './ranges.ts';
 import type {
   Action,
   ActionKind,
@@ -44,12 +45,15 @@ export interface World {
   presentReferencers: Edges;
   /** Modules, other than the module, whose tables its tables hold foreign keys into, sorted. */
   referenced: Edges;
+  /** The version ranges recorded when each installed module was installed or upgraded. */
+  recorded: RecordedRequires;
 }
 
 export function createWorld(
   inventory: Inventory,
   rows: readonly ModuleRow[],
   references: readonly TableReference[] = [],
+  recorded: RecordedRequires = new Map(),
 ): World {
   const problems = Map.groupBy(
     inventory.problems.filter((problem) => problem.module !== null),
@@ -109,6 +113,7 @@ export function createWorld(
     referencesInto,
     presentReferencers,
     referenced,
+    recorded,
   };
 }
 

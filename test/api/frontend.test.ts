@@ -20,9 +20,9 @@ import type { Inventory, ModuleRow } from '../../src/planner/types.ts';
 import { call, installedDatabase, startApp } from '../helpers/app.ts';
 import { scratchDir } from '../helpers/cli.ts';
 
-/** intake (test/fixtures/modules/auth) ships the folder `frontend` as its layer. */
-const INTAKE_LAYER = 'test/fixtures/modules/auth/intake/frontend';
-const INTAKE_URL = '/layers/intake/frontend';
+/** intake (test/fixtures/modules/auth) names the folder `frontend` as its layer: its index.js is the entry. */
+const INTAKE_LAYER = 'test/fixtures/modules/auth/intake/frontend/index.js';
+const INTAKE_URL = '/layers/intake/frontend/index.js';
 const INDEX = '<!doctype html><title>Ward</title><div id="app"></div>';
 /** The built shell's form: an inline import map, then the shell's module script by its file. */
 const MAPPED = (imports: object) =>
@@ -123,7 +123,7 @@ test('a rebuilt shell gets the hash of its new import map, on the next request',
 
 test('every static answer forbids type sniffing and sending the page address as Referer', async (t) => {
   const { base } = await world(t);
-  for (const pathname of ['/', '/assets/index-AbC123.js', '/modules.json', `${INTAKE_URL}/index.js`]) {
+  for (const pathname of ['/', '/assets/index-AbC123.js', '/modules.json', INTAKE_URL]) {
     const answer = await call(base, 'GET', pathname);
     t.is(answer.status, 200, pathname);
     t.is(answer.headers.get('x-content-type-options'), 'nosniff', pathname);
@@ -192,7 +192,7 @@ test('without modules.json, /modules.json is a 404 that says to run sync-fronten
 
 test('the layer of an installed module is served under /layers/ as JavaScript, revalidated at each use', async (t) => {
   const { base } = await world(t);
-  const answer = await call(base, 'GET', `${INTAKE_URL}/index.js`);
+  const answer = await call(base, 'GET', INTAKE_URL);
   t.is(answer.status, 200);
   t.is(answer.text, 'export default {};\n');
   t.is(answer.headers.get('content-type'), 'text/javascript; charset=utf-8');
@@ -202,7 +202,7 @@ test('the layer of an installed module is served under /layers/ as JavaScript, r
 test('no file outside the layer folders is reachable: module code, Ward code, configuration', async (t) => {
   const { base } = await world(t);
   for (const pathname of [
-    `/${INTAKE_LAYER}/index.js`,
+    `/${INTAKE_LAYER}`,
     '/layers/intake/routes.ts',
     '/layers/intake/manifest.json',
     '/layers/intake/frontend',
@@ -223,7 +223,7 @@ test('no file outside the layer folders is reachable: module code, Ward code, co
 
 test('a layer is served whatever modules.json lists: it names what the shell loads, not what may be', async (t) => {
   const unlisted = await world(t, { listed: { modules: [] } });
-  t.is((await call(unlisted.base, 'GET', `${INTAKE_URL}/index.js`)).status, 200);
+  t.is((await call(unlisted.base, 'GET', INTAKE_URL)).status, 200);
   const widened = await world(t, {
     listed: { modules: [{ name: 'intake', version: '1.0.0', layer: 'src', url: '/layers/intake/..' }] },
   });
@@ -296,15 +296,14 @@ test('only inline scripts are hashed, with line endings as the browser parses th
   t.regex(contentSecurityPolicy(INDEX), /script-src 'self'; /);
 });
 
-test('a layer folder serves what is under it; a layer file, the files beside it, or only itself in the module folder', (t) => {
-  t.true(inLayer('web/charts/line.js', 'web', true));
-  t.false(inLayer('web', 'web', true));
-  t.false(inLayer('routes.ts', 'web', true));
-  t.true(inLayer('frontend/chart.js', 'frontend/index.js', false));
-  t.false(inLayer('hooks.ts', 'frontend/index.js', false));
-  t.true(inLayer('index.js', 'index.js', false));
-  t.false(inLayer('routes.js', 'index.js', false));
-  t.false(inLayer('routes.ts', '', true));
+test('a layer serves the files beside its entry and under its folder, or only its entry in the module folder', (t) => {
+  t.true(inLayer('web/charts/line.js', 'web/index.js'));
+  t.false(inLayer('web', 'web/index.js'));
+  t.false(inLayer('routes.ts', 'web/index.js'));
+  t.true(inLayer('frontend/chart.js', 'frontend/index.js'));
+  t.false(inLayer('hooks.ts', 'frontend/index.js'));
+  t.true(inLayer('index.js', 'index.js'));
+  t.false(inLayer('routes.js', 'index.js'));
 });
 
 test('modules.json gives each layer its path from the Ward folder and a URL that reaches it anywhere', (t) => {
@@ -313,7 +312,7 @@ test('modules.json gives each layer its path from the Ward folder and a URL that
   t.is(layerUrl('lab', './web/index.js'), '/layers/lab/web/index.js');
   t.is(layerUrl('lab', 'my pages'), '/layers/lab/my%20pages');
   const modules = new Map([
-    ['outside', { name: 'outside', version: '1.0.0', dir: '/srv/extra/outside', frontend: 'web' }],
+    ['outside', { name: 'outside', version: '1.0.0', dir: '/srv/extra/outside', frontend: 'web/app.js' }],
     ['inside', { name: 'inside', version: '2.0.0', dir: '/srv/ward/modules/inside', frontend: 'index.js' }],
   ]);
   const rows = [
@@ -330,7 +329,12 @@ test('modules.json gives each layer its path from the Ward folder and a URL that
           layer: 'modules/inside/index.js',
           url: '/layers/inside/index.js',
         },
-        { name: 'outside', version: '1.0.0', layer: '../extra/outside/web', url: '/layers/outside/web' },
+        {
+          name: 'outside',
+          version: '1.0.0',
+          layer: '../extra/outside/web/app.js',
+          url: '/layers/outside/web/app.js',
+        },
       ],
     },
   );

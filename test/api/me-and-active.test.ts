@@ -89,7 +89,7 @@ test('active modules: every installed module, navigation filtered to what the ca
       name: 'base',
       version: '1.0.0',
       summary: 'Users, roles and permissions',
-      navigation: [{ label: 'Modules', path: '/modules', permission: 'base.module.read' }],
+      navigation: [{ label: 'Modules', path: '/modules', permission: 'base.module.read', order: 900 }],
       frontend: 'modules/base/frontend/index.js',
     },
     {
@@ -98,12 +98,27 @@ test('active modules: every installed module, navigation filtered to what the ca
       summary:
         'Test fixture shaped like migration_import: jobs guarded by read, write, execute and binary permissions',
       navigation: [
-        { label: 'Intake', path: '/intake', permission: 'intake.job.read' },
-        { label: 'Intake uploads', path: '/intake/uploads', permission: 'intake.binary.write' },
+        { label: 'Intake', path: '/intake', permission: 'intake.job.read', order: 500 },
+        { label: 'Intake uploads', path: '/intake/uploads', permission: 'intake.binary.write', order: 500 },
       ],
-      frontend: 'test/fixtures/modules/auth/intake/frontend',
+      frontend: 'test/fixtures/modules/auth/intake/frontend/index.js',
     },
   ]);
+  t.deepEqual(
+    ((await active(await tokenOf('ada'))).body as { navigation: object[] }).navigation,
+    [
+      { module: 'intake', label: 'Intake', path: '/intake', permission: 'intake.job.read', order: 500 },
+      {
+        module: 'intake',
+        label: 'Intake uploads',
+        path: '/intake/uploads',
+        permission: 'intake.binary.write',
+        order: 500,
+      },
+      { module: 'base', label: 'Modules', path: '/modules', permission: 'base.module.read', order: 900 },
+    ],
+    'the sidebar: an entry without an order before administration, whatever the module names',
+  );
   t.deepEqual(await navigation(await tokenOf('olga')), { base: [], intake: ['Intake'] });
   t.deepEqual(await navigation(await tokenOf('carl')), { base: [], intake: [] });
   t.deepEqual(await navigation(sync), { base: [], intake: ['Intake uploads'] });

@@ -269,8 +269,8 @@ test('sync-frontend writes the layer path of installed modules that ship one, an
     {
       name: 'clinic_portal',
       version: '1.2.0',
-      layer: 'test/fixtures/modules/community/clinic_portal/frontend',
-      url: '/layers/clinic_portal/frontend',
+      layer: 'test/fixtures/modules/community/clinic_portal/frontend/index.js',
+      url: '/layers/clinic_portal/frontend/index.js',
     },
   );
   const third = await ward(['modules', 'sync-frontend'], env);

@@ -18,6 +18,8 @@ export interface ModuleSpec {
   /** Whether the module ships `migrations/`; false makes it a legacy module. */
   migrations?: boolean;
   category?: Category;
+  /** The manifest's `requires`: dependency → version range. */
+  requires?: Record<string, string>;
 }
 
 export function diskModule(name: string, spec: ModuleSpec = {}): DiskModule {
@@ -29,8 +31,9 @@ export function diskModule(name: string, spec: ModuleSpec = {}): DiskModule {
     version,
     category: spec.category ?? 'community',
     dir: `/modules/${name}`,
-    manifest: { name, version, depends, removable },
+    manifest: { name, version, depends, removable, ...(spec.requires ? { requires: spec.requires } : {}) },
     depends,
+    requires: spec.requires ?? {},
     removable,
     hasMigrationBranch: spec.migrations ?? true,
     hooks: null,

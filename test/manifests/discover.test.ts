@@ -36,6 +36,7 @@ test('the repository ships base, patients and appointments as official modules',
     // The manifest as written, with nothing added or lost (its defaults are already explicit).
     manifest: JSON.parse(await readFile(join(repo, 'modules/patients/manifest.json'), 'utf8')),
     depends: ['base'],
+    requires: {},
     removable: false,
     hasMigrationBranch: true,
     hooks: null,
@@ -65,7 +66,7 @@ test('WARD_MODULE_PATHS folders bring community modules, each named after its di
     hasMigrationBranch: true,
     hooks: join(portal, 'hooks.ts'),
     routes: null,
-    frontend: 'frontend',
+    frontend: 'frontend/index.js',
   });
   t.like(inventory.modules.get('legacy_reports'), {
     category: 'community',
@@ -114,11 +115,12 @@ test('every broken module becomes a problem naming its file, and the rest still 
   t.deepEqual(problemLines(inventory), [
     `${broken}/broken_json/manifest.json/ is not valid JSON: Expected double-quoted property name at line 4, column 3`,
     `${broken}/broken_schema/manifest.json/dependencies unknown field; allowed fields are $schema, name, version, ` +
-      'summary, depends, removable, permissions, role_permissions, navigation, frontend',
+      'summary, depends, requires, removable, permissions, role_permissions, navigation, frontend',
     `${broken}/broken_schema/manifest.json/version "1.0" is not a semver version such as 1.0.0 or 2.1.0-beta.1`,
     `${broken}/misnamed/manifest.json/name "renamed" differs from its directory name "misnamed"; rename one`,
     `${broken}/missing_frontend/manifest.json/frontend frontend layer "web" does not exist in ` +
-      `${join(fixtures, 'broken/missing_frontend')}`,
+      `${join(fixtures, 'broken/missing_frontend')}; create it, or set "frontend" to the layer's entry file ` +
+      '(such as "frontend/index.js") or to its folder',
     `${broken}/two_hooks/manifest.json/ ships both hooks.ts and hooks.js; keep one so it is clear which runs`,
   ]);
   t.deepEqual(

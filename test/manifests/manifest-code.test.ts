@@ -1,21 +1,33 @@
 import test from 'ava';
 import { readFile } from 'node:fs/promises';
-import {
-  generateManifestTypes,
-  generateManifestValidator,
-  typesFile,
-  validatorFile,
-} from '../../scripts/generate-manifest-code.ts';
-
-const stale = (file: string) => `${file} is stale; run: node scripts/generate-manifest-code.ts`;
+import { manifestValidatorFile, manifestValidatorSource } from '../../scripts/build-validators.ts';
+import { generateManifestTypes, typesFile } from '../../scripts/generate-manifest-code.ts';
+import { loadGenerated } from '../../src/generated.ts';
+import { WardError } from '../../src/errors/ward-error.ts';
 
 test('manifest.types.ts is what the schema generates', async (t) => {
-  t.true((await readFile(typesFile, 'utf8')) === (await generateManifestTypes()), stale(typesFile));
+  t.true(
+    (await readFile(typesFile, 'utf8')) === (await generateManifestTypes()),
+    `${typesFile} is stale; run: node scripts/generate-manifest-code.ts`,
+  );
 });
 
-test('manifest.validate.cjs is what the schema generates', async (t) => {
+test('the manifest validator built at install is what the schema generates', async (t) => {
   t.true(
-    (await readFile(validatorFile, 'utf8')) === (await generateManifestValidator()),
-    stale(validatorFile),
+    (await readFile(manifestValidatorFile, 'utf8')) === (await manifestValidatorSource()),
+    `${manifestValidatorFile} is stale; run: node scripts/build-validators.ts`,
+  );
+});
+
+test('a validator that was never built is an error that says how to build it', (t) => {
+  const error = t.throws(() => loadGenerated('never-built.validate.cjs'), { instanceOf: WardError });
+  t.is(error?.code, 'not_built');
+  t.regex(
+    error?.message ?? '',
+    /never-built\.validate\.cjs is missing: Ward builds it when it is installed$/,
+  );
+  t.is(
+    error?.hint,
+    'run `npm install` in the Ward folder, or `node_modules/node/bin/node scripts/build-validators.ts`',
   );
 });

@@ -95,7 +95,7 @@ test('schema violations are one problem each, at the offending field', async (t)
         file,
         path: '/dependencies',
         message:
-          'unknown field; allowed fields are $schema, name, version, summary, depends, removable, permissions, ' +
+          'unknown field; allowed fields are $schema, name, version, summary, depends, requires, removable, permissions, ' +
           'role_permissions, navigation, frontend',
         module: 'broken_schema',
       },
@@ -149,13 +149,87 @@ test('permissions, roles and navigation are checked', async (t) => {
       'starting with a letter',
     '/role_permissions/staff/1: "all" is not a permission name such as patients.patient.read, ' +
       'or "*" for every permission',
-    '/navigation/0/icon: unknown field; allowed fields are label, path, permission',
+    '/navigation/0/icon: unknown field; allowed fields are label, path, permission, order',
     '/navigation/0/label: must not be empty',
     '/navigation/0/path: "portal" is not a frontend route of this site: routes start with a single / ' +
-      '(// or /\\ would lead to another host)',
+      '(// or /\\ would lead to another host) and hold no spaces or control characters (a browser drops them, ' +
+      'and /<tab>/host leads to another host)',
     '/navigation/1/path: "//evil.example/login" is not a frontend route of this site: routes start with a ' +
-      'single / (// or /\\ would lead to another host)',
+      'single / (// or /\\ would lead to another host) and hold no spaces or control characters (a browser ' +
+      'drops them, and /<tab>/host leads to another host)',
   ]);
+});
+
+test('a navigation path with whitespace or a control character is a manifest error: a browser drops them and leaves the site', async (t) => {
+  const paths = [
+    '/\t/127.0.0.1:18601/x',
+    '/\n/evil.example',
+    '/pa\rtients',
+    '/a b',
+    '/\u0000x',
+    '/x\u007f',
+    '/\u0085x',
+    '/\u00a0x',
+    '/x\u2028',
+  ];
+  const manifest = {
+    name: 'portal',
+    version: '1.0.0',
+    permissions: ['portal.page.read'],
+    navigation: paths.map((path) => ({ label: 'Portal', path, permission: 'portal.page.read' })),
+  };
+  const problems = await problemsOf(manifest);
+  t.deepEqual(
+    problems.map((problem) => problem.split(':')[0]),
+    paths.map((_, index) => `/navigation/${index}/path`),
+  );
+  t.true(problems[0]?.includes('"/\\t/127.0.0.1:18601/x" is not a frontend route of this site'), problems[0]);
+  t.true(problems.every((problem) => problem.includes('hold no spaces or control characters')));
+  const fine = {
+    ...manifest,
+    navigation: [{ label: 'Portal', path: '/portal/visits?day=today#top', permission: 'portal.page.read' }],
+  };
+  t.deepEqual(await problemsOf(fine), []);
+});
+
+test('a navigation order is a whole number from 0 to 1000, 500 when not given', async (t) => {
+  const entry = { label: 'Portal', path: '/portal', permission: 'portal.page.read' };
+  const manifest = {
+    name: 'portal',
+    version: '1.0.0',
+    navigation: [entry, { ...entry, order: 1.5 }, { ...entry, order: 1001 }, { ...entry, order: -1 }],
+  };
+  t.deepEqual(await problemsOf(manifest), [
+    '/navigation/1/order: must be an integer',
+    '/navigation/2/order: must be <= 1000',
+    '/navigation/3/order: must be >= 0',
+  ]);
+  const read = await checkManifest(
+    { name: 'portal', version: '1.0.0', navigation: [{ ...entry }] },
+    'm.json',
+  );
+  t.deepEqual(read.ok ? read.manifest.navigation : null, [{ ...entry, order: 500 }]);
+});
+
+test('requires names only modules in depends, each with an npm version range', async (t) => {
+  const manifest = {
+    name: 'reports',
+    version: '1.0.0',
+    depends: ['documents', 'patients'],
+    requires: { documents: '^1.2.0', patients: 'one or two', billing: '^1.0.0', Bad: '1.x' },
+  };
+  t.deepEqual(await problemsOf(manifest), [
+    '/requires/Bad: "Bad" is not a valid module name: module names are lowercase letters, digits and _, starting with a letter, at most 63 characters',
+  ]);
+  const named = { documents: '^1.2.0', patients: 'one or two', billing: '^1.0.0' };
+  t.deepEqual(await problemsOf({ ...manifest, requires: named }), [
+    '/requires/patients: "one or two" is not a version range; write one as npm does, such as "^1.2.0", ">=1.0.0 <3.0.0" or "1.x"',
+    '/requires/billing: requires a version of billing, which is not in "depends"; add "billing" to "depends" or remove it from "requires"',
+  ]);
+  t.deepEqual(
+    await problemsOf({ ...manifest, requires: { documents: '>=1.0.0 <3.0.0', patients: '1.x' } }),
+    [],
+  );
 });
 
 test('a module may define only permissions in its own namespace', async (t) => {

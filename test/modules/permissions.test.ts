@@ -167,15 +167,15 @@ test('a signed-in session reaches the routes too; a cookie-authenticated write n
   t.is(written.status, 201);
 });
 
-test('navigation entries are shown to the roles that may read', async (t) => {
+test("navigation entries are shown to the roles that may read, clinical pages first in a clinic's order", async (t) => {
   const { base, as } = await world(t);
   const paths = async (role: Role) =>
     (
       (await api(base, as(role), 'GET', '/api/v1/modules/-/active')).body as {
-        modules: Array<{ name: string; navigation: Array<{ path: string }> }>;
+        navigation: Array<{ path: string }>;
       }
-    ).modules.flatMap((module) => module.navigation.map((entry) => entry.path));
-  t.deepEqual((await paths('receptionist')).sort(), ['/appointments', '/patients']);
-  t.deepEqual((await paths('clinician')).sort(), ['/appointments', '/documents', '/patients']);
+    ).navigation.map((entry) => entry.path);
+  t.deepEqual(await paths('receptionist'), ['/patients', '/appointments']);
+  t.deepEqual(await paths('clinician'), ['/patients', '/appointments', '/documents']);
   t.deepEqual(await paths('nobody'), []);
 });

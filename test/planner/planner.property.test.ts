@@ -187,7 +187,9 @@ function requestArbitrary(names: string[]): fc.Arbitrary<Request> {
   const name = fc.constantFrom(...names, 'nobody');
   return fc.oneof(
     name.map((module): Request => ({ kind: 'install', name: module })),
-    name.map((module): Request => ({ kind: 'upgrade', name: module })),
+    fc
+      .tuple(name, fc.boolean(), fc.boolean())
+      .map(([module, force, cascade]): Request => ({ kind: 'upgrade', name: module, force, cascade })),
     fc
       .tuple(name, fc.boolean(), fc.boolean())
       .map(([module, force, cascade]): Request => ({ kind: 'uninstall', name: module, force, cascade })),

@@ -33,7 +33,7 @@ const steps = (actions: Action[]): string[] =>
   actions.map((action) => `${action.kind} ${action.module} (${describeReason(action.reason)})`);
 
 const install = (name: string): Request => ({ kind: 'install', name });
-const upgrade = (name: string): Request => ({ kind: 'upgrade', name });
+const upgrade = (name: string): Request => ({ kind: 'upgrade', name, force: false, cascade: false });
 const uninstall = (name: string, flags: { force?: boolean; cascade?: boolean } = {}): Request => ({
   kind: 'uninstall',
   name,

@@ -165,6 +165,60 @@ const cases: Array<[string, Refusal, { message: string; hint: string }]> = [
     },
   ],
   [
+    'out of range names each module, range and version, and what mends each',
+    {
+      code: 'out_of_range',
+      kind: 'upgrade',
+      module: 'documents',
+      breaks: [
+        {
+          module: 'migration_import',
+          moduleVersion: '1.1.0',
+          dependency: 'documents',
+          range: '^1.0.0',
+          version: '2.0.0',
+          fix: { kind: 'cascade', module: 'migration_import', diskVersion: '1.2.0' },
+        },
+        {
+          module: 'reports',
+          moduleVersion: '1.0.0',
+          dependency: 'documents',
+          range: '~1.4.0',
+          version: '2.0.0',
+          fix: { kind: 'new_code' },
+        },
+      ],
+    },
+    {
+      message:
+        'upgrading documents would leave modules outside a version range they require: migration_import 1.1.0 requires documents ^1.0.0, and documents would be 2.0.0; reports 1.0.0 requires documents ~1.4.0, and documents would be 2.0.0',
+      hint: 'pass --cascade to upgrade migration_import to 1.2.0, its version on disk, which accepts documents 2.0.0; put a version of reports that accepts documents 2.0.0 on disk (then upgrade with --cascade), or of documents in ~1.4.0; or pass --force to upgrade anyway and leave them outside (`ward modules doctor` reports it until mended)',
+    },
+  ],
+  [
+    'an install out of range says which dependency to upgrade first',
+    {
+      code: 'out_of_range',
+      kind: 'install',
+      module: 'billing',
+      breaks: [
+        {
+          module: 'billing',
+          moduleVersion: '1.0.0',
+          dependency: 'ledger',
+          range: '>=2.0.0',
+          version: '1.5.0',
+          fix: { kind: 'upgrade_dependency', dependency: 'ledger', diskVersion: '2.1.0' },
+        },
+      ],
+    },
+    {
+      message:
+        'installing billing would leave modules outside a version range they require: billing 1.0.0 requires ledger >=2.0.0, and ledger would be 1.5.0',
+      hint: 'upgrade ledger first (`ward modules upgrade ledger`: its version on disk, 2.1.0, is in >=2.0.0)',
+    },
+  ],
+  [
     'blocked by names the blocker',
     { code: 'blocked_by', module: 'billing', blocker: 'ledger' },
     {
@@ -198,6 +252,7 @@ test('every refusal code has a text under test', (t) => {
     referenced_by_unowned: true,
     manifest_error: true,
     not_on_disk: true,
+    out_of_range: true,
     blocked_by: true,
   };
   t.deepEqual(new Set(cases.map(([, refusal]) => refusal.code)), new Set(Object.keys(codes)));

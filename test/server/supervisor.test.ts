@@ -242,6 +242,10 @@ test('codeChangedSince: a changed, added or removed source file, package.json or
   t.true(await changed(write('package.json')));
   t.true(await changed(write('node_modules/.package-lock.json')));
   t.true(
+    await changed(write('generated/manifest.validate.cjs')),
+    'the validators built at install are Ward code',
+  );
+  t.true(
     await changed(async (root) => {
       // As `rsync -a` or `tar x` do: new content, the release's old modification time.
       await write('src/api/app.ts')(root);

@@ -99,6 +99,7 @@ const DOCTOR = [
       ],
     ],
   ],
+  ['Broken version ranges', [['brokenRanges', (f) => `${f.message}: ${f.hint}`]]],
   [
     'Manifest errors',
     [['manifestErrors', (f) => `${f.module ?? f.file}${f.path ? ` at ${f.path}` : ''}: ${f.message}`]],

@@ -73,6 +73,7 @@ const DOCTOR_RESPONSE = {
     'orphans',
     'missingDependencies',
     'unsatisfiedDependencies',
+    'brokenRanges',
     'manifestErrors',
     'errored',
     'missingTables',
@@ -87,6 +88,15 @@ const DOCTOR_RESPONSE = {
       state: STATE,
       dependency: { type: 'string' },
       dependencyState: STATE,
+      hint: { type: 'string' },
+    }),
+    brokenRanges: FINDINGS({
+      module: { type: 'string' },
+      moduleVersion: NULLABLE_STRING,
+      dependency: { type: 'string' },
+      range: { type: 'string' },
+      version: { type: 'string' },
+      message: { type: 'string' },
       hint: { type: 'string' },
     }),
     manifestErrors: FINDINGS({

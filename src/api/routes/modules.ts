@@ -13,6 +13,7 @@ import type { InstalledModule } from '../../auth/installed.ts';
 import { can } from '../../auth/permissions.ts';
 import { newestLogId } from '../../db/modules.ts';
 import { PROCESS_ID, requestRestart, runningBackends } from '../../db/restart-signal.ts';
+import { DEFAULT_NAVIGATION_ORDER, orderedNavigation } from '../../manifests/navigation.ts';
 import { byName } from '../../planner/graph.ts';
 import { restartRefused, type Finding } from '../../planner/preflight.ts';
 import type { Logger } from '../../logger.ts';
@@ -25,10 +26,29 @@ import type { BackendIdentity } from './modules-admin.ts';
 
 export const RESTART_PERMISSION = 'base.module.restart';
 
+const NAVIGATION_ENTRY = {
+  type: 'object',
+  properties: {
+    label: { type: 'string' },
+    path: { type: 'string' },
+    permission: { type: 'string' },
+    order: { type: 'integer', description: 'Lowest first; 500 when the manifest gives none.' },
+  },
+};
+
 const ACTIVE_RESPONSE = {
   type: 'object',
-  required: ['modules'],
+  required: ['modules', 'navigation'],
   properties: {
+    navigation: {
+      type: 'array',
+      description:
+        "The sidebar: every entry the caller may see, with its module, in order (by `order`, then module name, then the manifest's order).",
+      items: {
+        ...NAVIGATION_ENTRY,
+        properties: { ...NAVIGATION_ENTRY.properties, module: { type: 'string' } },
+      },
+    },
     modules: {
       type: 'array',
       items: {
@@ -41,14 +61,7 @@ const ACTIVE_RESPONSE = {
           navigation: {
             type: 'array',
             description: 'Only the entries whose permission the caller holds.',
-            items: {
-              type: 'object',
-              properties: {
-                label: { type: 'string' },
-                path: { type: 'string' },
-                permission: { type: 'string' },
-              },
-            },
+            items: NAVIGATION_ENTRY,
           },
           frontend: {
             type: ['string', 'null'],
@@ -97,7 +110,10 @@ export function moduleRoutes(deps: {
       name: module.name,
       version,
       summary: module.manifest.summary ?? null,
-      navigation: module.manifest.navigation ?? [],
+      navigation: (module.manifest.navigation ?? []).map((entry) => ({
+        ...entry,
+        order: entry.order ?? DEFAULT_NAVIGATION_ORDER,
+      })),
       // The same form as frontend/modules.json, so the frontend can match the two.
       frontend:
         module.frontend === null
@@ -107,12 +123,11 @@ export function moduleRoutes(deps: {
 
   const active = async (ctx: Context) => {
     const { permissions } = callerOf(ctx).principal;
-    ctx.body = {
-      modules: modules.map((module) => ({
-        ...module,
-        navigation: module.navigation.filter((entry) => can(permissions, entry.permission)),
-      })),
-    };
+    const visible = modules.map((module) => ({
+      ...module,
+      navigation: module.navigation.filter((entry) => can(permissions, entry.permission)),
+    }));
+    ctx.body = { modules: visible, navigation: orderedNavigation(visible) };
   };
 
   const restart = async (ctx: Context) => {

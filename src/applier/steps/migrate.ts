@@ -7,8 +7,8 @@
  * - downgrade uses `rollback(all)` with this branch's source only, which undoes exactly this
  *   branch's completed migrations, newest first; plain `rollback` would pick the last batch across
  *   every branch;
- * - knex's own lock row, left set by a crash, is freed by the applier while it holds the reconcile
- *   lock (see freeKnexLock).
+ * - knex's own lock row, left set by a crash, is freed when knex says it is locked, under the
+ *   reconcile lock (see withKnexMigrator in src/db/migrate.ts).
  * Each migration is wrapped so that the tables it creates are recorded as the module's own in
  * `core_module_table` (and the tables it drops forgotten) in the migration's own transaction.
  */
@@ -16,7 +16,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
-import { migratorConfig, MIGRATION_TABLE, type BranchMigration } from '../../db/migrate.ts';
+import { migratorConfig, MIGRATION_TABLE, withKnexMigrator, type BranchMigration } from '../../db/migrate.ts';
 import { WardError } from '../../errors/ward-error.ts';
 import type { DiskModule } from '../../planner/types.ts';
 
@@ -51,10 +51,8 @@ export async function branchMigrations(module: Pick<DiskModule, 'name' | 'dir'>)
 }
 
 export async function migrateUp(knex: Knex, module: Pick<DiskModule, 'name' | 'dir'>): Promise<string[]> {
-  const [, applied] = (await knex.migrate.latest(migratorConfig(await branchMigrations(module)))) as [
-    number,
-    string[],
-  ];
+  const config = migratorConfig(await branchMigrations(module));
+  const [, applied] = (await withKnexMigrator(knex, () => knex.migrate.latest(config))) as [number, string[]];
   return applied;
 }
 
@@ -64,7 +62,9 @@ export async function downgradeToBase(
   module: Pick<DiskModule, 'name' | 'dir'>,
 ): Promise<string[]> {
   const migrations = await branchMigrations(module);
-  const [, undone] = (await knex.migrate.rollback(migratorConfig(migrations), true)) as [number, string[]];
+  const [, undone] = (await withKnexMigrator(knex, () =>
+    knex.migrate.rollback(migratorConfig(migrations), true),
+  )) as [number, string[]];
   const left = (await knex(MIGRATION_TABLE)
     .whereRaw('starts_with(name, ?)', [`${module.name}/`])
     .orderBy('id')
@@ -76,11 +76,6 @@ export async function downgradeToBase(
       `restore the missing migration files in ${path.join(module.dir, 'migrations')}, then restart`,
     );
   return undone;
-}
-
-/** Frees knex's lock row. Safe only while holding the reconcile lock: then no other migrator runs. */
-export async function freeKnexLock(knex: Knex): Promise<void> {
-  await knex.migrate.forceFreeMigrationsLock({ tableName: MIGRATION_TABLE });
 }
 
 async function tablesIn(knex: Knex): Promise<Set<string>> {

@@ -104,5 +104,6 @@ function finalize(knex: Knex, action: Action, module: DiskModule): Promise<boole
     state: 'installed',
     version: module.version,
     fresh: action.kind === 'install',
+    requires: module.requires,
   });
 }

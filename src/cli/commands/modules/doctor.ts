@@ -4,7 +4,7 @@ import { ModuleCommand } from '../../module-command.ts';
 
 export default class ModulesDoctor extends ModuleCommand {
   static override description =
-    "Report orphans, missing dependencies (code not found, or not installed: the dependent is inactive), manifest errors, errored modules, installed modules' missing tables and bad settings or grants file; exits 1 when it finds any";
+    "Report orphans, missing dependencies (code not found, or not installed: the dependent is inactive), broken version ranges, manifest errors, errored modules, installed modules' missing tables and bad settings or grants file; exits 1 when it finds any";
   static override examples = ['<%= config.bin %> modules doctor', '<%= config.bin %> modules doctor --json'];
   static override enableJsonFlag = true;
 
@@ -32,6 +32,10 @@ function renderReport(report: DoctorReport): string {
             `${u.module} (${u.state}) depends on ${u.dependency}, which is ${u.dependencyState}: ${u.hint}`,
         ),
       ],
+    ],
+    [
+      'Broken version ranges (a module outside a range another requires of it)',
+      report.brokenRanges.map((b) => `${b.message}\n    hint: ${b.hint}`),
     ],
     ['Manifest errors', report.manifestErrors.map((e) => `${e.file} ${e.path}: ${e.message}`)],
     ['Errored modules', report.errored.map((e) => `${e.module} (${e.state}): ${e.errorMessage}`)],

@@ -46,6 +46,14 @@ function renderInfo(info: ModuleInfo): string {
     ['Disk version', info.diskVersion ?? 'missing from disk'],
     ['Category', info.category ?? '-'],
     ['Depends', info.depends.length === 0 ? '-' : info.depends.join(', ')],
+    [
+      'Requires',
+      Object.keys(info.requires).length === 0
+        ? '-'
+        : Object.entries(info.requires)
+            .map(([module, range]) => `${module} ${range}`)
+            .join(', '),
+    ],
     ['Removable', info.removable === null ? '-' : String(info.removable)],
     ['Migration branch', info.migrationBranch ?? 'none (legacy module)'],
     ['Applied revision', info.appliedRevision ?? '-'],
