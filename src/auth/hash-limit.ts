@@ -8,12 +8,16 @@
  *   served (`hashQueue`). That leaves the other threads to file I/O, whoever hashes: sign-in, a
  *   new password, the CLI;
  * - a request that hashes for a client first takes one of 10 admissions (`admissions`): 2
- *   hashing and 8 waiting, about a quarter of a second of queue. With none left it is refused at
- *   once (503 with Retry-After) rather than queued: answering "busy" costs nothing, and a queue
- *   that grows with the flood only makes every answer later;
+ *   hashing and 8 waiting, about a quarter of a second of queue;
  * - one client address (IPv6 per /64, as the sign-in throttle counts it) holds at most 2 of them,
- *   so a flood from few addresses cannot keep every other client, the owners among them, out.
- *   Many addresses still can: the address limits of the throttle then slow each of them.
+ *   so a flood from few addresses cannot keep every other client, the owners among them, out;
+ * - with none left for it, a request waits for one, at most 15 s: a whole shift signing in at
+ *   8:00 behind one address waits a few seconds instead of being turned away. Places go to the
+ *   waiting clients in turn, so one client's flood of requests delays another's by one turn, not
+ *   by the whole flood; a browser trusted for its username (throttle.ts) waits in a line of its
+ *   own rather than its address's. Only when the wait runs out, or too many already wait (100 for
+ *   one client, 1,000 in all), is a request refused (503 with Retry-After): a queue without end
+ *   would only make every answer later.
  */
 import { clientKey } from './throttle.ts';
 
@@ -23,6 +27,15 @@ export const HASHES_AT_ONCE = 2;
 export const HASHING_ADMISSIONS = 10;
 /** Admissions one client address may hold at once. */
 export const ADMISSIONS_PER_CLIENT = 2;
+/**
+ * Longest wait for an admission: a shift signing in at once (30 sign-ins behind one address, some
+ * 3 s of hashing on a small server) waits its turn rather than being turned away.
+ */
+export const ADMISSION_WAIT_MS = 15_000;
+/** Requests waiting for an admission at once, all clients together. */
+export const WAITING_AT_ONCE = 1_000;
+/** Requests one client may have waiting at once: a large clinic's shift behind one address. */
+export const WAITING_PER_CLIENT = 100;
 
 export interface HashQueue {
   /** Runs `hash` once fewer than the bound are running, in the order the calls came. */
@@ -51,33 +64,101 @@ export function hashQueue(atOnce: number): HashQueue {
   };
 }
 
-export interface Admissions {
-  /**
-   * A place for a request from `address`, and the function that gives it back (once), or null
-   * when all are taken or that client already holds its share.
-   */
-  enter(address: string): (() => void) | null;
+export interface AdmissionOptions {
+  /** Admissions one client may hold at once. Default ADMISSIONS_PER_CLIENT. */
+  perClient?: number;
+  /** Longest wait for a place before giving up (null then). Default ADMISSION_WAIT_MS. */
+  waitMs?: number;
+  /** Requests that may wait at once, all clients together. Default WAITING_AT_ONCE. */
+  waiting?: number;
+  /** Requests one client may have waiting at once. Default WAITING_PER_CLIENT. */
+  waitingPerClient?: number;
 }
 
-export function admissions(places: number, perClient = ADMISSIONS_PER_CLIENT): Admissions {
+export interface Admissions {
+  /**
+   * A place for a request from `client`, and the function that gives it back (once); null when
+   * none came within the wait, or the waiting room (all of it, or the client's share) is full.
+   * `client` is an address (counted as the throttle counts it, IPv6 per /64) or a trusted
+   * browser's own key, which then waits in a line of its own.
+   */
+  enter(client: string): Promise<(() => void) | null>;
+}
+
+interface Waiter {
+  admit: (leave: () => void) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Places given in turn to the clients that wait (round robin), each client's requests in the order
+ * they came, so that one client's many requests make another's wait no longer than one turn.
+ */
+export function admissions(places: number, options: AdmissionOptions = {}): Admissions {
+  const perClient = options.perClient ?? ADMISSIONS_PER_CLIENT;
+  const waitMs = options.waitMs ?? ADMISSION_WAIT_MS;
+  const waitingAtOnce = options.waiting ?? WAITING_AT_ONCE;
+  const waitingPerClient = options.waitingPerClient ?? WAITING_PER_CLIENT;
   let taken = 0;
+  let waitingNow = 0;
   const held = new Map<string, number>();
+  // Clients with requests waiting, the one served longest ago first.
+  const lines = new Map<string, Waiter[]>();
+
+  const place = (client: string): (() => void) => {
+    taken++;
+    held.set(client, (held.get(client) ?? 0) + 1);
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      taken--;
+      const still = (held.get(client) ?? 1) - 1;
+      if (still === 0) held.delete(client);
+      else held.set(client, still);
+      admitNext();
+    };
+  };
+
+  const admitNext = () => {
+    for (const [client, line] of lines) {
+      if (taken >= places) return;
+      if ((held.get(client) ?? 0) >= perClient) continue;
+      const waiter = line.shift()!;
+      waitingNow--;
+      clearTimeout(waiter.timer);
+      // To the back of the turn, if more of its requests wait.
+      lines.delete(client);
+      if (line.length > 0) lines.set(client, line);
+      waiter.admit(place(client));
+    }
+  };
+
   return {
-    enter(address) {
-      const client = clientKey(address);
+    async enter(address) {
+      const client = address.startsWith(DEVICE_CLIENT) ? address : clientKey(address);
       const mine = held.get(client) ?? 0;
-      if (taken >= places || mine >= perClient) return null;
-      taken++;
-      held.set(client, mine + 1);
-      let left = false;
-      return () => {
-        if (left) return;
-        left = true;
-        taken--;
-        const still = (held.get(client) ?? 1) - 1;
-        if (still === 0) held.delete(client);
-        else held.set(client, still);
-      };
+      const line = lines.get(client) ?? [];
+      if (taken < places && mine < perClient && line.length === 0) return place(client);
+      if (waitMs <= 0 || waitingNow >= waitingAtOnce || line.length >= waitingPerClient) return null;
+      return new Promise((resolve) => {
+        const waiter: Waiter = {
+          admit: resolve,
+          timer: setTimeout(() => {
+            const at = line.indexOf(waiter);
+            line.splice(at, 1);
+            waitingNow--;
+            if (line.length === 0) lines.delete(client);
+            resolve(null);
+          }, waitMs),
+        };
+        line.push(waiter);
+        waitingNow++;
+        lines.set(client, line);
+      });
     },
   };
 }
+
+/** What a trusted browser's admission key starts with (an address never does). */
+export const DEVICE_CLIENT = 'device:';

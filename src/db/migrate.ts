@@ -40,6 +40,10 @@ const CORE_MIGRATIONS: BranchMigration[] = [
     name: 'core/20260102000000_module_tables',
     load: () => import('./migrations/core/20260102000000_module_tables.ts'),
   },
+  {
+    name: 'core/20261127000000_sign_in_throttle',
+    load: () => import('./migrations/core/20261127000000_sign_in_throttle.ts'),
+  },
 ];
 
 /**

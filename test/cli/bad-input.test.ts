@@ -224,7 +224,10 @@ test('a database without the core tables says to run `ward db migrate`, which fi
   t.regex(run.stderr, /^hint: run `ward db migrate`/m);
   const migrate = await ward(['db', 'migrate'], { DATABASE_URL: url });
   t.is(migrate.code, 0, migrate.stderr);
-  t.is(migrate.stdout, 'Applied core/20260101000000_core_schema, core/20260102000000_module_tables.\n');
+  t.is(
+    migrate.stdout,
+    'Applied core/20260101000000_core_schema, core/20260102000000_module_tables, core/20261127000000_sign_in_throttle.\n',
+  );
   t.is(
     (await ward(['db', 'migrate'], { DATABASE_URL: url })).stdout,
     'Core schema is at head; nothing to apply.\n',
