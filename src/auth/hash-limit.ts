@@ -11,15 +11,19 @@
  *   hashing and 8 waiting, about a quarter of a second of queue;
  * - one client address (IPv6 per /64, as the sign-in throttle counts it) holds at most 2 of them,
  *   so a flood from few addresses cannot keep every other client, the owners among them, out;
- * - with none left for it, a request waits for one, at most 15 s: a whole shift signing in at
+ * - with none left for it, a request waits for one, at most 30 s: a whole shift signing in at
  *   8:00 behind one address waits a few seconds instead of being turned away. Places go to the
  *   waiting clients in turn, so one client's flood of requests delays another's by one turn, not
- *   by the whole flood; a browser trusted for its username (throttle.ts) waits in a line of its
- *   own rather than its address's. Only when the wait runs out, or too many already wait (100 for
+ *   by the whole flood. A browser trusted for its username (throttle.ts) waits in a line of its
+ *   own rather than its address's, and goes before the untrusted: no flood can make it wait
+ *   for more than the trusted browsers ahead of it. Only when the wait runs out, or too many already wait (100 for
  *   one client, 1,000 in all), is a request refused (503 with Retry-After): a queue without end
  *   would only make every answer later.
  */
 import { clientKey } from './throttle.ts';
+
+/** What a trusted browser's admission key starts with (an address never does). */
+export const DEVICE_CLIENT = 'device:';
 
 /** Hashes running at once: half the thread pool. */
 export const HASHES_AT_ONCE = 2;
@@ -28,10 +32,11 @@ export const HASHING_ADMISSIONS = 10;
 /** Admissions one client address may hold at once. */
 export const ADMISSIONS_PER_CLIENT = 2;
 /**
- * Longest wait for an admission: a shift signing in at once (30 sign-ins behind one address, some
- * 3 s of hashing on a small server) waits its turn rather than being turned away.
+ * Longest wait for an admission: a shift signing in at once (30 sign-ins behind one address, a
+ * second or two of hashing on a small server, many more on a busy one) waits its turn rather than
+ * being turned away, and still gets an answer well within a reverse proxy's usual 60 s.
  */
-export const ADMISSION_WAIT_MS = 15_000;
+export const ADMISSION_WAIT_MS = 30_000;
 /** Requests waiting for an admission at once, all clients together. */
 export const WAITING_AT_ONCE = 1_000;
 /** Requests one client may have waiting at once: a large clinic's shift behind one address. */
@@ -91,8 +96,9 @@ interface Waiter {
 }
 
 /**
- * Places given in turn to the clients that wait (round robin), each client's requests in the order
- * they came, so that one client's many requests make another's wait no longer than one turn.
+ * Places given in turn to the clients that wait (round robin, trusted browsers first), each
+ * client's requests in the order they came, so that one client's many requests make another's
+ * wait no longer than one turn.
  */
 export function admissions(places: number, options: AdmissionOptions = {}): Admissions {
   const perClient = options.perClient ?? ADMISSIONS_PER_CLIENT;
@@ -120,10 +126,20 @@ export function admissions(places: number, options: AdmissionOptions = {}): Admi
     };
   };
 
-  const admitNext = () => {
-    for (const [client, line] of lines) {
-      if (taken >= places) return;
+  /** The client whose turn it is: trusted browsers first, then the one served longest ago. */
+  const nextClient = (): string | undefined => {
+    let other: string | undefined;
+    for (const client of lines.keys()) {
       if ((held.get(client) ?? 0) >= perClient) continue;
+      if (client.startsWith(DEVICE_CLIENT)) return client;
+      other ??= client;
+    }
+    return other;
+  };
+
+  const admitNext = () => {
+    for (let client = nextClient(); client !== undefined && taken < places; client = nextClient()) {
+      const line = lines.get(client)!;
       const waiter = line.shift()!;
       waitingNow--;
       clearTimeout(waiter.timer);
@@ -159,6 +175,3 @@ export function admissions(places: number, options: AdmissionOptions = {}): Admi
     },
   };
 }
-
-/** What a trusted browser's admission key starts with (an address never does). */
-export const DEVICE_CLIENT = 'device:';

@@ -134,17 +134,20 @@ test('admissions: a wait that runs out gets no place, nor does a request beyond 
   t.not(await places.enter('10.0.0.2'), null, 'a place is free again, and nobody waits for it');
 });
 
-test('admissions: a trusted browser waits in a line of its own, not behind its address', async (t) => {
+test('admissions: a trusted browser waits in a line of its own, not behind its address, and before the untrusted', async (t) => {
   const places = admissions(3, { perClient: 2 });
   const flood = [await places.enter('203.0.113.66'), await places.enter('203.0.113.66')];
   const queued = places.enter('203.0.113.66');
-  t.not(
-    await places.enter(`${DEVICE_CLIENT}abc`),
-    null,
-    "the free place goes to the browser, not to its address's third request",
-  );
+  const trusted = await places.enter(`${DEVICE_CLIENT}abc`);
+  t.not(trusted, null, "the free place goes to the browser, not to its address's third request");
+  const others = ['10.0.0.1', '10.0.0.2'].map((client) => places.enter(client));
+  const second = places.enter(`${DEVICE_CLIENT}def`);
   flood[0]?.();
-  t.not(await queued, null, "the address's request gets the next place");
+  t.not(await second, null, 'a trusted browser that came after others goes before them');
+  trusted?.();
+  t.not(await queued, null, "then the address's request: it has waited longest");
+  flood[1]?.();
+  t.not(await others[0]!, null);
 });
 
 test('property: however clients come and go, no client ever holds more than two places, nor all clients more than the total', async (t) => {

@@ -14,7 +14,7 @@ import { removeFirstAdminPassword } from '../../auth/first-admin.ts';
 import { hashPassword, passwordProblem } from '../../auth/password.ts';
 import { checkPassword, createSession, endSession } from '../../auth/sessions.ts';
 import { hashSecret } from '../../auth/tokens.ts';
-import { mustChangePassword, setPasswordHash } from '../../auth/users.ts';
+import { mustChangePassword, setPasswordHash, type UserRow } from '../../auth/users.ts';
 import { USERNAME } from '../../auth/names.ts';
 import type { SignInRefusal } from '../../auth/throttle.ts';
 import {
@@ -171,14 +171,17 @@ export function authRoutes(deps: {
       deps.logger.warn(event, 'sign-in refused: busy');
       throw signInBusy();
     }
+    // The place is held while the password is checked, not while the session is written.
+    let checked: { user: UserRow | null; trusted: boolean };
     try {
-      await checkedLogin(ctx, body, event, device);
+      checked = await checkedPassword(ctx, body, event, device);
     } finally {
       leave();
     }
+    await signedIn(ctx, body, event, device, checked);
   };
 
-  const checkedLogin = async (
+  const checkedPassword = async (
     ctx: Context,
     body: LoginBody,
     event: { username: string; ip: string },
@@ -193,7 +196,19 @@ export function authRoutes(deps: {
       );
       throw tooManySignIns(decision);
     }
-    const user = await checkPassword(deps.knex, body.username.toLowerCase(), body.password);
+    return {
+      user: await checkPassword(deps.knex, body.username.toLowerCase(), body.password),
+      trusted: decision.trusted,
+    };
+  };
+
+  const signedIn = async (
+    ctx: Context,
+    body: LoginBody,
+    event: { username: string; ip: string },
+    device: Buffer | null,
+    { user, trusted }: { user: UserRow | null; trusted: boolean },
+  ) => {
     // No session also when the user was disabled while the password was being checked.
     const session = user === null ? null : await createSession(deps.knex, user.id);
     if (user === null || session === null) {
@@ -205,13 +220,13 @@ export function authRoutes(deps: {
         'check both and try again',
       );
     }
-    deps.logger.info({ ...event, userId: user.id, trustedBrowser: decision.trusted }, 'signed in');
+    deps.logger.info({ ...event, userId: user.id, trustedBrowser: trusted }, 'signed in');
     // A browser already trusted for someone keeps its secret, so that a shared workstation stays
     // trusted for each of its users; any other gets a new one.
-    const known = device !== null && (decision.trusted || (await deps.throttle.known(device)));
+    const known = device !== null && (trusted || (await deps.throttle.known(device)));
     const secret = known ? (ctx.cookies.get(DEVICE_COOKIE) as string) : newDeviceSecret();
     // Only now: a sign-in refused after the password stays a failure.
-    await deps.throttle.succeeded(body.username, ctx.ip, decision.trusted, deviceHash(secret));
+    await deps.throttle.succeeded(body.username, ctx.ip, trusted, deviceHash(secret));
     setDeviceCookie(ctx, secret);
     setSessionCookie(ctx, session.secret, session.expiresAt);
     ctx.body = {
