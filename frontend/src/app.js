@@ -162,8 +162,8 @@ function Unreachable() {
 }
 
 /**
- * Sign-in is admitted a few at a time: the server bounds password hashing, lets a sign-in wait
- * up to 30 s for its turn and answers 503 `sign_in_busy` with Retry-After only beyond that. Should
+ * Sign-in is admitted a few at a time: the server bounds password hashing and lets sign-ins wait
+ * their turn, answering 503 `sign_in_busy` with Retry-After only when no turn came for 10 s. Should
  * that happen, the page tries again a few times rather than show an error at once.
  */
 async function signInPatiently(username, password, attempts = 5) {

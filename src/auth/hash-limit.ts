@@ -11,14 +11,15 @@
  *   hashing and 8 waiting, about a quarter of a second of queue;
  * - one client address (IPv6 per /64, as the sign-in throttle counts it) holds at most 2 of them,
  *   so a flood from few addresses cannot keep every other client, the owners among them, out;
- * - with none left for it, a request waits for one, at most 30 s: a whole shift signing in at
- *   8:00 behind one address waits a few seconds instead of being turned away. Places go to the
- *   waiting clients in turn, so one client's flood of requests delays another's by one turn, not
- *   by the whole flood. A browser trusted for its username (throttle.ts) waits in a line of its
- *   own rather than its address's, and goes before the untrusted: no flood can make it wait
- *   for more than the trusted browsers ahead of it. Only when the wait runs out, or too many already wait (100 for
- *   one client, 1,000 in all), is a request refused (503 with Retry-After): a queue without end
- *   would only make every answer later.
+ * - with none left for it, a request waits for one: a whole shift signing in at 8:00 behind one
+ *   address waits its turn instead of being turned away. Each client's requests wait in a line of
+ *   their own, and places go to the lines in turn, so one client's flood of requests delays
+ *   another's by one turn, not by the whole flood. A browser trusted for its username
+ *   (throttle.ts) waits in a line of its own rather than its address's, and goes before the
+ *   untrusted: no flood can make it wait for more than the trusted browsers ahead of it. A line
+ *   waits as long as it moves; 10 s without a turn, or too many waiting already (100 for one
+ *   client, 1,000 in all), and its requests are refused (503 with Retry-After): a queue that no
+ *   turn reaches would only make every answer later.
  */
 import { clientKey } from './throttle.ts';
 
@@ -32,11 +33,12 @@ export const HASHING_ADMISSIONS = 10;
 /** Admissions one client address may hold at once. */
 export const ADMISSIONS_PER_CLIENT = 2;
 /**
- * Longest wait for an admission: a shift signing in at once (30 sign-ins behind one address, a
- * second or two of hashing on a small server, many more on a busy one) waits its turn rather than
- * being turned away, and still gets an answer well within a reverse proxy's usual 60 s.
+ * Longest a client's line of waiting requests waits without one of them getting a place. A shift
+ * signing in at once behind one address (30 sign-ins, some 1 s of hashing on a small server, many
+ * more on a busy one) keeps moving and gets in, however long the whole takes; a line that no turn
+ * reaches (the server swamped by a flood from many addresses) is answered 503 rather than held.
  */
-export const ADMISSION_WAIT_MS = 30_000;
+export const ADMISSION_WAIT_MS = 10_000;
 /** Requests waiting for an admission at once, all clients together. */
 export const WAITING_AT_ONCE = 1_000;
 /** Requests one client may have waiting at once: a large clinic's shift behind one address. */
@@ -72,44 +74,60 @@ export function hashQueue(atOnce: number): HashQueue {
 export interface AdmissionOptions {
   /** Admissions one client may hold at once. Default ADMISSIONS_PER_CLIENT. */
   perClient?: number;
-  /** Longest wait for a place before giving up (null then). Default ADMISSION_WAIT_MS. */
+  /** Longest a client's line waits without moving before all of it gets null. Default ADMISSION_WAIT_MS. */
   waitMs?: number;
   /** Requests that may wait at once, all clients together. Default WAITING_AT_ONCE. */
   waiting?: number;
   /** Requests one client may have waiting at once. Default WAITING_PER_CLIENT. */
   waitingPerClient?: number;
+  /** Timers (setTimeout and clearTimeout by default): a test can run them at will. */
+  timers?: Timers;
 }
+
+export interface Timers {
+  set(run: () => void, ms: number): unknown;
+  clear(timer: unknown): void;
+}
+
+const REAL_TIMERS: Timers = {
+  set: (run, ms) => setTimeout(run, ms),
+  clear: (timer) => clearTimeout(timer as NodeJS.Timeout),
+};
 
 export interface Admissions {
   /**
    * A place for a request from `client`, and the function that gives it back (once); null when
-   * none came within the wait, or the waiting room (all of it, or the client's share) is full.
+   * the client's line stopped moving for the wait, or the waiting room (all of it, or the client's
+   * share) is full.
    * `client` is an address (counted as the throttle counts it, IPv6 per /64) or a trusted
    * browser's own key, which then waits in a line of its own.
    */
   enter(client: string): Promise<(() => void) | null>;
 }
 
-interface Waiter {
-  admit: (leave: () => void) => void;
-  timer: NodeJS.Timeout;
+/** One client's waiting requests, in the order they came, and when it gives up for want of a turn. */
+interface Line {
+  waiting: ((leave: (() => void) | null) => void)[];
+  timer: unknown;
 }
 
 /**
  * Places given in turn to the clients that wait (round robin, trusted browsers first), each
  * client's requests in the order they came, so that one client's many requests make another's
- * wait no longer than one turn.
+ * wait no longer than one turn. A client's line waits as long as it keeps moving: when `waitMs`
+ * pass without one of its requests getting a place, every request in it is refused.
  */
 export function admissions(places: number, options: AdmissionOptions = {}): Admissions {
   const perClient = options.perClient ?? ADMISSIONS_PER_CLIENT;
   const waitMs = options.waitMs ?? ADMISSION_WAIT_MS;
   const waitingAtOnce = options.waiting ?? WAITING_AT_ONCE;
   const waitingPerClient = options.waitingPerClient ?? WAITING_PER_CLIENT;
+  const timers = options.timers ?? REAL_TIMERS;
   let taken = 0;
   let waitingNow = 0;
   const held = new Map<string, number>();
   // Clients with requests waiting, the one served longest ago first.
-  const lines = new Map<string, Waiter[]>();
+  const lines = new Map<string, Line>();
 
   const place = (client: string): (() => void) => {
     taken++;
@@ -126,6 +144,14 @@ export function admissions(places: number, options: AdmissionOptions = {}): Admi
     };
   };
 
+  /** Refuses every request in the client's line: it has not moved for `waitMs`. */
+  const giveUp = (client: string) => {
+    const line = lines.get(client)!;
+    lines.delete(client);
+    waitingNow -= line.waiting.length;
+    for (const resolve of line.waiting) resolve(null);
+  };
+
   /** The client whose turn it is: trusted browsers first, then the one served longest ago. */
   const nextClient = (): string | undefined => {
     let other: string | undefined;
@@ -140,37 +166,30 @@ export function admissions(places: number, options: AdmissionOptions = {}): Admi
   const admitNext = () => {
     for (let client = nextClient(); client !== undefined && taken < places; client = nextClient()) {
       const line = lines.get(client)!;
-      const waiter = line.shift()!;
+      const resolve = line.waiting.shift()!;
       waitingNow--;
-      clearTimeout(waiter.timer);
-      // To the back of the turn, if more of its requests wait.
+      timers.clear(line.timer);
+      // To the back of the turn, if more of its requests wait; the line moved, so its wait starts again.
       lines.delete(client);
-      if (line.length > 0) lines.set(client, line);
-      waiter.admit(place(client));
+      if (line.waiting.length > 0) {
+        line.timer = timers.set(() => giveUp(client), waitMs);
+        lines.set(client, line);
+      }
+      resolve(place(client));
     }
   };
 
   return {
     async enter(address) {
       const client = address.startsWith(DEVICE_CLIENT) ? address : clientKey(address);
-      const mine = held.get(client) ?? 0;
-      const line = lines.get(client) ?? [];
-      if (taken < places && mine < perClient && line.length === 0) return place(client);
-      if (waitMs <= 0 || waitingNow >= waitingAtOnce || line.length >= waitingPerClient) return null;
+      const line = lines.get(client);
+      if (taken < places && (held.get(client) ?? 0) < perClient && line === undefined) return place(client);
+      if (waitMs <= 0 || waitingNow >= waitingAtOnce || (line?.waiting.length ?? 0) >= waitingPerClient)
+        return null;
       return new Promise((resolve) => {
-        const waiter: Waiter = {
-          admit: resolve,
-          timer: setTimeout(() => {
-            const at = line.indexOf(waiter);
-            line.splice(at, 1);
-            waitingNow--;
-            if (line.length === 0) lines.delete(client);
-            resolve(null);
-          }, waitMs),
-        };
-        line.push(waiter);
         waitingNow++;
-        lines.set(client, line);
+        if (line !== undefined) line.waiting.push(resolve);
+        else lines.set(client, { waiting: [resolve], timer: timers.set(() => giveUp(client), waitMs) });
       });
     },
   };

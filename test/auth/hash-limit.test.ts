@@ -134,6 +134,49 @@ test('admissions: a wait that runs out gets no place, nor does a request beyond 
   t.not(await places.enter('10.0.0.2'), null, 'a place is free again, and nobody waits for it');
 });
 
+/** Timers that run only when the test says the time has come. */
+function manualTimers() {
+  const pending = new Set<{ run: () => void; ms: number }>();
+  return {
+    timers: {
+      set: (run: () => void, ms: number) => {
+        const timer = { run, ms };
+        pending.add(timer);
+        return timer;
+      },
+      clear: (timer: unknown) => void pending.delete(timer as { run: () => void; ms: number }),
+    },
+    /** Runs every timer set so far and not cleared: as if its time had passed. */
+    expire: () => {
+      for (const timer of [...pending]) {
+        pending.delete(timer);
+        timer.run();
+      }
+    },
+    count: () => pending.size,
+  };
+}
+
+test('admissions: a line that keeps moving waits as long as it takes; one that stops for the wait is refused', async (t) => {
+  const clock = manualTimers();
+  const places = admissions(1, { timers: clock.timers });
+  let leave = await places.enter('203.0.113.7');
+  const shift = Array.from({ length: 5 }, () => places.enter('203.0.113.7'));
+  t.is(clock.count(), 1, 'one timer for the whole line');
+  for (const next of shift) {
+    leave?.();
+    leave = await next;
+    t.not(leave, null, 'the line moved: its wait starts again');
+  }
+  t.is(clock.count(), 0, 'nobody waits');
+  const stuck = [places.enter('203.0.113.7'), places.enter('203.0.113.7')];
+  const other = places.enter('198.51.100.1');
+  clock.expire();
+  t.deepEqual(await Promise.all([...stuck, other]), [null, null, null], 'no turn came for the wait');
+  leave?.();
+  t.not(await places.enter('198.51.100.1'), null, 'the place is free, and nobody waits for it');
+});
+
 test('admissions: a trusted browser waits in a line of its own, not behind its address, and before the untrusted', async (t) => {
   const places = admissions(3, { perClient: 2 });
   const flood = [await places.enter('203.0.113.66'), await places.enter('203.0.113.66')];

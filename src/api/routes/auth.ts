@@ -2,7 +2,7 @@
  * Sign-in and sign-out. Sign-in answers a wrong password, an unknown user and a password-less
  * service account with the same 401 and message, so it cannot be used to find usernames; too many
  * failures for a username or from an address get 429 before any password is checked (throttle.ts),
- * and a sign-in that waited too long for its turn to be checked gets 503 (hash-limit.ts). A
+ * and a sign-in that no turn to be checked reaches gets 503 (hash-limit.ts). A
  * successful sign-in leaves the browser a device cookie: that browser is then trusted for the
  * username, and other people's failures at its address no longer hold it back.
  */
@@ -151,7 +151,7 @@ export function authRoutes(deps: {
   knex: Knex;
   auth: Authenticator | null;
   throttle: SignInThrottle;
-  /** Places for sign-ins that will hash a password: none left within the wait, and a sign-in gets 503. */
+  /** Places for sign-ins that will hash a password: no turn within the wait, and a sign-in gets 503. */
   hashing: Admissions;
   logger: Logger;
   /** Where the first admin's password file is, deleted once that password is changed. */
@@ -227,8 +227,8 @@ export function authRoutes(deps: {
     const secret = known ? (ctx.cookies.get(DEVICE_COOKIE) as string) : newDeviceSecret();
     // Only now: a sign-in refused after the password stays a failure.
     await deps.throttle.succeeded(body.username, ctx.ip, trusted, deviceHash(secret));
-    setDeviceCookie(ctx, secret);
     setSessionCookie(ctx, session.secret, session.expiresAt);
+    setDeviceCookie(ctx, secret);
     ctx.body = {
       token: session.secret,
       csrfToken: session.csrfSecret,
@@ -347,7 +347,7 @@ export function authRoutes(deps: {
       permission: null,
       body: LOGIN_BODY,
       summary:
-        'Sign in: sets the session cookie and the device cookie (the browser is then trusted for the username) and returns a session token and the CSRF token (429 TooManyRequests after repeated failures; 503 with Retry-After when a sign-in waited too long for its turn to be checked)',
+        'Sign in: sets the session cookie and the device cookie (the browser is then trusted for the username) and returns a session token and the CSRF token (429 TooManyRequests after repeated failures; 503 with Retry-After when no turn to check it came for 10 s)',
       response: { status: 200, description: 'Signed in', schema: LOGIN_RESPONSE },
       handler: login,
     },
@@ -370,7 +370,7 @@ export function authRoutes(deps: {
       permission: null,
       body: PASSWORD_BODY,
       summary:
-        "Change the caller's password (the current one and a new one of 12 characters or more); ends the user's other sessions (429 after repeated wrong current passwords, 503 with Retry-After when it waited too long for its turn to be checked, 409 while another change for the user runs)",
+        "Change the caller's password (the current one and a new one of 12 characters or more); ends the user's other sessions (429 after repeated wrong current passwords, 503 with Retry-After when no turn to check it came for 10 s, 409 while another change for the user runs)",
       response: { status: 204, description: 'Changed' },
       beforePasswordChange: true,
       handler: changePassword,
