@@ -133,11 +133,8 @@ export function postgresSignInThrottle(knex: Knex, options: SignInThrottleOption
     async succeeded(username, address, trusted, trust) {
       const at = now();
       await knex.transaction(async (trx) => {
-        // A trusted browser's attempt was counted on that browser, which `trust` resets, not on the keys.
-        if (!trusted) {
-          const keys = signInKeys(username, address);
-          await writeCounts(trx, keys, withdraw(await lockCounts(trx, keys)));
-        }
+        // The browser's row before the counts' rows, in the order `attempt` locks them, so that
+        // the two never wait on each other.
         if (trust !== null)
           await trx('core_sign_in_device')
             .insert({
@@ -149,6 +146,11 @@ export function postgresSignInThrottle(knex: Knex, options: SignInThrottleOption
             })
             .onConflict(['device_hash', 'username'])
             .merge();
+        // A trusted browser's attempt was counted on that browser, which `trust` resets, not on the keys.
+        if (!trusted) {
+          const keys = signInKeys(username, address);
+          await writeCounts(trx, keys, withdraw(await lockCounts(trx, keys)));
+        }
       });
     },
 

@@ -2,9 +2,9 @@
  * Sign-in and sign-out. Sign-in answers a wrong password, an unknown user and a password-less
  * service account with the same 401 and message, so it cannot be used to find usernames; too many
  * failures for a username or from an address get 429 before any password is checked (throttle.ts),
- * and a sign-in that no turn to be checked reaches gets 503 (hash-limit.ts). A
- * successful sign-in leaves the browser a device cookie: that browser is then trusted for the
- * username, and other people's failures at its address no longer hold it back.
+ * and a sign-in whose turn to be checked does not come gets 503 (hash-limit.ts). A successful
+ * sign-in leaves the browser a device cookie: that browser is then trusted for the username, and
+ * other people's failures at its address no longer hold it back.
  */
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
