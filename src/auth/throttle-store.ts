@@ -110,6 +110,7 @@ export function postgresSignInThrottle(knex: Knex, options: SignInThrottleOption
       const at = now();
       const trx = await knex.transaction();
       try {
+        await relaxed(trx);
         if (device !== null && (await trustedAttempt(trx, username, device, at))) {
           await trx.commit();
           return { allowed: true, trusted: true };
@@ -133,6 +134,7 @@ export function postgresSignInThrottle(knex: Knex, options: SignInThrottleOption
     async succeeded(username, address, trusted, trust) {
       const at = now();
       await knex.transaction(async (trx) => {
+        await relaxed(trx);
         // The browser's row before the counts' rows, in the order `attempt` locks them, so that
         // the two never wait on each other.
         if (trust !== null)
@@ -174,6 +176,15 @@ export function postgresSignInThrottle(knex: Knex, options: SignInThrottleOption
       return row !== undefined;
     },
   };
+}
+
+/**
+ * The transaction commits without waiting for its WAL to reach the disk: counts lost to a crash
+ * of PostgreSQL itself are at most its last fraction of a second, a few guesses, while a flush per
+ * sign-in would make every other commit wait behind a flood's (document downloads among them).
+ */
+async function relaxed(trx: Knex.Transaction): Promise<void> {
+  await trx.raw('set local synchronous_commit = off');
 }
 
 /**
