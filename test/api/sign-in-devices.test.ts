@@ -27,7 +27,7 @@ async function clinicApp(t: ExecutionContext) {
     for (let i = 0; i < 100; i++)
       t.true((await throttle.attempt(`throwaway${i}`, CLINIC, null)).allowed, `attempt ${i}`);
   };
-  return { knex, clock, login, shut };
+  return { knex, clock, login, shut, base };
 }
 
 /** The device cookie an answer sets, ready for a Cookie header, and its attributes. */
@@ -108,4 +108,26 @@ test('a browser is trusted for 90 days after its last successful sign-in', async
   clock.now += 91 * 24 * 3_600_000;
   await shut();
   t.is((await login('ada', PASSWORD, cookie)).status, 429, '91 days after the last');
+});
+
+test("a password change from a trusted browser is checked under that browser's own limit, and its success resets it", async (t) => {
+  const { knex, clock, login, shut, base } = await clinicApp(t);
+  await addUser(knex, 'ada', ['admin']);
+  const first = await login('ada', PASSWORD);
+  const { cookie } = deviceCookie(first);
+  const { token } = first.body as { token: string };
+  await shut();
+  const change = (currentPassword: string) =>
+    call(base, 'POST', '/api/v1/auth/password', {
+      token,
+      json: { currentPassword, newPassword: 'a passphrase of my own' },
+      headers: { 'x-forwarded-for': '203.0.113.7', cookie },
+    });
+  for (let i = 0; i < 5; i++) t.is((await change(WRONG)).status, 403, `wrong password ${i + 1}`);
+  t.is((await change(PASSWORD)).status, 429, "the browser's own wait runs, and the address is shut");
+  clock.now += 1_000;
+  const changed = await change(PASSWORD);
+  t.is(changed.status, 204, changed.text);
+  for (let i = 0; i < 5; i++)
+    t.is((await login('ada', WRONG, cookie)).status, 401, 'the success reset its failures');
 });

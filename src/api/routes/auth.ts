@@ -303,11 +303,8 @@ export function authRoutes(deps: {
   ) => {
     const { principal, secret } = callerOf(ctx);
     // The current password is checked here as at sign-in, so guessing it here is throttled alike.
-    const decision = await deps.throttle.attempt(
-      principal.username,
-      ctx.ip,
-      deviceHash(ctx.cookies.get(DEVICE_COOKIE)),
-    );
+    const device = deviceHash(ctx.cookies.get(DEVICE_COOKIE));
+    const decision = await deps.throttle.attempt(principal.username, ctx.ip, device);
     if (!decision.allowed) {
       deps.logger.warn({ ...event, limit: decision.reason }, 'password change throttled');
       throw tooManySignIns(decision);
@@ -322,7 +319,13 @@ export function authRoutes(deps: {
         'send the password you signed in with; if it is lost, an operator can set one with `ward users set-password`',
       );
     }
-    await deps.throttle.succeeded(principal.username, ctx.ip, decision.trusted, null);
+    // A trusted browser's attempt was counted on it: the success resets it there.
+    await deps.throttle.succeeded(
+      principal.username,
+      ctx.ip,
+      decision.trusted,
+      decision.trusted ? device : null,
+    );
     // The browser this is done in stays signed in; every other session of the user ends.
     const keep = principal.credential.kind === 'session' ? hashSecret(secret) : null;
     const sessionsEnded = await setPasswordHash(
