@@ -8,8 +8,8 @@
  * several, queue on those row locks, so they cannot all pass before the first failure is recorded.
  *
  * Why not a limiter library with a PostgreSQL store (rate-limiter-flexible's RateLimiterPostgres
- * is the well-kept one): it counts points in fixed windows per key, one limiter per key kind, and
- * creates its own table at run time. The policy here needs a pair's doubling waits, sliding
+ * is the well-kept one): it counts points in fixed windows per key, one limiter per key kind, in a
+ * table of its own shape (created at run time unless told it exists). The policy here needs a pair's doubling waits, sliding
  * windows, a success that withdraws its attempt, a refusal that counts as nothing across all four
  * limits at once, and trusted browsers; as four independent limiters a refusal by one would already
  * have counted in the others. The policy stays one pure function, and its storage is one table
