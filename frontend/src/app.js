@@ -166,9 +166,9 @@ function Unreachable() {
 }
 
 /**
- * Sign-in is admitted a few at a time (the server bounds password hashing and answers 503
- * `sign_in_busy` with Retry-After beyond that), so several people signing in at once from one
- * clinic address wait a moment instead of seeing an error.
+ * Sign-in is admitted a few at a time: the server bounds password hashing and lets sign-ins wait
+ * their turn, answering 503 `sign_in_busy` with Retry-After only when no turn came for 10 s. Should
+ * that happen, the page tries again a few times rather than show an error at once.
  */
 async function signInPatiently(username, password, attempts = 5) {
   for (let attempt = 1; ; attempt++) {

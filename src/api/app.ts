@@ -16,7 +16,7 @@ import { activeModules, AUTH_MODULE, installedModules, type InstalledModule } fr
 import { buildPermissionMap, type PermissionMap } from '../auth/permissions.ts';
 import { PrincipalCache } from '../auth/principal-cache.ts';
 import { admissions, HASHING_ADMISSIONS, type Admissions } from '../auth/hash-limit.ts';
-import { createSignInThrottle, type SignInThrottle } from '../auth/throttle.ts';
+import { postgresSignInThrottle, type SignInThrottle } from '../auth/throttle-store.ts';
 import { ROOT } from '../config.ts';
 import type { Finding } from '../planner/preflight.ts';
 import type { Inventory, ModuleRow } from '../planner/types.ts';
@@ -66,7 +66,7 @@ export interface AppDeps {
   /** The built web shell served at `/`. Default: `<root>/frontend/dist`. */
   frontendDist?: string;
   health?: HealthSources;
-  /** Sign-in throttling (src/auth/throttle.ts). Default: a new one per app, so each backend process keeps its own. */
+  /** Sign-in throttling (src/auth/throttle-store.ts). Default: counts in `knex`'s database, shared by every replica. */
   signInThrottle?: SignInThrottle;
   /** Places for sign-ins hashing at once (src/auth/hash-limit.ts). Default: HASHING_ADMISSIONS per app. */
   signInHashing?: Admissions;
@@ -107,7 +107,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
         knex,
         auth,
         logger,
-        throttle: deps.signInThrottle ?? createSignInThrottle(),
+        throttle: deps.signInThrottle ?? postgresSignInThrottle(knex),
         hashing: deps.signInHashing ?? admissions(HASHING_ADMISSIONS),
         storageDir: deps.storageDir,
       }),

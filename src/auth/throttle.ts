@@ -1,6 +1,7 @@
 /**
  * Sign-in throttling: whether a sign-in may check its password now, or how long it must wait.
- * Decisions over in-memory tables and an injected clock; no I/O.
+ * Pure decisions over the counts of one attempt's keys and a time; the counts are kept in
+ * PostgreSQL (throttle-store.ts), where every backend replica sees them and a restart keeps them.
  *
  * Guessing is throttled without letting anyone lock an account's owner out: a limit on a username
  * alone (five failures, then wait) would let anyone keep `admin` shut out by failing on purpose.
@@ -30,22 +31,20 @@
  *   within its site does not get 100 more guesses with each. IPv4 has no such wider limit: a /24
  *   holds unrelated clients as often as not.
  *
+ * Behind one address (a clinic's NAT) everybody is one client, so someone guessing there would
+ * make everyone there wait. A browser that has signed in successfully as a username is therefore
+ * trusted for it (OWASP's device cookies): its attempts at that username are limited on their own,
+ * by the pair rule applied to that browser (`deviceWait`), and none of the four limits above
+ * applies to them. Once that browser's own wait is running, it is a client like any other.
+ *
  * - A refused attempt is answered before its password is checked: it costs no scrypt work, tells
  *   nothing (a right password is refused alike) and counts as nothing.
- * - An allowed attempt counts as failed from the moment it is allowed until `succeeded` withdraws
+ * - An allowed attempt counts as failed from the moment it is allowed until a success withdraws
  *   it, so parallel attempts cannot all pass before the first failure is recorded, and one that
  *   dies half-way (an error) still counts.
- * - Each table (pairs, usernames, addresses) tracks at most 10,000 keys, dropping the one written
- *   longest ago, so an attacker cannot grow memory without limit: about 20 MB at the very worst
- *   (each username and address keeps at most 110 times), a few MB in any real attack; the /48s, a
- *   tenth as many keys holding ten times the times, add as much again. Forgetting a key only ever
- *   lets attempts through sooner, so it can never lock anyone out.
- *
- * Behind one address (a clinic's NAT, or a reverse proxy that Ward is not told to trust) everybody
- * is one client: someone guessing there makes everyone there wait for that username.
- *
- * The tables live in the process: each backend replica throttles on its own, so N replicas allow
- * up to N times the attempts. That is the usual trade-off: no database work per attempt.
+ * - Each username's and address's times keep at most 110 entries (the limit and those in flight),
+ *   a /48's 1,010, and every row says when it stops mattering (`expiresAtMs`), after which the
+ *   store deletes it: what a flood leaves behind is bounded by what it was allowed to try.
  */
 import { isIPv4, isIPv6 } from 'node:net';
 
@@ -61,7 +60,7 @@ const ADDRESS_WINDOW_MS = 15 * 60_000;
 const NETWORK_FAILURES = 10 * ADDRESS_FAILURES;
 /**
  * Times kept beyond a window's limit: a success withdraws the newest time, and sign-ins still in
- * flight (the hashing bound admits 10 at once) must not make it withdraw one the limit needs.
+ * flight (the hashing bound admits 10 at once per backend) must not make it withdraw one the limit needs.
  */
 const IN_FLIGHT = 10;
 
@@ -79,71 +78,118 @@ export interface SignInRefusal {
 
 export type SignInDecision = { allowed: true } | SignInRefusal;
 
-export interface SignInThrottle {
-  /** Whether a sign-in may check its password now. An allowed attempt counts as failed until `succeeded`. */
-  attempt(username: string, address: string): SignInDecision;
-  /** The password was right: forgets the pair's failures and withdraws the attempt from the username's and address's counts. */
-  succeeded(username: string, address: string): void;
-}
-
-export interface SignInThrottleOptions {
-  now?: () => number;
-  /** Most pairs, most usernames and most addresses tracked at once. Default 10,000 of each. */
-  maxKeys?: number;
-}
-
-interface PairFailures {
+/** Consecutive failures of a pair (or of a trusted browser), and when the last one was. */
+export interface Failures {
   count: number;
   last: number;
 }
 
-export function createSignInThrottle(options: SignInThrottleOptions = {}): SignInThrottle {
-  const now = options.now ?? Date.now;
-  const maxKeys = options.maxKeys ?? 10_000;
-  const pairs = new RecentlyWritten<PairFailures>(maxKeys);
-  const users = new RecentlyWritten<number[]>(maxKeys);
-  const clients = new RecentlyWritten<number[]>(maxKeys);
-  const networks = new RecentlyWritten<number[]>(Math.max(1, Math.floor(maxKeys / 10)));
+/** The keys one attempt is counted under; `network` is null for IPv4. */
+export interface SignInKeys {
+  pair: string;
+  user: string;
+  address: string;
+  network: string | null;
+}
+
+/** What is counted under one attempt's keys: times oldest first. */
+export interface SignInCounts {
+  pair: Failures | null;
+  user: number[];
+  address: number[];
+  network: number[];
+}
+
+/**
+ * The keys of an attempt. Each starts with its kind; neither an address nor a username can hold a
+ * line feed, so a pair's two parts cannot run together.
+ */
+export function signInKeys(username: string, address: string): SignInKeys {
+  const user = username.toLowerCase();
+  const client = clientKey(address);
+  const network = networkKey(address);
   return {
-    attempt(username, address) {
-      const at = now();
-      const user = username.toLowerCase();
-      const client = clientKey(address);
-      const pair = pairKey(client, user);
-      const failures = pairs.get(pair);
-      const counted =
-        failures !== undefined && at - failures.last < delayMs(failures.count) + FORGET_AFTER_MS
-          ? failures
-          : null;
-      const userTimes = within(users.get(user), at, USER_WINDOW_MS);
-      const clientTimes = within(clients.get(client), at, ADDRESS_WINDOW_MS);
-      const network = networkKey(address);
-      const networkTimes = network === null ? [] : within(networks.get(network), at, ADDRESS_WINDOW_MS);
-      const waits: Record<SignInLimit, number> = {
-        pair: counted === null ? 0 : counted.last + delayMs(counted.count) - at,
-        user: userTimes.length < USER_FAILURES || counted === null ? 0 : counted.last + USER_SLOWED_MS - at,
-        address: windowWait(clientTimes, ADDRESS_FAILURES, ADDRESS_WINDOW_MS, at),
-        network: windowWait(networkTimes, NETWORK_FAILURES, ADDRESS_WINDOW_MS, at),
-      };
-      const reason = LIMITS.reduce((longest, limit) => (waits[limit] > waits[longest] ? limit : longest));
-      if (waits[reason] > 0)
-        return { allowed: false, reason, retryAfterSeconds: Math.ceil(waits[reason] / 1000) };
-      pairs.set(pair, { count: (counted?.count ?? 0) + 1, last: at });
-      users.set(user, [...userTimes, at].slice(-USER_FAILURES - IN_FLIGHT));
-      clients.set(client, [...clientTimes, at].slice(-ADDRESS_FAILURES - IN_FLIGHT));
-      if (network !== null) networks.set(network, [...networkTimes, at].slice(-NETWORK_FAILURES - IN_FLIGHT));
-      return { allowed: true };
-    },
-    succeeded(username, address) {
-      const user = username.toLowerCase();
-      const client = clientKey(address);
-      pairs.delete(pairKey(client, user));
-      users.get(user)?.pop();
-      clients.get(client)?.pop();
-      const network = networkKey(address);
-      if (network !== null) networks.get(network)?.pop();
+    pair: `pair:${client}\n${user}`,
+    user: `user:${user}`,
+    address: `address:${client}`,
+    network: network === null ? null : `network:${network}`,
+  };
+}
+
+/**
+ * Whether an attempt with these counts may check its password at `at`, and the counts to keep:
+ * with the attempt counted as a failure when it is allowed, as they were when it is not.
+ */
+export function decide(counts: SignInCounts, at: number): { decision: SignInDecision; counts: SignInCounts } {
+  const counted = pairCounted(counts.pair, at);
+  const userTimes = within(counts.user, at, USER_WINDOW_MS);
+  const clientTimes = within(counts.address, at, ADDRESS_WINDOW_MS);
+  const networkTimes = within(counts.network, at, ADDRESS_WINDOW_MS);
+  const waits: Record<SignInLimit, number> = {
+    pair: counted === null ? 0 : counted.last + delayMs(counted.count) - at,
+    user: userTimes.length < USER_FAILURES || counted === null ? 0 : counted.last + USER_SLOWED_MS - at,
+    address: windowWait(clientTimes, ADDRESS_FAILURES, ADDRESS_WINDOW_MS, at),
+    network: windowWait(networkTimes, NETWORK_FAILURES, ADDRESS_WINDOW_MS, at),
+  };
+  const reason = LIMITS.reduce((longest, limit) => (waits[limit] > waits[longest] ? limit : longest));
+  if (waits[reason] > 0)
+    return {
+      decision: { allowed: false, reason, retryAfterSeconds: Math.ceil(waits[reason] / 1000) },
+      counts,
+    };
+  return {
+    decision: { allowed: true },
+    counts: {
+      pair: { count: (counted?.count ?? 0) + 1, last: at },
+      user: [...userTimes, at].slice(-USER_FAILURES - IN_FLIGHT),
+      address: [...clientTimes, at].slice(-ADDRESS_FAILURES - IN_FLIGHT),
+      network: [...networkTimes, at].slice(-NETWORK_FAILURES - IN_FLIGHT),
     },
   };
+}
+
+/** The password was right: the pair's failures are forgotten, and the attempt withdrawn from the others. */
+export function withdraw(counts: SignInCounts): SignInCounts {
+  return {
+    pair: null,
+    user: counts.user.slice(0, -1),
+    address: counts.address.slice(0, -1),
+    network: counts.network.slice(0, -1),
+  };
+}
+
+/**
+ * How long a browser trusted for a username must wait before its next attempt counts as trusted:
+ * the pair rule (five free failures, then 1 s, 2 s, … up to 15 minutes, forgotten after 15 quiet
+ * minutes), over that browser's own failures.
+ */
+export function deviceWait(failures: Failures, at: number): number {
+  const counted = pairCounted(failures, at);
+  return counted === null ? 0 : Math.max(0, counted.last + delayMs(counted.count) - at);
+}
+
+/** A trusted browser's failures after one more failed attempt at `at`. */
+export function deviceFailed(failures: Failures, at: number): Failures {
+  return { count: (pairCounted(failures, at)?.count ?? 0) + 1, last: at };
+}
+
+/**
+ * When a key's row stops mattering, in ms: a pair once its failures are forgotten, a window once
+ * its newest time has left it. Deleting it then changes no decision.
+ */
+export function expiresAtMs(kind: keyof SignInKeys, counts: SignInCounts): number {
+  if (kind === 'pair')
+    return counts.pair === null ? 0 : counts.pair.last + delayMs(counts.pair.count) + FORGET_AFTER_MS;
+  const times = counts[kind];
+  const newest = times.length === 0 ? 0 : Math.max(...times);
+  return newest + (kind === 'user' ? USER_WINDOW_MS : ADDRESS_WINDOW_MS);
+}
+
+/** The failures that still count at `at`, or null once forgotten (or none). */
+function pairCounted(failures: Failures | null, at: number): Failures | null {
+  return failures !== null && at - failures.last < delayMs(failures.count) + FORGET_AFTER_MS
+    ? failures
+    : null;
 }
 
 /** The wait after `count` consecutive failures, from the last one. */
@@ -160,9 +206,6 @@ function within(times: readonly number[] | undefined, at: number, window: number
 function windowWait(times: readonly number[], limit: number, window: number, at: number): number {
   return times.length < limit ? 0 : times[times.length - limit]! + window - at;
 }
-
-/** Neither an address nor a header value can hold a line feed, so the two parts cannot run together. */
-const pairKey = (client: string, user: string): string => `${client}\n${user}`;
 
 /**
  * One key per client: per /64 for IPv6, since rotating through one's own /64 is free. Admissions
@@ -193,29 +236,4 @@ function ipv6Prefix(address: string, bits: 48 | 64): string {
   const all = [...first, ...Array<string>(8 - first.length - last.length).fill('0'), ...last];
   const prefix = all.slice(0, bits / 16).map((group) => Number.parseInt(group, 16).toString(16));
   return `${prefix.join(':')}::/${bits}`;
-}
-
-/** A Map holding at most `max` keys: writing one makes it the newest, and the oldest goes first. */
-class RecentlyWritten<V> {
-  readonly #entries = new Map<string, V>();
-  readonly #max: number;
-
-  constructor(max: number) {
-    this.#max = max;
-  }
-
-  get(key: string): V | undefined {
-    return this.#entries.get(key);
-  }
-
-  set(key: string, value: V): void {
-    this.#entries.delete(key);
-    this.#entries.set(key, value);
-    // Maps iterate in insertion order, so the first key is the one written longest ago.
-    if (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value!);
-  }
-
-  delete(key: string): void {
-    this.#entries.delete(key);
-  }
 }

@@ -44,6 +44,10 @@ const CORE_MIGRATIONS: BranchMigration[] = [
     name: 'core/20261127000000_module_requires',
     load: () => import('./migrations/core/20261127000000_module_requires.ts'),
   },
+  {
+    name: 'core/20261127000100_sign_in_throttle',
+    load: () => import('./migrations/core/20261127000100_sign_in_throttle.ts'),
+  },
 ];
 
 /**

@@ -4,7 +4,7 @@
  */
 import test from 'ava';
 import { pino } from 'pino';
-import { createSignInThrottle } from '../../src/auth/throttle.ts';
+import { postgresSignInThrottle } from '../../src/auth/throttle-store.ts';
 import { PASSWORD, addUser, call, installedDatabase, signIn, startApp } from '../helpers/app.ts';
 
 test('sign-in, failure, throttling and sign-out are logged; the passwords sent are not', async (t) => {
@@ -13,7 +13,7 @@ test('sign-in, failure, throttling and sign-out are logged; the passwords sent a
   const lines: string[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
   const { base } = await startApp(t, knex, {
-    overrides: { logger, signInThrottle: createSignInThrottle({ now: () => 0 }) },
+    overrides: { logger, signInThrottle: postgresSignInThrottle(knex, { now: () => 0 }) },
   });
   const login = (username: string, password: string) =>
     call(base, 'POST', '/api/v1/auth/login', { json: { username, password } });

@@ -7,7 +7,7 @@ import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import { admissions } from '../../src/auth/hash-limit.ts';
 import { hashPassword } from '../../src/auth/password.ts';
-import { createSignInThrottle } from '../../src/auth/throttle.ts';
+import { postgresSignInThrottle } from '../../src/auth/throttle-store.ts';
 import { createUser } from '../../src/auth/users.ts';
 import type { AppDeps } from '../../src/api/app.ts';
 import { PASSWORD, addUser, call, installedDatabase, signIn, startApp } from '../helpers/app.ts';
@@ -20,7 +20,7 @@ const USER_HINT =
 async function throttledApp(t: ExecutionContext, overrides: Partial<AppDeps> = {}) {
   const { knex } = await installedDatabase(t);
   const clock = { now: Date.parse('2026-03-02T08:00:00Z') };
-  const throttle = createSignInThrottle({ now: () => clock.now });
+  const throttle = postgresSignInThrottle(knex, { now: () => clock.now });
   const { base } = await startApp(t, knex, { overrides: { signInThrottle: throttle, ...overrides } });
   const login = (username: string, password: string, headers: Record<string, string> = {}) =>
     call(base, 'POST', '/api/v1/auth/login', { json: { username, password }, headers });
@@ -68,7 +68,7 @@ test('after five wrong passwords from one address its sixth sign-in gets 429 wit
 test('a username guessed at from 100 addresses within the hour: each address may try once a minute, and the owner still signs in', async (t) => {
   const { knex, clock, throttle, login } = await throttledApp(t, { trustProxy: true });
   await addUser(knex, 'ada', ['admin']);
-  for (let i = 0; i < 99; i++) t.true(throttle.attempt('ada', `198.51.100.${i}`).allowed);
+  for (let i = 0; i < 99; i++) t.true((await throttle.attempt('ada', `198.51.100.${i}`, null)).allowed);
   t.is((await login('ada', WRONG, from('203.0.113.66'))).status, 401, 'the 100th failure');
 
   const refused = await login('ada', PASSWORD, from('203.0.113.66'));
@@ -87,12 +87,12 @@ test('a username guessed at from 100 addresses within the hour: each address may
   t.is((await login('ada', PASSWORD, from('203.0.113.66'))).status, 200, 'a minute later');
 });
 
-test('with no place left to check a password, sign-in answers 503 with Retry-After at once, checking and counting nothing', async (t) => {
-  const places = admissions(1);
+test('with no place left to check a password within the wait, sign-in answers 503 with Retry-After, checking and counting nothing', async (t) => {
+  const places = admissions(1, { waitMs: 0 });
   const { knex, throttle, login } = await throttledApp(t, { signInHashing: places });
   const outdated = await hashPassword(PASSWORD, { ln: 10, r: 8, p: 1 });
   await createUser(knex, { username: 'ada', roles: ['admin'], passwordHash: outdated });
-  const held = places.enter('192.0.2.1');
+  const held = await places.enter('192.0.2.1');
   for (let i = 0; i < 10; i++) {
     const busy = await login('ada', i === 0 ? PASSWORD : WRONG);
     t.is(busy.status, 503, busy.text);
@@ -111,7 +111,7 @@ test('with no place left to check a password, sign-in answers 503 with Retry-Aft
   held?.();
   t.is((await login('ada', PASSWORD)).status, 200, 'the place given back, sign-in works');
   for (let i = 0; i < 5; i++)
-    t.true(throttle.attempt('ada', '127.0.0.1').allowed, 'the 503s counted as no failure');
+    t.true((await throttle.attempt('ada', '127.0.0.1', null)).allowed, 'the 503s counted as no failure');
 });
 
 test('a successful sign-in resets the count; the waits then double again from one second', async (t) => {
@@ -134,7 +134,7 @@ test('a successful sign-in resets the count; the waits then double again from on
 
 test('parallel attempts cannot outrun the throttle: of ten wrong passwords sent at once, five are checked', async (t) => {
   // Ten places for the one address, so the admissions (at most two per address) turn none away.
-  const { knex, login } = await throttledApp(t, { signInHashing: admissions(10, 10) });
+  const { knex, login } = await throttledApp(t, { signInHashing: admissions(10, { perClient: 10 }) });
   await addUser(knex, 'ada', ['admin']);
   const answers = await Promise.all(Array.from({ length: 10 }, () => login('ada', WRONG)));
   t.deepEqual(
@@ -148,7 +148,7 @@ test('100 failed sign-ins from one address within 15 minutes, across usernames, 
   const { knex, throttle, login } = await throttledApp(t, { trustProxy: true });
   await addUser(knex, 'ada', ['admin']);
   const from = (address: string) => ({ 'x-forwarded-for': address });
-  for (let i = 0; i < 99; i++) t.true(throttle.attempt(`user${i}`, '203.0.113.7').allowed);
+  for (let i = 0; i < 99; i++) t.true((await throttle.attempt(`user${i}`, '203.0.113.7', null)).allowed);
   t.is((await login('nobody', WRONG, from('203.0.113.7'))).status, 401, 'the 100th');
 
   const refused = await login('ada', PASSWORD, from('203.0.113.7'));
@@ -167,7 +167,7 @@ test('100 failed sign-ins from one address within 15 minutes, across usernames, 
 test('behind the trusted proxy, entries the client puts before its real address do not change it', async (t) => {
   const { knex, throttle, login } = await throttledApp(t, { trustProxy: true });
   await addUser(knex, 'ada', ['admin']);
-  for (let i = 0; i < 100; i++) t.true(throttle.attempt(`user${i}`, '203.0.113.7').allowed);
+  for (let i = 0; i < 100; i++) t.true((await throttle.attempt(`user${i}`, '203.0.113.7', null)).allowed);
   // The proxy appends the address it saw; whatever precedes it came from the client.
   const spoofed = await login('ada', PASSWORD, { 'x-forwarded-for': '198.51.100.1, 203.0.113.7' });
   t.is(spoofed.status, 429, spoofed.text);
@@ -177,7 +177,7 @@ test('without a trusted proxy, a forged X-Forwarded-For does not escape the addr
   const { knex, throttle, login } = await throttledApp(t);
   await addUser(knex, 'ada', ['admin']);
   // The test connects over IPv4 loopback; Node may report it IPv4-mapped, which counts the same.
-  for (let i = 0; i < 100; i++) t.true(throttle.attempt(`user${i}`, '127.0.0.1').allowed);
+  for (let i = 0; i < 100; i++) t.true((await throttle.attempt(`user${i}`, '127.0.0.1', null)).allowed);
   const refused = await login('ada', PASSWORD, { 'x-forwarded-for': '198.51.100.1' });
   t.is(refused.status, 429, refused.text);
   t.like(refused.body, {
@@ -218,12 +218,12 @@ test('a password change checks the current password under the sign-in throttle: 
 });
 
 test('with no place left to hash, a password change answers 503 sign_in_busy at once and changes nothing', async (t) => {
-  const places = admissions(1);
+  const places = admissions(1, { waitMs: 0 });
   const { knex, base } = await throttledApp(t, { signInHashing: places });
   await addUser(knex, 'ada', ['admin']);
   const { token } = await signIn(base, 'ada');
   const before = await knex('base_user').where({ username: 'ada' }).first('password_hash');
-  const held = places.enter('192.0.2.1');
+  const held = await places.enter('192.0.2.1');
   const busy = await changePassword(base, token, PASSWORD);
   t.is(busy.status, 503, busy.text);
   t.like(busy.body, { error: { code: 'sign_in_busy' } });

@@ -71,7 +71,17 @@ test('the right password shows the sidebar; signing out returns to the sign-in p
   await signOut(page);
   await page.getByLabel('Username').waitFor();
   t.is(await sidebar(page).count(), 0);
-  t.deepEqual(await page.context().cookies(), [], 'the session cookie is gone');
+  const cookies = await page.context().cookies();
+  t.deepEqual(
+    cookies.filter((cookie) => cookie.name !== 'ward_device'),
+    [],
+    'the session cookie is gone',
+  );
+  t.like(
+    cookies.find((cookie) => cookie.name === 'ward_device'),
+    { path: '/api/v1/auth/', httpOnly: true, sameSite: 'Strict' },
+    'the device cookie stays: the browser is still trusted for alice',
+  );
   await page.goto(`${backend.base}/patients`);
   await page.getByLabel('Username').waitFor();
   t.pass('the session is gone: a page behind sign-in asks to sign in again');

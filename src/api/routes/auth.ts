@@ -2,19 +2,27 @@
  * Sign-in and sign-out. Sign-in answers a wrong password, an unknown user and a password-less
  * service account with the same 401 and message, so it cannot be used to find usernames; too many
  * failures for a username or from an address get 429 before any password is checked (throttle.ts),
- * and so does 503 when too many sign-ins are being checked at once (hash-limit.ts).
+ * and a sign-in whose turn to be checked does not come gets 503 (hash-limit.ts). A successful
+ * sign-in leaves the browser a device cookie: that browser is then trusted for the username, and
+ * other people's failures at its address no longer hold it back.
  */
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import type { Authenticator } from '../../auth/authenticator.ts';
-import type { Admissions } from '../../auth/hash-limit.ts';
+import { DEVICE_CLIENT, type Admissions } from '../../auth/hash-limit.ts';
 import { removeFirstAdminPassword } from '../../auth/first-admin.ts';
 import { hashPassword, passwordProblem } from '../../auth/password.ts';
 import { checkPassword, createSession, endSession } from '../../auth/sessions.ts';
 import { hashSecret } from '../../auth/tokens.ts';
-import { mustChangePassword, setPasswordHash } from '../../auth/users.ts';
+import { mustChangePassword, setPasswordHash, type UserRow } from '../../auth/users.ts';
 import { USERNAME } from '../../auth/names.ts';
-import type { SignInRefusal, SignInThrottle } from '../../auth/throttle.ts';
+import type { SignInRefusal } from '../../auth/throttle.ts';
+import {
+  DEVICE_TRUST_MS,
+  deviceHash,
+  newDeviceSecret,
+  type SignInThrottle,
+} from '../../auth/throttle-store.ts';
 import type { Logger } from '../../logger.ts';
 import { authUnavailable, callerOf, clearSessionCookie, setSessionCookie } from '../auth-middleware.ts';
 import { ApiError } from '../errors.ts';
@@ -103,6 +111,24 @@ function tooManySignIns(refusal: SignInRefusal): ApiError {
   );
 }
 
+/**
+ * The browser's device secret: sent only to the sign-in and password routes, never readable by
+ * scripts, and only from Ward's own pages.
+ */
+const DEVICE_COOKIE = 'ward_device';
+const DEVICE_COOKIE_PATH = `${API_PREFIX}/auth/`;
+
+function setDeviceCookie(ctx: Context, secret: string): void {
+  ctx.cookies.set(DEVICE_COOKIE, secret, {
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: ctx.secure,
+    path: DEVICE_COOKIE_PATH,
+    expires: new Date(Date.now() + DEVICE_TRUST_MS),
+    overwrite: true,
+  });
+}
+
 const signInBusy = (): ApiError =>
   new ApiError(
     503,
@@ -125,7 +151,7 @@ export function authRoutes(deps: {
   knex: Knex;
   auth: Authenticator | null;
   throttle: SignInThrottle;
-  /** Places for sign-ins that will hash a password: none left, and a sign-in gets 503 at once. */
+  /** Places for sign-ins that will hash a password: no turn within the wait, and a sign-in gets 503. */
   hashing: Admissions;
   logger: Logger;
   /** Where the first admin's password file is, deleted once that password is changed. */
@@ -136,22 +162,33 @@ export function authRoutes(deps: {
     const body = ctx.request.body as LoginBody;
     // Sign-in outcomes are security events: who, from where, and why refused, never a password.
     const event = { username: loggedName(body.username), ip: ctx.ip };
+    const device = deviceHash(ctx.cookies.get(DEVICE_COOKIE));
+    // A trusted browser waits for its turn in a line of its own, not behind its address's.
+    const trusted = device !== null && (await deps.throttle.trusted(body.username, device));
     // First: refused for want of a place, an attempt costs nothing and counts for nothing.
-    const leave = deps.hashing.enter(ctx.ip);
+    const leave = await deps.hashing.enter(trusted ? DEVICE_CLIENT + device.toString('base64') : ctx.ip);
     if (leave === null) {
       deps.logger.warn(event, 'sign-in refused: busy');
       throw signInBusy();
     }
+    // The place is held while the password is checked, not while the session is written.
+    let checked: { user: UserRow | null; trusted: boolean };
     try {
-      await checkedLogin(ctx, body, event);
+      checked = await checkedPassword(ctx, body, event, device);
     } finally {
       leave();
     }
+    await signedIn(ctx, body, event, device, checked);
   };
 
-  const checkedLogin = async (ctx: Context, body: LoginBody, event: { username: string; ip: string }) => {
+  const checkedPassword = async (
+    ctx: Context,
+    body: LoginBody,
+    event: { username: string; ip: string },
+    device: Buffer | null,
+  ) => {
     // Before the password: a refused attempt must cost no scrypt work and say nothing about it.
-    const decision = deps.throttle.attempt(body.username, ctx.ip);
+    const decision = await deps.throttle.attempt(body.username, ctx.ip, device);
     if (!decision.allowed) {
       deps.logger.warn(
         { ...event, limit: decision.reason, retryAfterSeconds: decision.retryAfterSeconds },
@@ -159,7 +196,19 @@ export function authRoutes(deps: {
       );
       throw tooManySignIns(decision);
     }
-    const user = await checkPassword(deps.knex, body.username.toLowerCase(), body.password);
+    return {
+      user: await checkPassword(deps.knex, body.username.toLowerCase(), body.password),
+      trusted: decision.trusted,
+    };
+  };
+
+  const signedIn = async (
+    ctx: Context,
+    body: LoginBody,
+    event: { username: string; ip: string },
+    device: Buffer | null,
+    { user, trusted }: { user: UserRow | null; trusted: boolean },
+  ) => {
     // No session also when the user was disabled while the password was being checked.
     const session = user === null ? null : await createSession(deps.knex, user.id);
     if (user === null || session === null) {
@@ -171,10 +220,15 @@ export function authRoutes(deps: {
         'check both and try again',
       );
     }
-    deps.logger.info({ ...event, userId: user.id }, 'signed in');
+    deps.logger.info({ ...event, userId: user.id, trustedBrowser: trusted }, 'signed in');
+    // A browser already trusted for someone keeps its secret, so that a shared workstation stays
+    // trusted for each of its users; any other gets a new one.
+    const known = device !== null && (trusted || (await deps.throttle.known(device)));
+    const secret = known ? (ctx.cookies.get(DEVICE_COOKIE) as string) : newDeviceSecret();
     // Only now: a sign-in refused after the password stays a failure.
-    deps.throttle.succeeded(body.username, ctx.ip);
+    await deps.throttle.succeeded(body.username, ctx.ip, trusted, deviceHash(secret));
     setSessionCookie(ctx, session.secret, session.expiresAt);
+    setDeviceCookie(ctx, secret);
     ctx.body = {
       token: session.secret,
       csrfToken: session.csrfSecret,
@@ -228,7 +282,7 @@ export function authRoutes(deps: {
         'wait for it to finish, then sign in with the password it set',
       );
     // It hashes twice (the current password, the new one): it takes a place as a sign-in does.
-    const leave = deps.hashing.enter(ctx.ip);
+    const leave = await deps.hashing.enter(ctx.ip);
     if (leave === null) {
       deps.logger.warn(event, 'password change refused: busy');
       throw signInBusy();
@@ -249,7 +303,8 @@ export function authRoutes(deps: {
   ) => {
     const { principal, secret } = callerOf(ctx);
     // The current password is checked here as at sign-in, so guessing it here is throttled alike.
-    const decision = deps.throttle.attempt(principal.username, ctx.ip);
+    const device = deviceHash(ctx.cookies.get(DEVICE_COOKIE));
+    const decision = await deps.throttle.attempt(principal.username, ctx.ip, device);
     if (!decision.allowed) {
       deps.logger.warn({ ...event, limit: decision.reason }, 'password change throttled');
       throw tooManySignIns(decision);
@@ -264,7 +319,13 @@ export function authRoutes(deps: {
         'send the password you signed in with; if it is lost, an operator can set one with `ward users set-password`',
       );
     }
-    deps.throttle.succeeded(principal.username, ctx.ip);
+    // A trusted browser's attempt was counted on it: the success resets it there.
+    await deps.throttle.succeeded(
+      principal.username,
+      ctx.ip,
+      decision.trusted,
+      decision.trusted ? device : null,
+    );
     // The browser this is done in stays signed in; every other session of the user ends, and
     // every API token of the user is revoked.
     const keepSession = principal.credential.kind === 'session' ? hashSecret(secret) : null;
@@ -290,7 +351,7 @@ export function authRoutes(deps: {
       permission: null,
       body: LOGIN_BODY,
       summary:
-        'Sign in: sets the session cookie and returns a session token and the CSRF token (429 TooManyRequests after repeated failures; 503 with Retry-After when too many sign-ins are being checked at once)',
+        'Sign in: sets the session cookie and the device cookie (the browser is then trusted for the username) and returns a session token and the CSRF token (429 TooManyRequests after repeated failures; 503 with Retry-After when no turn to check it came for 10 s)',
       response: { status: 200, description: 'Signed in', schema: LOGIN_RESPONSE },
       handler: login,
     },
@@ -313,7 +374,7 @@ export function authRoutes(deps: {
       permission: null,
       body: PASSWORD_BODY,
       summary:
-        "Change the caller's password (the current one and a new one of 12 characters or more); ends the user's other sessions (429 after repeated wrong current passwords, 503 with Retry-After when too many passwords are being checked at once, 409 while another change for the user runs)",
+        "Change the caller's password (the current one and a new one of 12 characters or more); ends the user's other sessions (429 after repeated wrong current passwords, 503 with Retry-After when no turn to check it came for 10 s, 409 while another change for the user runs)",
       response: { status: 204, description: 'Changed' },
       beforePasswordChange: true,
       handler: changePassword,
