@@ -35,6 +35,20 @@ const IMPURE = [
  */
 const LAYERS = {
   errors: [
+    'metrics',
+    'config',
+    'db',
+    'manifests',
+    'backup',
+    'auth',
+    'applier',
+    'sdk',
+    'inspect',
+    'api',
+    'server',
+    'cli',
+  ],
+  metrics: [
     'config',
     'db',
     'manifests',

@@ -25,7 +25,7 @@ import { doctorReport, type ModuleSources } from '../inspect/module-reports.ts';
 import { DEFAULT_JSON_LIMIT } from '../config/size.ts';
 import { appErrorListener, errorHandler } from './errors.ts';
 import { requestContext } from './request-context.ts';
-import type { AnsweredRequest } from '../metrics/http.ts';
+import type { AnsweredRequest } from './http-metrics.ts';
 import { frontendMiddleware } from './frontend.ts';
 import { frontendModulesFile, layerInModule } from '../manifests/frontend-layers.ts';
 import { loadModuleRoutes, type ModuleFailure } from './mount-modules.ts';

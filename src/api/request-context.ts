@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { requestScope } from '../logger.ts';
-import type { AnsweredRequest } from '../metrics/http.ts';
+import type { AnsweredRequest } from './http-metrics.ts';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 

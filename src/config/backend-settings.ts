@@ -45,10 +45,12 @@ const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 const MIN_TOKEN_LENGTH = 16;
 
 /**
- * WARD_METRICS_PORT, _HOST and _TOKEN. Metrics are off unless the port is set; a host or token
- * without it is refused rather than ignored, since whoever set them expects metrics to be served.
+ * WARD_METRICS_PORT, _HOST and _TOKEN. Metrics are off unless the port is set (`off` says so
+ * explicitly, and then the other two are ignored: a Compose file can keep them). A host or token
+ * without any port is refused rather than ignored: whoever set them expects metrics to be served.
  */
 export function metricsSettings(given: Config['metrics'], apiPort: number): MetricsSettings | null {
+  if (given.port?.trim().toLowerCase() === 'off') return null;
   if (given.port === null) {
     const orphan =
       given.host !== null ? 'WARD_METRICS_HOST' : given.token !== null ? 'WARD_METRICS_TOKEN' : null;
@@ -59,7 +61,7 @@ export function metricsSettings(given: Config['metrics'], apiPort: number): Metr
       `set WARD_METRICS_PORT to the port Prometheus should scrape (9464 is usual), or unset ${orphan}`,
     );
   }
-  const port = parseTcpPort('WARD_METRICS_PORT', given.port, 'unset: no metrics are served');
+  const port = parseTcpPort('WARD_METRICS_PORT', given.port, 'off or unset: no metrics are served');
   if (port !== 0 && port === apiPort)
     throw new WardError(
       'invalid_setting',

@@ -130,7 +130,7 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'text',
     documentedDefault: 'off',
     meaning:
-      'port of a second listener serving Prometheus metrics at `/metrics` (see [Metrics](docs/operations.md#metrics)); `0` picks a free one',
+      'port of a second listener serving Prometheus metrics at `/metrics` (see [Metrics](docs/operations.md#metrics)); `0` picks a free one, `off` serves none',
     fallback: () => 'off',
   },
   {

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { errorFor } from '../api/errors.ts';
 import type { MetricsSettings } from '../config/backend-settings.ts';
 import type { Logger } from '../logger.ts';
-import type { MetricsRegistry } from './registry.ts';
+import type { MetricsRegistry } from '../metrics/registry.ts';
 
 export const METRICS_PATH = '/metrics';
 

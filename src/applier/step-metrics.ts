@@ -3,8 +3,8 @@
  * events, src/applier/events.ts) and a timer for the whole reconcile. A backend reconciles once,
  * at its start, so these describe the start of the process being scraped.
  */
-import type { StepListener } from '../applier/events.ts';
-import { metrics } from './registry.ts';
+import { metrics } from '../metrics/registry.ts';
+import type { StepListener } from './events.ts';
 
 const stepDuration = metrics.histogram<'module' | 'operation' | 'step' | 'outcome'>({
   name: 'ward_module_step_duration_seconds',

@@ -4,8 +4,8 @@
  * (`/api/v1/patients/patients/:id`), never the path asked for, so that the number of series stays
  * bounded whatever clients send.
  */
-import { API_PREFIX } from '../api/mount-modules.ts';
-import { metrics } from './registry.ts';
+import { metrics } from '../metrics/registry.ts';
+import { API_PREFIX } from './mount-modules.ts';
 
 /** Requests no route matched: the web shell and its files answer them, or a 404 does. */
 export const FRONTEND_ROUTE = '(frontend)';
