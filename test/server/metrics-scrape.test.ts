@@ -38,6 +38,25 @@ async function scrape(url: string): Promise<Map<string, number>> {
 const requests = (route: string, status: number, method = 'GET') =>
   `ward_http_request_duration_seconds_count{method="${method}",route="${route}",status="${status}"}`;
 
+/** The first JSON log line of `served` that `matches`, waited for (at most a minute). */
+async function logLine(
+  served: Served,
+  matches: (line: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const found = served
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find(matches);
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`no such log line in:\n${served.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function servedWithMetrics(t: ExecutionContext) {
   const { url, knex } = await installedDatabase(t);
   await addUser(knex, 'ada', ['admin']);
@@ -116,7 +135,7 @@ test('the metrics listener wants its token and serves only /metrics; the API por
   t.false(onApi.text.includes('process_cpu'));
 });
 
-test("a request's well-formed X-Request-Id comes back and reaches its log lines; a malformed one is replaced", async (t) => {
+test("a request's well-formed X-Request-Id comes back and reaches its log lines, a bug's too; a malformed one is replaced", async (t) => {
   const { served } = await servedWithMetrics(t);
   const given = await call(served.base, 'POST', '/api/v1/auth/login', {
     json: { username: 'ada', password: 'not the password at all' },
@@ -132,14 +151,21 @@ test("a request's well-formed X-Request-Id comes back and reaches its log lines;
   const fresh = await call(served.base, 'GET', '/health');
   t.not(fresh.headers.get('x-request-id'), ours.headers.get('x-request-id'));
 
-  // Logged while the request was handled: the sign-in route's own line carries the id.
-  const failed = served
-    .output()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .find((line) => line.msg === 'sign-in failed');
-  t.is(failed?.requestId, 'trace-7f3a.42');
+  // Logged while the request was handled: the sign-in route's own line carries the id. The log
+  // comes through a pipe, which may be read after the answer: wait for the line.
+  const failed = await logLine(served, (line) => line.msg === 'sign-in failed');
+  t.is(failed.requestId, 'trace-7f3a.42');
+  // A bug's 500: the error handler's line, with its stack, names the request it failed.
+  const { token } = await signIn(served.base, 'ada');
+  const boom = await call(served.base, 'GET', '/api/v1/intake/boom', {
+    token,
+    headers: { 'x-request-id': 'support-ticket-1234' },
+  });
+  t.is(boom.status, 500);
+  t.is(boom.headers.get('x-request-id'), 'support-ticket-1234');
+  const bug = await logLine(served, (line) => line.msg === 'request failed');
+  t.like(bug, { requestId: 'support-ticket-1234', path: '/api/v1/intake/boom' });
+  t.truthy((bug.err as { stack?: string } | undefined)?.stack);
 });
 
 test('a bad metrics setting stops the backend before it touches the database, naming the variable and the fix', async (t) => {
