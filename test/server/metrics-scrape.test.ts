@@ -3,6 +3,7 @@
  * operator scrapes, the metrics listener is apart from the API and guarded by its token, and a
  * request's id comes back in its answer and reaches the log lines written for it.
  */
+import net from 'node:net';
 import test, { type ExecutionContext } from 'ava';
 import { scratchDir, ward } from '../helpers/cli.ts';
 import { addUser, authEnv, call, installedDatabase, signIn } from '../helpers/app.ts';
@@ -10,6 +11,15 @@ import { testDatabase } from '../helpers/database.ts';
 import { serve, type Served } from '../helpers/serve.ts';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /** `name{labels}` → value, from Prometheus's text format. */
 function samples(text: string): Map<string, number> {
@@ -207,4 +217,31 @@ test('the start-up reconcile and each step it applies are timed', async (t) => {
     t.is(scraped.get(key), 1, key);
   }
   t.true((scraped.get('ward_reconcile_duration_seconds') ?? 0) > 0);
+});
+
+test('under ward serve, the backend after a restart serves metrics on the same fixed port', async (t) => {
+  const { url } = await installedDatabase(t);
+  const metricsPort = await freePort();
+  const env = {
+    ...authEnv(url, await scratchDir()),
+    WARD_METRICS_PORT: String(metricsPort),
+    WARD_METRICS_TOKEN: TOKEN,
+  };
+  const served = await serve(env, 'serve');
+  t.teardown(() => served.stop());
+  const metrics = metricsUrl(served);
+  t.is(new URL(metrics).port, String(metricsPort));
+  t.is((await call(served.base, 'GET', '/health')).status, 200);
+  t.is((await scrape(metrics)).get(requests('/health', 200)), 1);
+
+  t.is((await ward(['modules', 'restart'], env)).code, 0);
+  const deadline = Date.now() + 60_000;
+  while ((served.output().match(/Metrics are served at/g) ?? []).length < 2) {
+    if (Date.now() > deadline) throw new Error(`no second backend:\n${served.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  // A new process: its figures start afresh, at the same address.
+  const after = await scrape(metrics);
+  t.is(after.get(requests('/health', 200)), undefined);
+  t.true(after.has('process_cpu_user_seconds_total'));
 });
