@@ -2,9 +2,11 @@
  * A permission-checked GET (bearer token → principal → permission → a handler that does no work)
  * on `ward backend`, against a bare Koa hello route, each in its own process, loaded by autocannon
  * from this process on loopback in alternating rounds (so that a change in the machine's load
- * hits both alike); prints the median requests/s and their ratio (target >= 0.6x).
+ * hits both alike); prints the median requests/s and their ratio (target >= 0.6x). With
+ * `--metrics`, the backend also records Prometheus metrics (WARD_METRICS_PORT), to see what
+ * measuring every request costs.
  *
- *   node bench/permission.ts
+ *   node bench/permission.ts [--metrics]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,6 +20,7 @@ import { freePort, median, NODE, ratio, scratchDatabase } from './lib.ts';
 const ROUNDS = 5;
 const SECONDS = 3;
 const CONNECTIONS = 32;
+const METRICS = process.argv.includes('--metrics');
 
 function ward(args: string[], env: NodeJS.ProcessEnv): string {
   const run = spawnSync(WARD, args, { env, encoding: 'utf8' });
@@ -72,6 +75,7 @@ try {
     WARD_STORAGE_DIR: storage,
     WARD_MODULE_PATHS: path.join(ROOT, 'bench', 'fixtures', 'modules'),
     LOG_LEVEL: 'warn',
+    ...(METRICS ? { WARD_METRICS_PORT: '0' } : {}),
   };
   ward(['db', 'migrate'], env);
   ward(['modules', 'install', 'bench_ping'], env);
@@ -91,7 +95,7 @@ try {
     }
     const [w, k] = [median(wardRps), median(koaRps)];
     console.log(
-      `permission-checked GET: ward ${w.toFixed(0)} req/s, bare Koa ${k.toFixed(0)} req/s -> ${ratio(w, k)} (target >= 0.6x; ${CONNECTIONS} connections, median of ${ROUNDS} alternating ${SECONDS} s rounds)`,
+      `permission-checked GET${METRICS ? ' (metrics on)' : ''}: ward ${w.toFixed(0)} req/s, bare Koa ${k.toFixed(0)} req/s -> ${ratio(w, k)} (target >= 0.6x; ${CONNECTIONS} connections, median of ${ROUNDS} alternating ${SECONDS} s rounds)`,
     );
   } finally {
     await wardServer.stop();

@@ -42,6 +42,8 @@ export interface Config {
   trustProxy: string | null;
   /** WARD_SPARE_BACKEND as given (default on): `ward serve` keeps a warm spare (src/server/spare.ts). */
   spareBackend: string | null;
+  /** WARD_METRICS_PORT, _HOST and _TOKEN as given (default: no metrics listener); see `metricsSettings`. */
+  metrics: { port: string | null; host: string | null; token: string | null };
   /** LOG_LEVEL (default info). */
   logLevel: string;
   /** Every setting of the table, its value and where it came from: for `ward config` and doctor's hints. */
@@ -87,6 +89,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     jsonLimit: value('WARD_JSON_LIMIT'),
     trustProxy: value('WARD_TRUST_PROXY'),
     spareBackend: value('WARD_SPARE_BACKEND'),
+    metrics: {
+      port: value('WARD_METRICS_PORT'),
+      host: value('WARD_METRICS_HOST'),
+      token: value('WARD_METRICS_TOKEN'),
+    },
     logLevel: value('LOG_LEVEL') ?? 'info',
     resolved: settings,
     files: [storageFile, rootFile].map((file) => ({ path: file.path, found: file.entries !== null })),
@@ -133,12 +140,17 @@ const DEFAULT_PORT = 8080;
 /** PORT: a TCP port, 0 for any free one; unset means 8080. */
 export function parsePort(value: string | null): number {
   if (value === null) return DEFAULT_PORT;
+  return parseTcpPort('PORT', value, `unset: ${DEFAULT_PORT}`);
+}
+
+/** A TCP port given in `variable`, 0 for any free one; `unset` says what leaving it unset does. */
+export function parseTcpPort(variable: string, value: string, unset: string): number {
   const port = /^\d{1,5}$/.test(value.trim()) ? Number(value) : NaN;
   if (!(port >= 0 && port <= 65_535))
     throw new WardError(
       'invalid_setting',
-      `PORT=${JSON.stringify(value)} is not a TCP port`,
-      `give a number from 1 to 65535, or 0 for any free port (unset: ${DEFAULT_PORT})`,
+      `${variable}=${JSON.stringify(value)} is not a TCP port`,
+      `give a number from 1 to 65535, or 0 for any free port (${unset})`,
     );
   return port;
 }
@@ -149,10 +161,11 @@ const DEFAULT_HOST = '127.0.0.1';
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
 
 /**
- * HOST: the address a backend listens on, an IPv4 or IPv6 address (brackets allowed) or a host
- * name; unset means 127.0.0.1, this machine only. Returned as `listen()` takes it.
+ * HOST (or another `variable`, WARD_METRICS_HOST): the address a backend listens on, an IPv4 or
+ * IPv6 address (brackets allowed) or a host name; unset means 127.0.0.1, this machine only.
+ * Returned as `listen()` takes it.
  */
-export function parseHost(value: string | null): string {
+export function parseHost(value: string | null, variable = 'HOST'): string {
   if (value === null) return DEFAULT_HOST;
   const address = value.trim();
   const bracketed = /^\[(.*)\]$/.exec(address)?.[1];
@@ -166,7 +179,7 @@ export function parseHost(value: string | null): string {
   if (!name)
     throw new WardError(
       'invalid_setting',
-      `HOST=${JSON.stringify(value)} is not an address to listen on`,
+      `${variable}=${JSON.stringify(value)} is not an address to listen on`,
       'give an IP address or a host name: 127.0.0.1 (the default) for this machine only, 0.0.0.0 or :: for every interface (as in a container)',
     );
   return address;

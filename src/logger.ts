@@ -1,15 +1,38 @@
 /**
  * pino, as JSON lines for log collectors, or human-readable when a person watches a terminal. The
  * level is the LOG_LEVEL setting (`config.logLevel`, default info).
+ *
+ * Every line logged while a request is handled carries its `requestId` (src/api/request-context.ts),
+ * whichever logger writes it — Ward's own, a module's, the error renderer's — with no logger passed
+ * down per request: the id travels with the request's asynchronous work (AsyncLocalStorage).
  */
-import { pino, type Logger } from 'pino';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { pino, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger };
 
+export interface RequestScope {
+  requestId: string;
+}
+
+/** The request being handled, for the lines logged meanwhile. */
+export const requestScope = new AsyncLocalStorage<RequestScope>();
+
+// A new object each time: pino merges the line's own fields into what the mixin returns.
+const withRequestId: LoggerOptions['mixin'] = () => {
+  const scope = requestScope.getStore();
+  return scope === undefined ? {} : { requestId: scope.requestId };
+};
+
 export function createLogger(level: string, name = 'ward'): Logger {
   if (process.stdout.isTTY)
-    return pino({ name, level, transport: { target: 'pino-pretty', options: { ignore: 'pid,hostname' } } });
-  return pino({ name, level });
+    return pino({
+      name,
+      level,
+      mixin: withRequestId,
+      transport: { target: 'pino-pretty', options: { ignore: 'pid,hostname' } },
+    });
+  return pino({ name, level, mixin: withRequestId });
 }
 
 /** For callers (tests, the CLI) that want the controller quiet. */

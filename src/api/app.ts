@@ -24,6 +24,8 @@ import type { Logger } from '../logger.ts';
 import { doctorReport, type ModuleSources } from '../inspect/module-reports.ts';
 import { DEFAULT_JSON_LIMIT } from '../config/size.ts';
 import { appErrorListener, errorHandler } from './errors.ts';
+import { requestContext } from './request-context.ts';
+import type { AnsweredRequest } from './http-metrics.ts';
 import { frontendMiddleware } from './frontend.ts';
 import { frontendModulesFile } from '../manifests/frontend-layers.ts';
 import { loadModuleRoutes, type ModuleFailure } from './mount-modules.ts';
@@ -70,6 +72,8 @@ export interface AppDeps {
   signInThrottle?: SignInThrottle;
   /** Places for sign-ins hashing at once (src/auth/hash-limit.ts). Default: HASHING_ADMISSIONS per app. */
   signInHashing?: Admissions;
+  /** Told of every answered request and its seconds (`observeRequest` when metrics are on). Default: none. */
+  observeRequest?: (request: AnsweredRequest, seconds: number) => void;
 }
 
 export interface WardApp {
@@ -134,6 +138,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     koa.maxIpsCount = 1;
     koa.on('error', appErrorListener(logger));
     koa
+      .use(requestContext(deps.observeRequest ?? null))
       .use(errorHandler(logger))
       .use(async (ctx, next) => {
         // Patient data: no shared cache may keep an answer, and no browser may guess its type.

@@ -7,6 +7,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import { WardError, isWardError } from '../errors/ward-error.ts';
 import type { Logger } from '../logger.ts';
+import { REQUEST_ID_HEADER } from './request-context.ts';
 
 export class ApiError extends WardError {
   readonly status: number;
@@ -197,6 +198,7 @@ function reportClientGone(logger: Logger, ctx: Context, error: unknown): void {
     {
       method: ctx.method,
       path: ctx.path,
+      requestId: ctx.response.get(REQUEST_ID_HEADER) || undefined,
       // Whether the request had arrived in full: an upload cut off, or an answer not all received.
       stage: ctx.req.complete ? 'response' : 'request',
       code: (error as { code: string }).code,
@@ -212,7 +214,17 @@ function reportClientGone(logger: Logger, ctx: Context, error: unknown): void {
 export function appErrorListener(logger: Logger): (error: unknown, ctx?: Context) => void {
   return (error, ctx) => {
     if (ctx !== undefined && clientGone(error, ctx)) reportClientGone(logger, ctx, error);
-    else logger.error({ err: error, method: ctx?.method, path: ctx?.path }, 'answer failed');
+    else
+      logger.error(
+        {
+          err: error,
+          method: ctx?.method,
+          path: ctx?.path,
+          // Sending may fail after the request's own work is done, outside its log scope.
+          requestId: ctx?.response.get(REQUEST_ID_HEADER) || undefined,
+        },
+        'answer failed',
+      );
   };
 }
 

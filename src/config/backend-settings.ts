@@ -4,7 +4,7 @@
  * is one clear error instead of a backend failing again and again under back-off.
  */
 import { DEFAULT_JSON_LIMIT, parseSize } from './size.ts';
-import { parseHost, parsePort, parseSwitch, type Config } from '../config.ts';
+import { parseHost, parsePort, parseSwitch, parseTcpPort, type Config } from '../config.ts';
 import { WardError } from '../errors/ward-error.ts';
 
 export interface BackendSettings {
@@ -16,17 +16,68 @@ export interface BackendSettings {
   trustProxy: boolean;
   /** LOG_LEVEL, one pino knows. */
   logLevel: string;
+  /** Where metrics are served; null: they are not (WARD_METRICS_PORT unset). */
+  metrics: MetricsSettings | null;
+}
+
+export interface MetricsSettings {
+  port: number;
+  host: string;
+  /** The bearer token `/metrics` requires; null: none. */
+  token: string | null;
 }
 
 /** Throws a WardError naming the variable and the fix for the first bad setting. */
 export function backendSettings(config: Config): BackendSettings {
+  const port = parsePort(config.port);
   return {
-    port: parsePort(config.port),
+    port,
     host: parseHost(config.host),
     jsonLimit: config.jsonLimit === null ? DEFAULT_JSON_LIMIT : parseSize(config.jsonLimit),
     trustProxy: parseSwitch('WARD_TRUST_PROXY', config.trustProxy, false),
     logLevel: parseLogLevel(config),
+    metrics: metricsSettings(config.metrics, port),
   };
+}
+
+/** What RFC 6750 allows in a bearer token, so that it fits an Authorization header as it is. */
+const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+const MIN_TOKEN_LENGTH = 16;
+
+/**
+ * WARD_METRICS_PORT, _HOST and _TOKEN. Metrics are off unless the port is set (`off` says so
+ * explicitly, and then the other two are ignored: a Compose file can keep them). A host or token
+ * without any port is refused rather than ignored: whoever set them expects metrics to be served.
+ */
+export function metricsSettings(given: Config['metrics'], apiPort: number): MetricsSettings | null {
+  if (given.port?.trim().toLowerCase() === 'off') return null;
+  if (given.port === null) {
+    const orphan =
+      given.host !== null ? 'WARD_METRICS_HOST' : given.token !== null ? 'WARD_METRICS_TOKEN' : null;
+    if (orphan === null) return null;
+    throw new WardError(
+      'invalid_setting',
+      `${orphan} is set but WARD_METRICS_PORT is not, so no metrics would be served`,
+      `set WARD_METRICS_PORT to the port Prometheus should scrape (9464 is usual), or unset ${orphan}`,
+    );
+  }
+  const port = parseTcpPort('WARD_METRICS_PORT', given.port, 'off or unset: no metrics are served');
+  if (port !== 0 && port === apiPort)
+    throw new WardError(
+      'invalid_setting',
+      `WARD_METRICS_PORT=${port} is also the API's PORT`,
+      'give metrics a port of their own (9464 is usual), so that the API port never serves them',
+    );
+  const token = given.token?.trim() ?? null;
+  if (token !== null && (token.length < MIN_TOKEN_LENGTH || !BEARER_TOKEN.test(token)))
+    throw new WardError(
+      'invalid_setting',
+      token.length < MIN_TOKEN_LENGTH
+        ? `WARD_METRICS_TOKEN is ${token.length} characters long, too short to guard the metrics`
+        : 'WARD_METRICS_TOKEN holds characters a bearer token cannot (spaces, quotes, commas and the like)',
+      `give ${MIN_TOKEN_LENGTH} or more letters, digits or -._~+/, such as the output of \`openssl rand -hex 32\``,
+    );
+  return { port, host: parseHost(given.host, 'WARD_METRICS_HOST'), token };
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

@@ -126,6 +126,29 @@ export const SETTINGS: readonly Setting[] = [
     fallback: () => 'on',
   },
   {
+    name: 'WARD_METRICS_PORT',
+    kind: 'text',
+    documentedDefault: 'off',
+    meaning:
+      'port of a second listener serving Prometheus metrics at `/metrics` (see [Metrics](docs/operations.md#metrics)); `0` picks a free one, `off` serves none',
+    fallback: () => 'off',
+  },
+  {
+    name: 'WARD_METRICS_HOST',
+    kind: 'text',
+    documentedDefault: '`127.0.0.1`',
+    meaning:
+      'address the metrics listener binds: `0.0.0.0` or `::` in a container, for the scraper to reach it',
+    fallback: () => '127.0.0.1',
+  },
+  {
+    name: 'WARD_METRICS_TOKEN',
+    kind: 'text',
+    documentedDefault: '—',
+    meaning:
+      'when set, `/metrics` answers only requests with `Authorization: Bearer <token>` (16 or more characters)',
+  },
+  {
     name: 'WARD_DOCUMENT_MAX_BYTES',
     kind: 'text',
     documentedDefault: '`25mb`',
@@ -175,7 +198,7 @@ const BY_NAME = new Map(SETTINGS.map((setting) => [setting.name, setting]));
 export const findSetting = (name: string): Setting | undefined => BY_NAME.get(name);
 
 /** Names whose whole value is a secret, for settings in the table and any added later. */
-const SECRET_NAME = /PASSWORD|SECRET|KEY/;
+const SECRET_NAME = /PASSWORD|SECRET|KEY|TOKEN/;
 
 /** `value` as `ward config` may print it: the password of a database URL and secrets as `***`. */
 export function maskSecret(name: string, value: string): string {

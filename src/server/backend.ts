@@ -107,6 +107,10 @@ export async function runBackend(
     ),
   ]);
   for (const result of started) if (result.status === 'rejected') throw result.reason;
+  if (running.metrics !== null) {
+    logger.info({ url: running.metrics.url }, 'serving metrics');
+    print(`Metrics are served at ${running.metrics.url}`);
+  }
   logger.info(bound, 'listening');
   const where = bound.everyInterface ? 'every interface; ' : '';
   print(`Ward is listening on ${bound.url} (${where}GET /health, pid ${process.pid})`);

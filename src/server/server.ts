@@ -9,11 +9,17 @@ import type { Knex } from 'knex';
 import { createApp, type WardApp } from '../api/app.ts';
 import { ensureFirstAdmin } from '../auth/first-admin.ts';
 import { readGrants } from '../auth/grants.ts';
-import { backendSettings } from '../config/backend-settings.ts';
+import type { Grants } from '../auth/permissions.ts';
+import { backendSettings, type MetricsSettings } from '../config/backend-settings.ts';
 import type { Config } from '../config.ts';
 import type { DriftEntry } from '../planner/drift.ts';
 import type { Finding } from '../planner/preflight.ts';
 import { announceSteps } from '../applier/listeners.ts';
+import { serveMetrics, type MetricsEndpoint } from './metrics-endpoint.ts';
+import { observeRequest } from '../api/http-metrics.ts';
+import { watchPool } from '../metrics/pool.ts';
+import { enableMetrics, type MetricsRegistry } from '../metrics/registry.ts';
+import { stepMetrics, timedReconcile } from '../applier/step-metrics.ts';
 import { reconcile, type Reconciled } from '../applier/reconcile.ts';
 import { databaseUrl, openDatabase } from '../db/connection.ts';
 import { drainer } from './drain.ts';
@@ -31,6 +37,8 @@ export interface Backend {
   url: string;
   knex: Knex;
   app: WardApp;
+  /** The metrics listener, when WARD_METRICS_PORT is set. */
+  metrics: MetricsEndpoint | null;
   reconciled: Reconciled;
   /** What the drift watcher last found: /health reports it. */
   drift: { current: DriftEntry[] };
@@ -54,21 +62,38 @@ const DEFAULT_GRACE_MS = 10_000;
 
 export async function startBackend(config: Config, logger: Logger, hooks: BackendHooks): Promise<Backend> {
   // Settings first: one that is wrong must stop the start before it touches the database.
-  const { port, host, jsonLimit, trustProxy } = backendSettings(config);
-  await ensureStorageDir(config.storageDir);
-  const grants = await readGrants(config.grantsFile);
-  const url = await databaseUrl(config);
-  const knex = await openDatabase(
-    { ...config, databaseUrl: url },
-    { pool: 10, warn: (message) => logger.warn(message) },
-  );
+  const settings = backendSettings(config);
+  const { port, host, jsonLimit, trustProxy } = settings;
+  // Before the database too: a metrics port that is taken stops the start first. prom-client
+  // loads while the database opens; the first scrape waits for it.
+  const metrics = settings.metrics === null ? null : await startMetrics(settings.metrics, logger);
+  let knex: Knex;
+  let url: string;
+  let grants: Grants;
+  try {
+    await ensureStorageDir(config.storageDir);
+    grants = await readGrants(config.grantsFile);
+    url = await databaseUrl(config);
+    knex = await openDatabase(
+      { ...config, databaseUrl: url },
+      { pool: 10, warn: (message) => logger.warn(message) },
+    );
+  } catch (error) {
+    await metrics?.endpoint.close();
+    throw error;
+  }
   const drift = { current: [] as DriftEntry[] };
   const preflight = () => recheck(knex, config);
   let reconciled: Reconciled;
   let app: WardApp;
+  const unwatchPool = metrics === null ? () => undefined : watchPool(knex);
   try {
+    // Every step is recorded before the reconcile runs its first.
+    await metrics?.registry;
     // Each step is announced over NOTIFY for `ward modules restart --wait` to follow.
-    reconciled = await reconcile(knex, url, config, logger, [announceSteps(knex)]);
+    reconciled = await timedReconcile(() =>
+      reconcile(knex, url, config, logger, [announceSteps(knex), stepMetrics()]),
+    );
     await ensureFirstAdmin(knex, logger, config.storageDir, hooks.print);
     const rows = await readModuleRows(knex);
     // Before serving, so a plain start's pages work without `ward modules sync-frontend`.
@@ -88,8 +113,11 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
       jsonLimit,
       trustProxy,
       grants,
+      observeRequest: metrics === null ? undefined : observeRequest,
     });
   } catch (error) {
+    unwatchPool();
+    await metrics?.endpoint.close();
     await knex.destroy();
     throw error;
   }
@@ -102,6 +130,8 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
     });
   } catch (error) {
     await app.close();
+    unwatchPool();
+    await metrics?.endpoint.close();
     await knex.destroy();
     throw listenError(error, port, host);
   }
@@ -110,6 +140,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
     url,
     knex,
     app,
+    metrics: metrics?.endpoint ?? null,
     reconciled,
     drift,
     preflight,
@@ -120,16 +151,38 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
       await closed;
       clearTimeout(cut);
       await app.close();
+      // Scrapes go on answering while requests drain.
+      unwatchPool();
+      await metrics?.endpoint.close();
       await knex.destroy();
     },
   };
+}
+
+/** Listens for scrapes and starts loading prom-client, which `registry` waits for. */
+async function startMetrics(
+  settings: MetricsSettings,
+  logger: Logger,
+): Promise<{ endpoint: MetricsEndpoint; registry: Promise<MetricsRegistry> }> {
+  const registry = enableMetrics();
+  // Awaited before the reconcile; a failure to load is reported there, not as an unhandled rejection.
+  registry.catch(() => undefined);
+  try {
+    return { endpoint: await serveMetrics(settings, registry, logger), registry };
+  } catch (error) {
+    throw listenError(error, settings.port, settings.host, METRICS_ADDRESS);
+  }
 }
 
 /**
  * Throws listenError's WardError when `port` on `host` cannot be listened on now (port 0 always
  * can): for `ward serve`, before it starts a backend that would fail on it.
  */
-export async function assertAddressFree(port: number, host: string): Promise<void> {
+export async function assertAddressFree(
+  port: number,
+  host: string,
+  names: AddressSettings = API_ADDRESS,
+): Promise<void> {
   if (port === 0) return;
   const probe = createServer();
   try {
@@ -138,12 +191,26 @@ export async function assertAddressFree(port: number, host: string): Promise<voi
       probe.listen(port, host, () => probe.close(() => resolve()));
     });
   } catch (error) {
-    throw listenError(error, port, host);
+    throw listenError(error, port, host, names);
   }
 }
 
+/** The settings that name an address: the API's, or the metrics listener's. */
+export interface AddressSettings {
+  port: string;
+  host: string;
+}
+
+export const API_ADDRESS: AddressSettings = { port: 'PORT', host: 'HOST' };
+export const METRICS_ADDRESS: AddressSettings = { port: 'WARD_METRICS_PORT', host: 'WARD_METRICS_HOST' };
+
 /** The address cannot be had: say which, and what to do, rather than Node's error. */
-export function listenError(error: unknown, port: number, host: string): unknown {
+export function listenError(
+  error: unknown,
+  port: number,
+  host: string,
+  names: AddressSettings = API_ADDRESS,
+): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   const options = { cause: error };
   switch (code) {
@@ -151,29 +218,29 @@ export function listenError(error: unknown, port: number, host: string): unknown
       return new WardError(
         'port_in_use',
         `port ${port} is already in use on ${host}`,
-        'stop what listens there (another Ward backend?), or set PORT to a free port (0 picks one)',
+        `stop what listens there (another Ward backend?), or set ${names.port} to a free port (0 picks one)`,
         options,
       );
     case 'EACCES':
       return new WardError(
         'port_not_allowed',
         `this process may not listen on port ${port}`,
-        'set PORT to 1024 or above, or run with the right to bind low ports',
+        `set ${names.port} to 1024 or above, or run with the right to bind low ports`,
         options,
       );
     case 'EADDRNOTAVAIL':
       return new WardError(
         'host_not_local',
-        `HOST=${host} is not an address of this machine`,
-        'set HOST to one of its addresses, 127.0.0.1 (the default) or 0.0.0.0 for every interface',
+        `${names.host}=${host} is not an address of this machine`,
+        `set ${names.host} to one of its addresses, 127.0.0.1 (the default) or 0.0.0.0 for every interface`,
         options,
       );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return new WardError(
         'host_not_found',
-        `HOST=${host} does not resolve to an address`,
-        'set HOST to an IP address of this machine, 127.0.0.1 (the default) or 0.0.0.0 for every interface',
+        `${names.host}=${host} does not resolve to an address`,
+        `set ${names.host} to an IP address of this machine, 127.0.0.1 (the default) or 0.0.0.0 for every interface`,
         options,
       );
     default:

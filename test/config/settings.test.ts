@@ -33,7 +33,7 @@ test('every setting has one entry', (t) => {
   t.deepEqual(names, [...new Set(names)]);
 });
 
-test('secrets are masked: the password of DATABASE_URL, and any *PASSWORD*, *SECRET* or *KEY*', (t) => {
+test('secrets are masked: the password of DATABASE_URL, and any *PASSWORD*, *SECRET*, *KEY* or *TOKEN*', (t) => {
   t.is(
     maskSecret('DATABASE_URL', 'postgres://ward:s3cr:et@db:5432/ward'),
     'postgres://ward:***@db:5432/ward',
@@ -54,7 +54,8 @@ test('secrets are masked: the password of DATABASE_URL, and any *PASSWORD*, *SEC
     '<unparsable URL>',
     'nothing of what cannot be parsed',
   );
-  for (const name of ['SECRET_KEY', 'WARD_SMTP_PASSWORD', 'WARD_API_KEY']) t.is(maskSecret(name, 'x'), '***');
+  for (const name of ['SECRET_KEY', 'WARD_SMTP_PASSWORD', 'WARD_API_KEY', 'WARD_METRICS_TOKEN'])
+    t.is(maskSecret(name, 'x'), '***');
   t.is(maskSecret('WARD_MODULE_PATHS', '/srv/modules'), '/srv/modules');
 });
 

@@ -26,7 +26,9 @@ import {
   PodDisruptionBudget,
   type IPodDisruptionBudget,
 } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { metricsSettings } from '../../src/config/backend-settings.ts';
 import { SETTINGS } from '../../src/config/settings.ts';
+import { METRICS_PATH } from '../../src/server/metrics-endpoint.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const K8S = path.join(ROOT, 'deploy', 'k8s');
@@ -404,6 +406,39 @@ test('every variable set on the backend is a Ward setting; secrets come from the
     frontend.env?.find((variable) => variable.name === 'BACKEND_UPSTREAM')?.value,
     `${backendService.metadata!.name}:${backendService.spec!.ports![0]!.port}`,
   );
+});
+
+test('Prometheus scrapes each backend pod at the metrics port the ConfigMap sets; no Service leads there', (t) => {
+  const backend = container(BACKEND);
+  const settings = ofKind<IConfigMap>('ConfigMap').find((map) => map.metadata!.name === BACKEND)!.data!;
+  // The settings as the backend parses them: a value it would refuse fails here.
+  const metrics = metricsSettings(
+    { port: settings.WARD_METRICS_PORT ?? null, host: settings.WARD_METRICS_HOST ?? null, token: null },
+    Number(settings.PORT),
+  );
+  if (metrics === null) return t.fail('the ConfigMap turns metrics off');
+  t.is<number | undefined, number | undefined>(containerPort(backend, 'metrics'), metrics.port);
+  // The default, 127.0.0.1, is out of Prometheus's reach.
+  t.true(['0.0.0.0', '::'].includes(metrics.host), `WARD_METRICS_HOST=${metrics.host}`);
+  const annotations = deployment(BACKEND).spec!.template.metadata!.annotations ?? {};
+  t.deepEqual(
+    {
+      scrape: annotations['prometheus.io/scrape'],
+      port: Number(annotations['prometheus.io/port']),
+      path: annotations['prometheus.io/path'],
+    },
+    { scrape: 'true', port: metrics.port, path: METRICS_PATH },
+  );
+  // What a Service exposes the frontend and the Ingress can reach: never the metrics.
+  for (const service of services) {
+    const [target] = selected(service.spec!.selector);
+    for (const port of service.spec!.ports ?? [])
+      t.not(
+        containerPort(container(target!.metadata!.name!), port.targetPort ?? port.port),
+        metrics.port,
+        `Service ${service.metadata!.name} port ${port.name ?? port.port}`,
+      );
+  }
 });
 
 test('secret.env holds placeholders only, and the database host never resolves', (t) => {

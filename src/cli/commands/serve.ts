@@ -5,7 +5,7 @@ import { parseSwitch, type Config } from '../../config.ts';
 import { checkDatabaseUrl } from '../../db/connection.ts';
 import { listenAsSupervisor } from '../../db/restart-signal.ts';
 import { createLogger } from '../../logger.ts';
-import { assertAddressFree } from '../../server/server.ts';
+import { assertAddressFree, METRICS_ADDRESS } from '../../server/server.ts';
 import { supervise } from '../../server/supervisor.ts';
 import { watchModules, watchStartInputs } from '../../server/watcher.ts';
 import { WardCommand } from '../base.ts';
@@ -29,10 +29,11 @@ export default class Serve extends WardCommand {
     const { flags } = await this.parse(Serve);
     const logger = createLogger(parseLogLevel(this.settings), 'ward-supervisor');
     // The backend checks these too; checked here, a bad one is one error, not starts under back-off.
-    const { port, host } = backendSettings(this.settings);
+    const { port, host, metrics } = backendSettings(this.settings);
     // Likewise an address another `ward serve` (or anything else) holds: the supervisor would stop
     // at the backend's failure to listen, but only after starting it.
     await assertAddressFree(port, host);
+    if (metrics !== null) await assertAddressFree(metrics.port, metrics.host, METRICS_ADDRESS);
     const spare = parseSwitch('WARD_SPARE_BACKEND', this.settings.spareBackend, true);
     const entry = path.join(this.settings.root, 'src', 'server', 'backend-main.ts');
     const supervisor = supervise(

@@ -1,0 +1,39 @@
+import test from 'ava';
+import fc from 'fast-check';
+import { requestIdOf } from '../../src/api/request-context.ts';
+
+const WELL_FORMED = /^[A-Za-z0-9._:+=/-]{1,128}$/;
+
+test('a well-formed incoming request id is kept: UUIDs, nginx ids, tracer ids', (t) => {
+  for (const id of [
+    '0b7c4d7e-9a43-4c8e-b6b5-2f7c7a0c1e55',
+    '5f1c2a7d9e0b4c3a8f6e1d2c3b4a5968',
+    'Root=1-67891233-abcdef012345678912345678',
+    'a',
+    'x'.repeat(128),
+  ])
+    t.is(
+      requestIdOf(id, () => 'fresh'),
+      id,
+    );
+});
+
+test('a missing, empty, too long or ill-formed one is replaced by a fresh id', (t) => {
+  for (const id of [undefined, '', 'x'.repeat(129), 'two words', 'line\nbreak', '"quoted"', 'ümlaut', 'a,b'])
+    t.is(
+      requestIdOf(id, () => 'fresh'),
+      'fresh',
+      JSON.stringify(id),
+    );
+  t.regex(requestIdOf(undefined), /^[0-9a-f-]{36}$/);
+});
+
+test('whatever a client sends, the id used is well-formed: it can break neither a header nor a log line', (t) => {
+  fc.assert(
+    fc.property(fc.option(fc.string({ maxLength: 200, unit: 'binary' }), { nil: undefined }), (given) => {
+      const id = requestIdOf(given);
+      return WELL_FORMED.test(id) && (id === given || given === undefined || !WELL_FORMED.test(given));
+    }),
+  );
+  t.pass();
+});
