@@ -29,52 +29,48 @@ const IMPURE = [
 ];
 
 /**
- * The layers of src/, lowest first: what each folder may not import. A lower layer never reaches up,
- * so each can be read, tested and changed without the ones above it. (The planner has its own,
- * stricter rule below; the SDK is the modules' contract, built on the API's helpers.)
+ * The layers of src/, lowest first: a folder may import the ones before it, never one after, so
+ * each can be read, tested and changed without those above it. docs/development.md lists the same
+ * order. The SDK sits below everything that hands it to modules (the applier's hooks, the API's
+ * routes, the CLI's commands) and builds on nothing of theirs; the planner's own rule below is
+ * stricter still (it replaces the one derived here).
  */
-const LAYERS = {
-  errors: [
-    'config',
-    'db',
-    'manifests',
-    'backup',
-    'auth',
-    'applier',
-    'sdk',
-    'inspect',
-    'api',
-    'server',
-    'cli',
-  ],
-  config: ['db', 'manifests', 'backup', 'auth', 'applier', 'sdk', 'inspect', 'api', 'server', 'cli'],
-  manifests: ['db', 'backup', 'auth', 'applier', 'sdk', 'inspect', 'api', 'server', 'cli'],
-  db: ['manifests', 'backup', 'auth', 'applier', 'sdk', 'inspect', 'api', 'server', 'cli'],
-  backup: ['auth', 'applier', 'sdk', 'inspect', 'api', 'server', 'cli'],
-  auth: ['backup', 'applier', 'inspect', 'api', 'server', 'cli'],
-  applier: ['inspect', 'api', 'server', 'cli'],
-  inspect: ['applier', 'sdk', 'api', 'server', 'cli'],
-  sdk: ['db', 'backup', 'applier', 'inspect', 'server', 'cli'],
-  api: ['server', 'cli'],
-  server: ['cli'],
-};
+const LAYERS = [
+  'errors',
+  'text',
+  'config',
+  'planner',
+  'manifests',
+  'db',
+  'backup',
+  'auth',
+  'sdk',
+  'applier',
+  'inspect',
+  'api',
+  'server',
+  'cli',
+];
 
-const layerRules = Object.entries(LAYERS).map(([folder, above]) => ({
-  files: [`src/${folder}/**`],
-  rules: {
-    '@typescript-eslint/no-restricted-imports': [
-      'error',
-      {
-        patterns: [
-          {
-            regex: `^(\\.\\./)+(${above.join('|')})/`,
-            message: `src/${folder} is below ${above.join(', ')}: it may not import them`,
-          },
-        ],
-      },
-    ],
-  },
-}));
+const layerRules = LAYERS.slice(0, -1).map((folder, index) => {
+  const above = LAYERS.slice(index + 1);
+  return {
+    files: [`src/${folder}/**`],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^(\\.\\./)+(${above.join('|')})/`,
+              message: `src/${folder} is below ${above.join(', ')}: it may not import them`,
+            },
+          ],
+        },
+      ],
+    },
+  };
+});
 
 export default tseslint.config(
   {

@@ -46,6 +46,7 @@ function randomDag(): Inventory {
       routes: null,
       commands: null,
       frontend: null,
+      api: null,
     });
   }
   return { modules, problems: [] };

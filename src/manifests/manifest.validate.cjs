@@ -49,6 +49,7 @@ const schema11 = {
       items: { $ref: '#/definitions/navigationEntry' },
     },
     frontend: { $ref: '#/definitions/layerPath' },
+    api: { $ref: '#/definitions/apiPath' },
   },
   definitions: {
     moduleName: {
@@ -105,6 +106,13 @@ const schema11 = {
       minLength: 1,
       pattern: '^(?![/\\\\])(?![a-zA-Z]:)(?!(?:.*[/\\\\])?\\.\\.(?:[/\\\\]|$)).*$',
     },
+    apiPath: {
+      title: 'ApiPath',
+      description:
+        "The module's public API, which other modules reach through sdk.modules.get: a .ts or .js file relative to the module directory, without `..` segments.",
+      type: 'string',
+      pattern: '^(?![/\\\\])(?![a-zA-Z]:)(?!(?:.*[/\\\\])?\\.\\.(?:[/\\\\]|$)).*\\.(?:ts|js)$',
+    },
     routePath: {
       title: 'RoutePath',
       description:
@@ -156,6 +164,13 @@ const schema21 = {
   minLength: 1,
   pattern: '^(?![/\\\\])(?![a-zA-Z]:)(?!(?:.*[/\\\\])?\\.\\.(?:[/\\\\]|$)).*$',
 };
+const schema22 = {
+  title: 'ApiPath',
+  description:
+    "The module's public API, which other modules reach through sdk.modules.get: a .ts or .js file relative to the module directory, without `..` segments.",
+  type: 'string',
+  pattern: '^(?![/\\\\])(?![a-zA-Z]:)(?!(?:.*[/\\\\])?\\.\\.(?:[/\\\\]|$)).*\\.(?:ts|js)$',
+};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require('ajv/dist/runtime/ucs2length').default;
 const func0 = require('ajv/dist/runtime/equal').default;
@@ -167,6 +182,10 @@ const pattern1 = new RegExp(
 const pattern3 = new RegExp('^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$', 'u');
 const pattern5 = new RegExp('^(?:\\*|[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+)$', 'u');
 const pattern8 = new RegExp('^(?![/\\\\])(?![a-zA-Z]:)(?!(?:.*[/\\\\])?\\.\\.(?:[/\\\\]|$)).*$', 'u');
+const pattern9 = new RegExp(
+  '^(?![/\\\\])(?![a-zA-Z]:)(?!(?:.*[/\\\\])?\\.\\.(?:[/\\\\]|$)).*\\.(?:ts|js)$',
+  'u',
+);
 const schema18 = {
   title: 'NavigationEntry',
   type: 'object',
@@ -1101,8 +1120,53 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.api !== undefined) {
+      let data15 = data.api;
+      if (typeof data15 === 'string') {
+        if (!pattern9.test(data15)) {
+          const err31 = {
+            instancePath: instancePath + '/api',
+            schemaPath: '#/definitions/apiPath/pattern',
+            keyword: 'pattern',
+            params: {
+              pattern: '^(?![/\\\\])(?![a-zA-Z]:)(?!(?:.*[/\\\\])?\\.\\.(?:[/\\\\]|$)).*\\.(?:ts|js)$',
+            },
+            message:
+              'must match pattern "' +
+              '^(?![/\\\\])(?![a-zA-Z]:)(?!(?:.*[/\\\\])?\\.\\.(?:[/\\\\]|$)).*\\.(?:ts|js)$' +
+              '"',
+            schema: '^(?![/\\\\])(?![a-zA-Z]:)(?!(?:.*[/\\\\])?\\.\\.(?:[/\\\\]|$)).*\\.(?:ts|js)$',
+            parentSchema: schema22,
+            data: data15,
+          };
+          if (vErrors === null) {
+            vErrors = [err31];
+          } else {
+            vErrors.push(err31);
+          }
+          errors++;
+        }
+      } else {
+        const err32 = {
+          instancePath: instancePath + '/api',
+          schemaPath: '#/definitions/apiPath/type',
+          keyword: 'type',
+          params: { type: 'string' },
+          message: 'must be string',
+          schema: schema22.type,
+          parentSchema: schema22,
+          data: data15,
+        };
+        if (vErrors === null) {
+          vErrors = [err32];
+        } else {
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err31 = {
+    const err33 = {
       instancePath,
       schemaPath: '#/type',
       keyword: 'type',
@@ -1113,9 +1177,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
       data,
     };
     if (vErrors === null) {
-      vErrors = [err31];
+      vErrors = [err33];
     } else {
-      vErrors.push(err31);
+      vErrors.push(err33);
     }
     errors++;
   }

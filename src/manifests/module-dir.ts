@@ -45,6 +45,10 @@ export async function loadModuleDir({ dir, category, expectedName }: Candidate):
   if (frontend !== null && !(await exists(join(dir, frontend)))) {
     report('/frontend', `frontend layer "${frontend}" does not exist in ${dir}`);
   }
+  const api = manifest.api ?? null;
+  if (api !== null && !(await exists(join(dir, api)))) {
+    report('/api', `public API "${api}" does not exist in ${dir}`);
+  }
   if (problems.length > 0) return { problems };
   const migrations = entries.find((entry) => entry.name === 'migrations');
   return {
@@ -61,6 +65,7 @@ export async function loadModuleDir({ dir, category, expectedName }: Candidate):
       routes,
       commands,
       frontend,
+      api: api === null ? null : join(dir, api),
     },
   };
 }

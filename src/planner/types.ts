@@ -34,6 +34,8 @@ export interface DiskModule {
   commands: string | null;
   /** Frontend layer path relative to the module directory, from the manifest. */
   frontend: string | null;
+  /** Absolute path of the public API file the manifest's `api` names, or null when there is none. */
+  api: string | null;
 }
 
 /** A "manifest error": a file that could not become a DiskModule. */

@@ -17,15 +17,28 @@
  *
  * Commands: a module's `commands.ts` (or `commands.js`) may default-export `ModuleCommands`, the
  * operator's commands for an installed module, run with `ward modules run <module> <command>`.
+ *
+ * Public API: a module others may use names one file in its manifest (`"api": "api.ts"`) whose
+ * default export is a `ModuleApiFactory`; the functions it returns apply the module's own rules and
+ * take the acting context first. Another module reaches them only through `sdk.modules.get(name)`
+ * (typed by an `import type` of that file), never by importing the file, and only if the module is
+ * in its `depends`.
+ *
+ * Who acts: every write runs on behalf of someone, an `Acting` context (`sdk.acting(ctx)` in a
+ * route, `acting` in a hook's or a command's context, `sdk.jobActing(id)` for background work),
+ * whose `transaction(work)` records the actor where database triggers read it:
+ * `current_setting('ward.actor', true)`.
  */
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
-import type { ApiError } from '../api/errors.ts';
+import type { ApiError } from '../errors/api-error.ts';
+import type { Acting, Actor } from '../db/acting.ts';
 import type { WardError } from '../errors/ward-error.ts';
+import type { TextProblem } from '../text/text.ts';
 import type { Logger } from '../logger.ts';
 import type { Manifest } from '../manifests/manifest.types.ts';
 
-export type { ApiError, Context, Knex, Logger, Manifest, WardError };
+export type { Acting, Actor, ApiError, Context, Knex, Logger, Manifest, TextProblem, WardError };
 
 declare module 'koa' {
   interface Request {
@@ -71,6 +84,8 @@ export type ModuleRoutes = (context: ModuleRouteContext) => RouteDefinition[] | 
 export interface HookContext {
   /** The step's transaction: a hook that throws leaves nothing it wrote behind. */
   knex: Knex;
+  /** Ward itself (`system`) inside the step's transaction: what other modules' APIs take. */
+  acting: Acting;
   /** Ward's logger, tagged with the module and the hook. */
   logger: Logger;
   /** The module's manifest, as validated. */
@@ -106,6 +121,8 @@ export interface CommandContext {
   storageDir: string;
   /** Who runs it, for the record: `cli:<the operating-system user>`. */
   operator: string;
+  /** The operator (`cli:<user>`) as an acting context: write through `acting.transaction(…)`. */
+  acting: Acting;
   sdk: WardSdk;
 }
 
@@ -290,19 +307,6 @@ export interface SdkValidation {
   compile<T = unknown>(schema: object): Validator<T>;
 }
 
-/** A character a text rule refuses, and where it is. */
-export interface TextProblem {
-  codePoint: number;
-  /** `U+200B ZERO WIDTH SPACE` (just the code point for characters without a name in Ward's table). */
-  character: string;
-  /** Counted in characters (code points), from 1. */
-  position: number;
-  /** Why it is refused: `a zero-width character`, `a bidirectional control`, `a control character`, … */
-  reason: string;
-  /** `contains U+200B ZERO WIDTH SPACE (a zero-width character) at character 4`: put the field's name before it. */
-  message: string;
-}
-
 /**
  * Unicode rules for text people type and compare. Strings of JSON bodies and `http.queryText` are
  * already NFC; these refuse the characters nobody can see, which would make two values that look
@@ -335,4 +339,46 @@ export interface WardSdk {
   readonly settings: SdkSettings;
   readonly validation: SdkValidation;
   readonly text: SdkText;
+  /** Other modules' public APIs. */
+  readonly modules: SdkModules;
+  /**
+   * The acting context of a request: its caller (`user:<id>:session:<ref>` or
+   * `user:<id>:token:<id>`). Throws a plain Error on a route without a caller.
+   */
+  acting(ctx: Context): Acting;
+  /**
+   * The acting context of work the module runs in the background on its own: `job:<id>`. Name
+   * the job so it is unique across Ward: `<module>:<your id>`, such as `migration_import:42`.
+   */
+  jobActing(id: string): Acting;
 }
+
+/** `sdk.modules`: the public APIs of the modules this one depends on. */
+export interface SdkModules {
+  /**
+   * What module `name`'s API factory returned, typed by `import type` of its API file:
+   * `sdk.modules.get<PatientsApi>('patients')`. Throws WardError `module_not_in_depends` when
+   * `name` is not in this module's `depends`, and `module_has_no_api` when it declares no `api`.
+   */
+  get<T extends object>(name: string): T;
+}
+
+/** What a module's API factory receives, once per process. */
+export interface ModuleApiContext {
+  /** The module's own name. */
+  module: string;
+  /** Ward's logger, tagged with the module's name. */
+  logger: Logger;
+  /** Ward's storage directory; the module's files are under `<storageDir>/<module>/`. */
+  storageDir: string;
+  /** The module's own SDK view: its `modules.get` reaches the modules in its own `depends`. */
+  sdk: WardSdk;
+}
+
+/**
+ * The default export of the file a manifest's `api` names: returns the module's public API, an
+ * object of functions that take the caller's `Acting` first (`upsertMany(acting, rows)`), read
+ * with `acting.knex` and write inside `acting.transaction(…)`, so the caller's transaction and
+ * actor carry through. A throw leaves the API (and the routes of modules that need it) unloaded.
+ */
+export type ModuleApiFactory<T extends object> = (context: ModuleApiContext) => T;

@@ -3,8 +3,10 @@
  * the common JSON Schema failures, the server's own text for anything else.
  */
 import test from 'ava';
-import { ApiError } from '../../src/api/errors.ts';
-import { compileBody, createAjv, invalidBody } from '../../src/api/validation.ts';
+import { ApiError } from '../../src/errors/api-error.ts';
+import { compileBody } from '../../src/api/validation.ts';
+import { invalidBody } from '../../src/sdk/errors.ts';
+import { createAjv } from '../../src/sdk/schema.ts';
 import { ROOT } from '../../src/config.ts';
 
 interface Ui {

@@ -25,13 +25,16 @@ import { templateDatabase, testDatabase } from './database.ts';
 
 export const AUTH_MODULES = path.join(FIXTURES, 'modules', 'auth');
 
-export function authEnv(url: string, storage: string): Record<string, string> {
-  return { DATABASE_URL: url, WARD_STORAGE_DIR: storage, WARD_MODULE_PATHS: AUTH_MODULES };
+export function authEnv(url: string, storage: string, modulePaths = AUTH_MODULES): Record<string, string> {
+  return { DATABASE_URL: url, WARD_STORAGE_DIR: storage, WARD_MODULE_PATHS: modulePaths };
 }
 
-/** Installs `modules` (and what they depend on) the way a restart does, in-process. */
-export async function install(url: string, modules: string[]): Promise<void> {
-  const config = loadConfig(authEnv(url, await scratchDir()));
+/**
+ * Installs `modules` (and what they depend on) the way a restart does, in-process; community
+ * modules come from `modulePaths` (the `auth` fixtures by default).
+ */
+export async function install(url: string, modules: string[], modulePaths = AUTH_MODULES): Promise<void> {
+  const config = loadConfig(authEnv(url, await scratchDir(), modulePaths));
   const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 2 } });
   try {
     await migrateCore(knex);
@@ -61,10 +64,10 @@ export interface RunningApp {
 export async function startApp(
   t: ExecutionContext,
   knex: Knex,
-  options: { grants?: object; overrides?: Partial<AppDeps> } = {},
+  options: { grants?: object; overrides?: Partial<AppDeps>; modulePaths?: string } = {},
 ): Promise<RunningApp> {
   const storage = await scratchDir('ward-app-');
-  const config = loadConfig(authEnv('postgres://unused', storage));
+  const config = loadConfig(authEnv('postgres://unused', storage, options.modulePaths));
   if (options.grants !== undefined) await writeFile(config.grantsFile.path, JSON.stringify(options.grants));
   let restarts = 0;
   const app = await createApp({

@@ -4,8 +4,9 @@
  */
 import test from 'ava';
 import type { Context } from 'koa';
-import { rememberCaller } from '../../src/api/auth-middleware.ts';
-import { ApiError, renderError } from '../../src/api/errors.ts';
+import { rememberCaller } from '../../src/auth/request-caller.ts';
+import { renderError } from '../../src/api/errors.ts';
+import { ApiError } from '../../src/errors/api-error.ts';
 import { WardError } from '../../src/errors/ward-error.ts';
 import type { Principal } from '../../src/auth/principal.ts';
 import { sdk } from '../../src/sdk/runtime.ts';

@@ -16,8 +16,9 @@ import { mustChangePassword, setPasswordHash } from '../../auth/users.ts';
 import { USERNAME } from '../../auth/names.ts';
 import type { SignInRefusal, SignInThrottle } from '../../auth/throttle.ts';
 import type { Logger } from '../../logger.ts';
-import { authUnavailable, callerOf, clearSessionCookie, setSessionCookie } from '../auth-middleware.ts';
-import { ApiError } from '../errors.ts';
+import { authUnavailable, clearSessionCookie, setSessionCookie } from '../auth-middleware.ts';
+import { callerOf } from '../../auth/request-caller.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute } from '../route.ts';
 
