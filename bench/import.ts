@@ -27,8 +27,7 @@ import { sourceRecords } from '../modules/migration_import/lib/jobs/records.ts';
 import { receiveSource } from '../modules/migration_import/lib/jobs/source-file.ts';
 import { validateRun } from '../modules/migration_import/lib/jobs/validate-run.ts';
 import { syntheaPatientsCsv } from '../scripts/generate-import-fixtures.ts';
-import { sdk } from '../src/sdk/runtime.ts';
-import { install } from '../test/helpers/app.ts';
+import { install, officialSdk } from '../test/helpers/app.ts';
 import { scratchDir } from '../test/helpers/cli.ts';
 import { median, NODE, ratio, scratchDatabase, timeProcess } from './lib.ts';
 
@@ -49,6 +48,7 @@ interface WorkerReport {
 /** The child: executes one validated job and reports its time and peak memory as JSON. */
 async function worker(url: string, storage: string, id: number, memory: boolean): Promise<void> {
   const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 4 } });
+  const sdk = await officialSdk(knex, storage, 'migration_import');
   const claimed = await claimExecute(knex, id, CLAIM);
   if (claimed === undefined) throw new Error(`job ${id} is not executable`);
   const report: WorkerReport = { ms: 0, peakRss: 0, liveHeap: 0 };
@@ -61,7 +61,7 @@ async function worker(url: string, storage: string, id: number, memory: boolean)
   const timer = memory ? setInterval(sample, 250) : undefined;
   const started = performance.now();
   const lease = new Lease(knex, id, CLAIM.workerId, CLAIM.leaseMs);
-  await executeRun({ knex, storageDir: storage, batchSize: BATCH }, claimed.row, lease);
+  await executeRun({ knex, sdk, storageDir: storage, batchSize: BATCH }, claimed.row, lease);
   report.ms = performance.now() - started;
   clearInterval(timer);
   report.peakRss = process.resourceUsage().maxRSS * 1024;
@@ -105,7 +105,7 @@ async function validatedJob(knex: Knex, storage: string, rows: number): Promise<
   });
   const claimed = (await claimValidate(knex, job.id, CLAIM))!;
   await validateRun(
-    { knex, storageDir: storage, sdk },
+    { knex, storageDir: storage, sdk: await officialSdk(knex, storage, 'migration_import') },
     claimed,
     new Lease(knex, job.id, CLAIM.workerId, CLAIM.leaseMs),
   );

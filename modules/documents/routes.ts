@@ -5,10 +5,11 @@
  */
 import type { Context } from 'koa';
 import type { ModuleRoutes } from '../../src/sdk/index.ts';
+import type { PatientsApi } from '../patients/api.ts';
 import { insertUsingBlob } from './lib/blob-lock.ts';
 import { openBlob, putBlob, tooLarge } from './lib/blob-store.ts';
 import { documentMaxBytes } from './lib/config.ts';
-import { findDocument, insertDocument, listDocuments, patientExists, SORT_KEY } from './lib/queries.ts';
+import { findDocument, insertDocument, listDocuments, SORT_KEY } from './lib/queries.ts';
 import { uploadMeta } from './lib/upload.ts';
 
 const READ = 'documents.document.read';
@@ -17,9 +18,10 @@ const WRITE = 'documents.document.write';
 const routes: ModuleRoutes = ({ knex, storageDir, logger, sdk }) => {
   const { http, errors } = sdk;
   const maxBytes = documentMaxBytes(sdk);
+  const patients = sdk.modules.get<PatientsApi>('patients');
   const patientId = async (ctx: Context) => {
     const id = http.idParam(ctx, 'patientId', 'patient');
-    if (!(await patientExists(knex, id))) throw errors.notFound('patient', id);
+    if ((await patients.get(sdk.acting(ctx), id)) === null) throw errors.notFound('patient', id);
     return id;
   };
   return [
@@ -38,7 +40,7 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, sdk }) => {
           maxBytes,
           expectedSha256: meta.expectedSha256,
         });
-        const document = await insertUsingBlob(sdk, knex, storageDir, blob.sha256, (trx) =>
+        const document = await insertUsingBlob(sdk, sdk.acting(ctx), storageDir, blob.sha256, (trx) =>
           insertDocument(sdk, trx, {
             patientId: id,
             title: meta.title,

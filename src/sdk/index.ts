@@ -339,6 +339,7 @@ export interface WardSdk {
   readonly settings: SdkSettings;
   readonly validation: SdkValidation;
   readonly text: SdkText;
+  readonly batch: SdkBatch;
   /** Other modules' public APIs. */
   readonly modules: SdkModules;
   /**
@@ -351,6 +352,67 @@ export interface WardSdk {
    * the job so it is unique across Ward: `<module>:<your id>`, such as `migration_import:42`.
    */
   jobActing(id: string): Acting;
+}
+
+/** One column of a `BatchTable`. */
+export interface BatchColumn<Row> {
+  name: string;
+  /** The element type of the array the values travel in. */
+  type: 'text' | 'int' | 'bigint' | 'date' | 'timestamptz';
+  /** Applied after `unnest`: JSON travels as text and becomes `jsonb` here. */
+  cast?: 'jsonb';
+  /** The column's value in a row; null and undefined are NULL. */
+  of: (row: Row) => unknown;
+}
+
+/** A table as `sdk.batch` writes it: which columns, from which fields of a row. */
+export interface BatchTable<Row> {
+  /** Your own table: a module writes only its own tables. */
+  table: string;
+  columns: ReadonlyArray<BatchColumn<Row>>;
+  /** A column updates set to now(), or null. */
+  touch: string | null;
+}
+
+/**
+ * Batched writes of many rows in one statement each (`unnest` of one array per column), for
+ * imports and other bulk work: inside your transaction, each costs one round trip whatever the
+ * number of rows. The order of RETURNING is never relied upon.
+ */
+export interface SdkBatch {
+  /** `count` new ids from the `id` sequence of `table`. */
+  nextIds(knex: Knex, table: string, count: number): Promise<number[]>;
+  /** Inserts rows with the ids given (from `nextIds`). */
+  insertRows<Row>(
+    knex: Knex,
+    table: BatchTable<Row>,
+    rows: ReadonlyArray<{ id: number; columns: Row }>,
+  ): Promise<void>;
+  /**
+   * Inserts rows, skipping those that conflict on the unique column `key`; returns the new ids by
+   * the value of `key` (a row skipped has none).
+   */
+  insertUnique<Row>(
+    knex: Knex,
+    table: BatchTable<Row>,
+    rows: readonly Row[],
+    key: keyof Row & string,
+  ): Promise<Map<string, number>>;
+  /** Updates the rows with these ids to these columns (and `touch` to now()). */
+  updateRows<Row>(
+    knex: Knex,
+    table: BatchTable<Row>,
+    rows: ReadonlyArray<{ id: number; columns: Row }>,
+  ): Promise<void>;
+  /**
+   * Inserts the rows without an `id` (their ids drawn from the table's sequence) and updates those
+   * with one: one INSERT and one UPDATE. Returns each row's id, in the order given.
+   */
+  upsertRows<Row>(
+    knex: Knex,
+    table: BatchTable<Row>,
+    rows: ReadonlyArray<{ id?: number; columns: Row }>,
+  ): Promise<number[]>;
 }
 
 /** `sdk.modules`: the public APIs of the modules this one depends on. */

@@ -19,6 +19,7 @@ import {
 } from './db-errors.ts';
 import { bodyTooLarge, invalidBody, invalidQuery, notFound } from './errors.ts';
 import type { WardSdk } from './index.ts';
+import { insertRows, insertUnique, nextIds, updateRows, upsertRows } from './batch.ts';
 import { pageRequest, toPage } from './page.ts';
 import { callerOf } from '../auth/request-caller.ts';
 import { caller, idParam, parseId, queryText, refuseEncoded } from './request.ts';
@@ -51,6 +52,7 @@ const stateless = {
   } as const),
   settings: Object.freeze({ parseSize }),
   text: Object.freeze({ identifierProblem, textProblem }),
+  batch: Object.freeze({ nextIds, insertRows, insertUnique, updateRows, upsertRows }),
 };
 
 /** What a module's view of the SDK is bound to. */

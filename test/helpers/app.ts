@@ -13,13 +13,15 @@ import { createApp, type AppDeps, type WardApp } from '../../src/api/app.ts';
 import { readGrants } from '../../src/auth/grants.ts';
 import { hashPassword } from '../../src/auth/password.ts';
 import { createUser } from '../../src/auth/users.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig, ROOT } from '../../src/config.ts';
 import { discover } from '../../src/manifests/discover.ts';
 import { reconcile } from '../../src/applier/reconcile.ts';
 import { schedule } from '../../src/db/schedule.ts';
 import { migrateCore } from '../../src/db/migrate.ts';
 import { readModuleRows } from '../../src/db/modules.ts';
 import { silentLogger } from '../../src/logger.ts';
+import type { WardSdk } from '../../src/sdk/index.ts';
+import { ModuleApis } from '../../src/sdk/module-apis.ts';
 import { FIXTURES, scratchDir } from './cli.ts';
 import { templateDatabase, testDatabase } from './database.ts';
 
@@ -45,6 +47,16 @@ export async function install(url: string, modules: string[], modulePaths = AUTH
   } finally {
     await knex.destroy();
   }
+}
+
+/**
+ * The SDK view Ward hands official module `name` on this database: its depends' public APIs
+ * loaded, its acting contexts on `knex`. For tests and benchmarks that call a module's code
+ * directly.
+ */
+export async function officialSdk(knex: Knex, storageDir: string, name: string): Promise<WardSdk> {
+  const { modules } = await discover({ root: ROOT, modulePaths: [], packageRoot: ROOT });
+  return new ModuleApis({ modules, knex, storageDir, logger: silentLogger }).sdkFor(modules.get(name)!);
 }
 
 let template: Promise<string> | undefined;

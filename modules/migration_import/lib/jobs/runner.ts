@@ -10,8 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Knex } from 'knex';
 import type { Logger, WardSdk } from '../../../../src/sdk/index.ts';
-import { documentMaxBytes } from '../../../documents/lib/config.ts';
 import { executeRun } from './execute-run.ts';
+import { peers } from './peers.ts';
 import type { JobRow } from './job-row.ts';
 import { claimExecute, claimValidate, orphanedRuns } from './job-store.ts';
 import { endedRun, Lease, LostLease } from './lease.ts';
@@ -81,8 +81,9 @@ export class JobRunner {
    */
   async sweep(): Promise<number[]> {
     const taken = await this.#resumeOrphans();
-    const { knex, storageDir, logger, settings } = this.#deps;
-    await purgeExpired({ knex, storageDir, logger }, settings.retentionDays);
+    const { storageDir, logger, settings, sdk } = this.#deps;
+    const acting = sdk.jobActing('migration_import:retention');
+    await purgeExpired({ acting, sdk, storageDir, logger }, settings.retentionDays);
     return taken;
   }
 
@@ -116,14 +117,14 @@ export class JobRunner {
               knex,
               storageDir,
               sdk,
-              maxDocumentBytes: documentMaxBytes(sdk),
+              maxDocumentBytes: peers(sdk).documents.maxBytes(),
               maxWarnings: settings.maxWarnings,
             },
             row,
             lease,
           )
         : executeRun(
-            { knex, storageDir, batchSize: settings.batchSize, maxWarnings: settings.maxWarnings },
+            { knex, sdk, storageDir, batchSize: settings.batchSize, maxWarnings: settings.maxWarnings },
             row,
             lease,
           );
