@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import moduleBoundary from './scripts/eslint/module-boundary.js';
 
 /** What the pure planner must never reach: the database, the file system, the network, processes. */
 const IMPURE = [
@@ -141,7 +142,10 @@ export default tseslint.config(
       'test/fixtures/packages/**',
       'bench/fixtures/modules/**',
     ],
+    plugins: { ward: { rules: { 'module-boundary': moduleBoundary } } },
     rules: {
+      // Nor another module's files: only the types of its public API (scripts/eslint/module-boundary.js).
+      'ward/module-boundary': 'error',
       // `import { type X }` keeps an (empty) import that loads the file when the module runs.
       '@typescript-eslint/no-import-type-side-effects': 'error',
       '@typescript-eslint/no-restricted-imports': [

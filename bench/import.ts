@@ -18,11 +18,12 @@ import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
-import { formatCsvRow } from '../modules/migration_import/lib/index.ts';
+import { formatCsvRow, importRules } from '../modules/migration_import/lib/index.ts';
 import { executeRun } from '../modules/migration_import/lib/jobs/execute-run.ts';
 import type { JobRow } from '../modules/migration_import/lib/jobs/job-row.ts';
 import { claimExecute, claimValidate, insertJob } from '../modules/migration_import/lib/jobs/job-store.ts';
 import { Lease } from '../modules/migration_import/lib/jobs/lease.ts';
+import { peers } from '../modules/migration_import/lib/jobs/peers.ts';
 import { sourceRecords } from '../modules/migration_import/lib/jobs/records.ts';
 import { receiveSource } from '../modules/migration_import/lib/jobs/source-file.ts';
 import { validateRun } from '../modules/migration_import/lib/jobs/validate-run.ts';
@@ -116,10 +117,11 @@ async function validatedJob(knex: Knex, storage: string, rows: number): Promise<
 }
 
 /** The values execute writes for each row, as a CSV file for `\copy`. */
-async function copyFile(storage: string, job: JobRow): Promise<string> {
+async function copyFile(knex: Knex, storage: string, job: JobRow): Promise<string> {
   const file = path.join(storage, `copy-${job.id}.csv`);
   const out = createWriteStream(file);
-  for await (const item of sourceRecords(storage, job, { acrossRecords: false })) {
+  const rules = importRules(peers(await officialSdk(knex, storage, 'migration_import')));
+  for await (const item of sourceRecords(storage, job, { rules, acrossRecords: false })) {
     if (item.kind !== 'patient') continue;
     const { record } = item;
     const address = record.address && {
@@ -159,7 +161,7 @@ async function main(quick: boolean): Promise<void> {
     await install(db.url, ['migration_import']);
     const rows = 100_000;
     const job = await validatedJob(db.knex, storage, rows);
-    const file = await copyFile(storage, job);
+    const file = await copyFile(db.knex, storage, job);
     const copy = `\\copy patients_patient (mrn, family_name, given_name, birth_date, sex, address) from '${file}' with (format csv)`;
     const executeTimes: number[] = [];
     const copyTimes: number[] = [];

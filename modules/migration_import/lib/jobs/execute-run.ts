@@ -128,7 +128,11 @@ export async function executeRun(deps: ExecuteDeps, job: JobRow, lease: Lease): 
     )[0]!.n,
   );
   const checkpoint = new Checkpoint(job, new WarningBudget(deps.maxWarnings, stored));
-  const records = sourceRecords(deps.storageDir, job, { acrossRecords: false, skip: checkpoint.done });
+  const records = sourceRecords(deps.storageDir, job, {
+    rules: scope.rules,
+    acrossRecords: false,
+    skip: checkpoint.done,
+  });
   let number = 0;
   for await (const batch of readAhead(inBatches(records, deps.batchSize))) {
     number++;

@@ -28,6 +28,7 @@ export async function previewJob(
   const builder = new PreviewBuilder(sampleSize);
   const failures = { count: 0, samples: [] as StoredWarning[] };
   const records = sourceRecords(deps.storageDir, job, {
+    rules: scope.rules,
     knownPatient: knownPatients(knex, job.source_system),
   });
   for await (const batch of inBatches(records, deps.batchSize)) {

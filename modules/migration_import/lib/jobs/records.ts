@@ -3,7 +3,13 @@
  * validated on the way, warnings dropped (validation recorded them), the first `skip` passed over.
  */
 import type { WardSdk } from '../../../../src/sdk/index.ts';
-import { importItems, type ImportFormat, type ImportRecordItem, type ValidateOptions } from '../index.ts';
+import {
+  importItems,
+  importRules,
+  type ImportFormat,
+  type ImportRecordItem,
+  type ValidateOptions,
+} from '../index.ts';
 import type { JobRow } from './job-row.ts';
 import type { Scope } from './kinds/types.ts';
 import { peers } from './peers.ts';
@@ -12,7 +18,7 @@ import { openSource } from './source-file.ts';
 export async function* sourceRecords(
   storageDir: string,
   job: { id: number; format: ImportFormat },
-  options: Omit<ValidateOptions, 'fields'> & { skip?: number } = {},
+  options: Omit<ValidateOptions, 'fields'> & { skip?: number },
 ): AsyncGenerator<ImportRecordItem> {
   let seen = 0;
   for await (const item of importItems(job.format, openSource(storageDir, job.id), options)) {
@@ -32,12 +38,14 @@ export const jobActing = (sdk: WardSdk, job: { id: number }) => sdk.jobActing(`m
 
 /** What the kinds' planners and writers need of a run: the same for execute and preview but its mode. */
 export async function runScope(sdk: WardSdk, job: JobRow, mode: Scope['mode']): Promise<Scope> {
+  const clinic = peers(sdk);
   return {
     jobId: job.id,
     sourceSystem: job.source_system,
     statuses: await appointmentStatuses(sdk, job),
     mode,
-    peers: peers(sdk),
+    peers: clinic,
+    rules: importRules(clinic, clinic.documents.maxBytes()),
     acting: jobActing(sdk, job),
   };
 }

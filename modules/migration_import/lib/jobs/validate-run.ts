@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { pipeline, Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import type { WardSdk } from '../../../../src/sdk/index.ts';
-import { importItems, sourceFields, type RecordKind } from '../index.ts';
+import { importItems, importRules, sourceFields, type RecordKind } from '../index.ts';
 import { warn } from '../warnings.ts';
 import { BINARIES, storeBinary } from './binary-store.ts';
 import type { JobRow } from './job-row.ts';
@@ -92,7 +92,8 @@ class ProgressWriter {
 
 export async function validateRun(deps: ValidateDeps, job: JobRow, lease: Lease): Promise<void> {
   const { knex } = deps;
-  const maxDocumentBytes = deps.maxDocumentBytes ?? peers(deps.sdk).documents.defaultMaxBytes;
+  const clinic = peers(deps.sdk);
+  const maxDocumentBytes = deps.maxDocumentBytes ?? clinic.documents.defaultMaxBytes;
   await deleteWarnings(knex, lease);
   const statuses = await appointmentStatuses(deps.sdk, job);
   const statusField = sourceFields(job.format).appointment?.status ?? 'status';
@@ -103,6 +104,7 @@ export async function validateRun(deps: ValidateDeps, job: JobRow, lease: Lease)
   pipeline(openSource(deps.storageDir, job.id), meter, () => undefined);
   const progress = new ProgressWriter(knex, lease, meter, Number(job.source_bytes));
   const items = importItems(job.format, meter, {
+    rules: importRules(clinic, maxDocumentBytes),
     text: deps.sdk.text,
     knownPatient: knownPatients(knex, job.source_system),
     hasBinary: async (ref) => (await knex(BINARIES).where({ job_id: job.id, ref }).first('id')) !== undefined,

@@ -1,6 +1,6 @@
 /** What the per-kind planners and writers share: the run's scope, planned steps, and rows that cannot be written. */
 import type { Acting } from '../../../../../src/sdk/index.ts';
-import type { PlanStep } from '../../index.ts';
+import type { ImportRules, PlanStep } from '../../index.ts';
 import type { KindResults } from '../job-row.ts';
 import type { Peers } from '../peers.ts';
 import type { StoredWarning } from '../warning-store.ts';
@@ -12,6 +12,8 @@ export interface Scope {
   statuses: ReadonlySet<string>;
   /** The clinic modules' APIs, the only way the run reads and writes their records. */
   peers: Peers;
+  /** Their rules, which the source is read against again. */
+  rules: ImportRules;
   /** The job as who acts (`job:migration_import:<id>`): execute's batches commit in its transactions. */
   acting: Acting;
   /**
