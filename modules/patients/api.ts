@@ -4,21 +4,11 @@
  * with `sdk.modules.get<PatientsApi>('patients')`, never by importing this file.
  */
 import type { Acting, BatchTable, ModuleApiFactory } from '../../src/sdk/index.ts';
-import { PATIENT_LIMITS, textFault, type Address, type Patient, type Sex } from './lib/patient.ts';
+import { PATIENT_LIMITS, textFault, type Patient } from './lib/patient.ts';
 import { findPatient, findPatients, mrnOwners, TABLE } from './lib/queries.ts';
 
 /** What a batch write gives a patient: every field but the id and the timestamps. */
-export interface PatientFields {
-  mrn: string;
-  familyName: string;
-  givenName: string;
-  /** YYYY-MM-DD. */
-  birthDate: string | null;
-  sex: Sex;
-  phone: string | null;
-  email: string | null;
-  address: Address | null;
-}
+export type PatientFields = Omit<Patient, 'id' | 'createdAt' | 'updatedAt'>;
 
 /** One row of `upsertMany`: with `id`, the patient to change; without, a new one. */
 export type PatientUpsert = PatientFields & { id?: number };
