@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import moduleBoundary from './scripts/eslint/module-boundary.js';
 
 /** What the pure planner must never reach: the database, the file system, the network, processes. */
 const IMPURE = [
@@ -29,81 +30,50 @@ const IMPURE = [
 ];
 
 /**
- * The layers of src/, lowest first: what each folder may not import. A lower layer never reaches up,
- * so each can be read, tested and changed without the ones above it. (The planner has its own,
- * stricter rule below; the SDK is the modules' contract, built on the API's helpers.)
+ * The layers of src/, lowest first: a folder may import the ones before it, never one after, so
+ * each can be read, tested and changed without those above it. docs/development.md lists the same
+ * order. The SDK sits below everything that hands it to modules (the applier's hooks, the API's
+ * routes, the CLI's commands) and builds on nothing of theirs; the planner's own rule below is
+ * stricter still (it replaces the one derived here).
  */
-const LAYERS = {
-  // Pure, and run in the browser too (the web shell builds it as `@ward/restart`): imports nothing.
-  restart: [
-    'errors',
-    'config',
-    'db',
-    'manifests',
-    'backup',
-    'auth',
-    'applier',
-    'sdk',
-    'inspect',
-    'api',
-    'server',
-    'cli',
-  ],
-  errors: [
-    'metrics',
-    'config',
-    'db',
-    'manifests',
-    'backup',
-    'auth',
-    'applier',
-    'sdk',
-    'inspect',
-    'api',
-    'server',
-    'cli',
-  ],
-  metrics: [
-    'config',
-    'db',
-    'manifests',
-    'backup',
-    'auth',
-    'applier',
-    'sdk',
-    'inspect',
-    'api',
-    'server',
-    'cli',
-  ],
-  config: ['db', 'manifests', 'backup', 'auth', 'applier', 'sdk', 'inspect', 'api', 'server', 'cli'],
-  manifests: ['db', 'backup', 'auth', 'applier', 'sdk', 'inspect', 'api', 'server', 'cli'],
-  db: ['manifests', 'backup', 'auth', 'applier', 'sdk', 'inspect', 'api', 'server', 'cli'],
-  backup: ['auth', 'applier', 'sdk', 'inspect', 'api', 'server', 'cli'],
-  auth: ['backup', 'applier', 'inspect', 'api', 'server', 'cli'],
-  applier: ['inspect', 'api', 'server', 'cli'],
-  inspect: ['applier', 'sdk', 'api', 'server', 'cli'],
-  sdk: ['db', 'backup', 'applier', 'inspect', 'server', 'cli'],
-  api: ['server', 'cli'],
-  server: ['cli'],
-};
+const LAYERS = [
+  'restart',
+  'errors',
+  'metrics',
+  'text',
+  'config',
+  'planner',
+  'manifests',
+  'db',
+  'backup',
+  'auth',
+  'sdk',
+  'applier',
+  'inspect',
+  'api',
+  'server',
+  'cli',
+];
 
-const layerRules = Object.entries(LAYERS).map(([folder, above]) => ({
-  files: [`src/${folder}/**`],
-  rules: {
-    '@typescript-eslint/no-restricted-imports': [
-      'error',
-      {
-        patterns: [
-          {
-            regex: `^(\\.\\./)+(${above.join('|')})/`,
-            message: `src/${folder} is below ${above.join(', ')}: it may not import them`,
-          },
-        ],
-      },
-    ],
-  },
-}));
+const layerRules = LAYERS.slice(0, -1).map((folder, index) => {
+  const above = LAYERS.slice(index + 1);
+  return {
+    files: [`src/${folder}/**`],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^(\\.\\./)+(${above.join('|')})/`,
+              message: `src/${folder} is below ${above.join(', ')}: it may not import them`,
+            },
+          ],
+        },
+      ],
+    },
+  };
+});
 
 export default tseslint.config(
   {
@@ -168,7 +138,10 @@ export default tseslint.config(
       'test/fixtures/packages/**',
       'bench/fixtures/modules/**',
     ],
+    plugins: { ward: { rules: { 'module-boundary': moduleBoundary } } },
     rules: {
+      // Nor another module's files: only the types of its public API (scripts/eslint/module-boundary.js).
+      'ward/module-boundary': 'error',
       // `import { type X }` keeps an (empty) import that loads the file when the module runs.
       '@typescript-eslint/no-import-type-side-effects': 'error',
       '@typescript-eslint/no-restricted-imports': [

@@ -18,17 +18,18 @@ import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
-import { formatCsvRow } from '../modules/migration_import/lib/index.ts';
+import { formatCsvRow, importRules } from '../modules/migration_import/lib/index.ts';
 import { executeRun } from '../modules/migration_import/lib/jobs/execute-run.ts';
 import type { JobRow } from '../modules/migration_import/lib/jobs/job-row.ts';
 import { claimExecute, claimValidate, insertJob } from '../modules/migration_import/lib/jobs/job-store.ts';
 import { Lease } from '../modules/migration_import/lib/jobs/lease.ts';
+import { peers } from '../modules/migration_import/lib/jobs/peers.ts';
 import { sourceRecords } from '../modules/migration_import/lib/jobs/records.ts';
 import { receiveSource } from '../modules/migration_import/lib/jobs/source-file.ts';
+import { sdk as wardSdk } from '../src/sdk/runtime.ts';
 import { validateRun } from '../modules/migration_import/lib/jobs/validate-run.ts';
 import { syntheaPatientsCsv } from '../scripts/generate-import-fixtures.ts';
-import { sdk } from '../src/sdk/runtime.ts';
-import { install } from '../test/helpers/app.ts';
+import { install, officialSdk } from '../test/helpers/app.ts';
 import { scratchDir } from '../test/helpers/cli.ts';
 import { median, NODE, ratio, scratchDatabase, timeProcess } from './lib.ts';
 
@@ -49,6 +50,7 @@ interface WorkerReport {
 /** The child: executes one validated job and reports its time and peak memory as JSON. */
 async function worker(url: string, storage: string, id: number, memory: boolean): Promise<void> {
   const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 4 } });
+  const sdk = await officialSdk(knex, storage, 'migration_import');
   const claimed = await claimExecute(knex, id, CLAIM);
   if (claimed === undefined) throw new Error(`job ${id} is not executable`);
   const report: WorkerReport = { ms: 0, peakRss: 0, liveHeap: 0 };
@@ -61,7 +63,7 @@ async function worker(url: string, storage: string, id: number, memory: boolean)
   const timer = memory ? setInterval(sample, 250) : undefined;
   const started = performance.now();
   const lease = new Lease(knex, id, CLAIM.workerId, CLAIM.leaseMs);
-  await executeRun({ knex, storageDir: storage, batchSize: BATCH }, claimed.row, lease);
+  await executeRun({ knex, sdk, storageDir: storage, batchSize: BATCH }, claimed.row, lease);
   report.ms = performance.now() - started;
   clearInterval(timer);
   report.peakRss = process.resourceUsage().maxRSS * 1024;
@@ -90,7 +92,12 @@ async function* utf8(chunks: AsyncIterable<string>): AsyncGenerator<Buffer> {
 
 /** A validated job whose source is `rows` generated patients. */
 async function validatedJob(knex: Knex, storage: string, rows: number): Promise<JobRow> {
-  const received = await receiveSource(storage, Readable.from(utf8(syntheaPatientsCsv(rows, 42))), Infinity);
+  const received = await receiveSource(
+    wardSdk.files,
+    storage,
+    Readable.from(utf8(syntheaPatientsCsv(rows, 42))),
+    Infinity,
+  );
   const job = await knex.transaction(async (trx) => {
     const row = await insertJob(trx, {
       sourceSystem: 'bench',
@@ -105,7 +112,7 @@ async function validatedJob(knex: Knex, storage: string, rows: number): Promise<
   });
   const claimed = (await claimValidate(knex, job.id, CLAIM))!;
   await validateRun(
-    { knex, storageDir: storage, sdk },
+    { knex, storageDir: storage, sdk: await officialSdk(knex, storage, 'migration_import') },
     claimed,
     new Lease(knex, job.id, CLAIM.workerId, CLAIM.leaseMs),
   );
@@ -116,10 +123,11 @@ async function validatedJob(knex: Knex, storage: string, rows: number): Promise<
 }
 
 /** The values execute writes for each row, as a CSV file for `\copy`. */
-async function copyFile(storage: string, job: JobRow): Promise<string> {
+async function copyFile(knex: Knex, storage: string, job: JobRow): Promise<string> {
   const file = path.join(storage, `copy-${job.id}.csv`);
   const out = createWriteStream(file);
-  for await (const item of sourceRecords(storage, job, { acrossRecords: false })) {
+  const rules = importRules(peers(await officialSdk(knex, storage, 'migration_import')));
+  for await (const item of sourceRecords(storage, job, { rules, acrossRecords: false })) {
     if (item.kind !== 'patient') continue;
     const { record } = item;
     const address = record.address && {
@@ -159,7 +167,7 @@ async function main(quick: boolean): Promise<void> {
     await install(db.url, ['migration_import']);
     const rows = 100_000;
     const job = await validatedJob(db.knex, storage, rows);
-    const file = await copyFile(storage, job);
+    const file = await copyFile(db.knex, storage, job);
     const copy = `\\copy patients_patient (mrn, family_name, given_name, birth_date, sex, address) from '${file}' with (format csv)`;
     const executeTimes: number[] = [];
     const copyTimes: number[] = [];

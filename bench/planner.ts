@@ -47,6 +47,7 @@ function randomDag(): Inventory {
       routes: null,
       commands: null,
       frontend: null,
+      api: null,
     });
   }
   return { modules, problems: [] };

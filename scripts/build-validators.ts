@@ -3,17 +3,17 @@
  *  - manifest.validate.cjs, from src/manifests/manifest.schema.json, so that a `ward` command
  *    validates manifests without loading ajv's compiler or compiling the schema;
  *  - draft-07.validate.cjs, the draft-07 meta-schema with the settings of Ward's own ajv instances
- *    (src/api/ajv-config.ts), which ajv would otherwise compile in every instance at each start.
+ *    (src/sdk/ajv-config.ts), which ajv would otherwise compile in every instance at each start.
  * `npm install` and `npm ci` run it (the `prepare` script), as they build the web shell; it needs
  * only ajv, a production dependency. CommonJS because ajv's standalone code require()s its runtime.
  * Run it again after editing the schema or the settings:  node scripts/build-validators.ts
- * test/manifests/manifest-code.test.ts and test/api/ajv-meta.test.ts fail while either is stale.
+ * test/manifests/manifest-code.test.ts and test/sdk/ajv-meta.test.ts fail while either is stale.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { AJV_OPTIONS, configureAjv, DRAFT_07 } from '../src/api/ajv-config.ts';
+import { AJV_OPTIONS, configureAjv, DRAFT_07 } from '../src/sdk/ajv-config.ts';
 import { GENERATED_DIR, generatedFile } from '../src/generated.ts';
 
 const schemaFile = fileURLToPath(new URL('../src/manifests/manifest.schema.json', import.meta.url));

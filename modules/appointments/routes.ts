@@ -48,7 +48,11 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
       summary: 'Book an appointment; an unknown patient or status, or an end before the start, is 422',
       body: CREATE_APPOINTMENT,
       handler: async (ctx) => {
-        const appointment = await createAppointment(sdk, knex, ctx.request.body as AppointmentInput);
+        const appointment = await createAppointment(
+          sdk,
+          sdk.acting(ctx),
+          ctx.request.body as AppointmentInput,
+        );
         ctx.status = 201;
         ctx.set('Location', `${ctx.path}/${appointment.id}`);
         ctx.body = appointment;
@@ -62,7 +66,12 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
       body: UPDATE_APPOINTMENT,
       handler: async (ctx) => {
         const id = http.idParam(ctx, 'id', 'appointment');
-        const appointment = await updateAppointment(sdk, knex, id, ctx.request.body as AppointmentInput);
+        const appointment = await updateAppointment(
+          sdk,
+          sdk.acting(ctx),
+          id,
+          ctx.request.body as AppointmentInput,
+        );
         if (appointment === null) throw errors.notFound('appointment', id);
         ctx.body = appointment;
       },

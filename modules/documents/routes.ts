@@ -6,17 +6,18 @@
  */
 import type { Context } from 'koa';
 import type { ModuleRoutes } from '../../src/sdk/index.ts';
+import type { PatientsApi } from '../patients/api.ts';
 import { insertUsingBlob } from './lib/blob-lock.ts';
 import { openBlob, putBlob, removeAbandonedUploads, tooLarge } from './lib/blob-store.ts';
 import { documentMaxBytes } from './lib/config.ts';
-import { findDocument, insertDocument, listDocuments, patientExists, SORT_KEY } from './lib/queries.ts';
+import { findDocument, insertDocument, listDocuments, SORT_KEY } from './lib/queries.ts';
 import { uploadMeta } from './lib/upload.ts';
 
 const READ = 'documents.document.read';
 const WRITE = 'documents.document.write';
 
 const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
-  await removeAbandonedUploads(storageDir).then(
+  await removeAbandonedUploads(sdk, storageDir).then(
     (removed) => {
       if (removed.length > 0)
         logger.info(
@@ -28,9 +29,10 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
   );
   const { http, errors } = sdk;
   const maxBytes = documentMaxBytes(sdk);
+  const patients = sdk.modules.get<PatientsApi>('patients');
   const patientId = async (ctx: Context) => {
     const id = http.idParam(ctx, 'patientId', 'patient');
-    if (!(await patientExists(knex, id))) throw errors.notFound('patient', id);
+    if ((await patients.get(sdk.acting(ctx), id)) === null) throw errors.notFound('patient', id);
     return id;
   };
   return [
@@ -49,7 +51,7 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
           maxBytes,
           expectedSha256: meta.expectedSha256,
         });
-        const document = await insertUsingBlob(sdk, knex, storageDir, blob.sha256, (trx) =>
+        const document = await insertUsingBlob(sdk, sdk.acting(ctx), storageDir, blob.sha256, (trx) =>
           insertDocument(sdk, trx, {
             patientId: id,
             title: meta.title,

@@ -6,13 +6,13 @@
  * dead backend left running.
  */
 import type { ModuleRoutes } from '../../src/sdk/index.ts';
-import { documentMaxBytes } from '../documents/lib/config.ts';
 import { createJob } from './lib/http/create-job.ts';
 import { cannotExecute, cannotPurge, cannotValidate, purged } from './lib/http/errors.ts';
 import { foundJob, jobId, sampleSize, severityFilter, stateFilter } from './lib/http/params.ts';
 import { uploadBinary } from './lib/http/upload-binary.ts';
 import { jobView } from './lib/jobs/job-row.ts';
 import { listJobs } from './lib/jobs/job-store.ts';
+import { peers } from './lib/jobs/peers.ts';
 import { previewJob } from './lib/jobs/preview-run.ts';
 import { purgeJob } from './lib/jobs/purge.ts';
 import { JobRunner } from './lib/jobs/runner.ts';
@@ -28,7 +28,7 @@ const PURGE = 'migration_import.job.purge';
 
 const routes: ModuleRoutes = async ({ knex, storageDir, logger, module, sdk }) => {
   const settings = importSettings(sdk);
-  const maxBinaryBytes = documentMaxBytes(sdk);
+  const maxBinaryBytes = peers(sdk).documents.maxBytes();
   const mount = `/api/v1/${module}`;
   const runner = new JobRunner({ knex, storageDir, logger, settings, sdk });
   const { pageRequest } = sdk.http;
@@ -76,7 +76,7 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, module, sdk }) =
         const job = await foundJob(sdk, knex, jobId(sdk, ctx));
         if (job.purged_at !== null) throw purged(sdk, job);
         const preview = await previewJob(
-          { knex, storageDir, batchSize: settings.batchSize },
+          { knex, sdk, storageDir, batchSize: settings.batchSize },
           job,
           sampleSize(sdk, ctx),
         );
@@ -137,7 +137,7 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, module, sdk }) =
       permission: BINARY,
       rawBody: true,
       summary: 'Upload one binary: raw body, ?ref=, X-Content-SHA256; same file again is a duplicate',
-      handler: (ctx) => uploadBinary(ctx, { sdk, knex, storageDir, maxBytes: maxBinaryBytes }),
+      handler: (ctx) => uploadBinary(ctx, { sdk, knex, maxBytes: maxBinaryBytes }),
     },
     {
       method: 'POST',
@@ -147,7 +147,11 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, module, sdk }) =
         "Delete a job's source, binaries and warnings (not the records it imported); the job stays, marked purged_at/purged_by",
       handler: async (ctx) => {
         const id = jobId(sdk, ctx);
-        const done = await purgeJob({ knex, storageDir, logger }, id, sdk.http.caller(ctx).username);
+        const done = await purgeJob(
+          { acting: sdk.acting(ctx), sdk, storageDir, logger },
+          id,
+          sdk.http.caller(ctx).username,
+        );
         if (done === undefined) throw cannotPurge(sdk, await foundJob(sdk, knex, id));
         ctx.body = { ...jobView(done.row), purged: done.purged };
       },

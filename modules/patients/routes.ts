@@ -56,7 +56,7 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
       summary: 'Create a patient; a duplicate MRN is 409',
       body: CREATE_PATIENT,
       handler: async (ctx) => {
-        const patient = await createPatient(sdk, knex, patientInput(sdk, ctx));
+        const patient = await createPatient(sdk, sdk.acting(ctx), patientInput(sdk, ctx));
         ctx.status = 201;
         ctx.set('Location', `${ctx.path}/${patient.id}`);
         ctx.body = patient;
@@ -70,7 +70,7 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
       body: UPDATE_PATIENT,
       handler: async (ctx) => {
         const id = http.idParam(ctx, 'id', 'patient');
-        const patient = await updatePatient(sdk, knex, id, patientInput(sdk, ctx));
+        const patient = await updatePatient(sdk, sdk.acting(ctx), id, patientInput(sdk, ctx));
         if (patient === null) throw errors.notFound('patient', id);
         ctx.body = patient;
       },

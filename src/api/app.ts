@@ -35,7 +35,7 @@ import { healthRoutes, type HealthSources } from './routes/health.ts';
 import { meRoutes } from './routes/me.ts';
 import { moduleAdminRoutes } from './routes/modules-admin.ts';
 import { moduleRoutes } from './routes/modules.ts';
-import { ajvPerModule } from './validation.ts';
+import { ajvPerModule } from '../sdk/schema.ts';
 
 export type { HealthSources };
 

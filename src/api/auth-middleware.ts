@@ -8,34 +8,10 @@ import type { Context } from 'koa';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { PASSWORD_MIN_LENGTH } from '../auth/password.ts';
 import { can } from '../auth/permissions.ts';
-import type { Principal } from '../auth/principal.ts';
+import { callerOf, rememberCaller } from '../auth/request-caller.ts';
 import { SESSION_COOKIE, presentedCredential } from './credentials.ts';
 import { CSRF_HEADER, csrfProblem } from './csrf.ts';
-import { ApiError } from './errors.ts';
-
-export interface CallerState {
-  principal: Principal;
-  source: 'cookie' | 'bearer';
-  secret: string;
-}
-
-/**
- * Callers by request. Not on `ctx.state`: module handlers get the same ctx, and the state holds the
- * raw credential (`secret`). Modules see the caller only through `sdk.http.caller`.
- */
-const callers = new WeakMap<Context, CallerState>();
-
-/** Records who calls `ctx`; authenticate() does, and tests standing in for it. */
-export function rememberCaller(ctx: Context, caller: CallerState): void {
-  callers.set(ctx, caller);
-}
-
-/** The caller of an authenticated route. */
-export function callerOf(ctx: Context): CallerState {
-  const caller = callers.get(ctx);
-  if (caller === undefined) throw new Error(`${ctx.path} is not behind authenticate()`);
-  return caller;
-}
+import { ApiError } from '../errors/api-error.ts';
 
 const unauthenticated = (message: string) =>
   new ApiError(

@@ -5,21 +5,13 @@
  * every string and key is then NFC (json-text.ts).
  */
 import type { Context } from 'koa';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { bodyTooLarge } from '../sdk/errors.ts';
 import { findDuplicateKey } from './json-duplicate-key.ts';
 import { decodeUtf8, normaliseJson } from './json-text.ts';
 
 const hasBody = (ctx: Context): boolean =>
   ctx.get('Transfer-Encoding') !== '' || (ctx.request.length ?? 0) > 0;
-
-/**
- * 413 for a body over its limit: `what` is larger than `limit` bytes. The rest of the body is never
- * read, so the answer closes the connection, which spares both sides sending it.
- */
-export const bodyTooLarge = (what: string, limit: number, hint: string): ApiError =>
-  new ApiError(413, 'body_too_large', `${what} is larger than the limit of ${limit} bytes`, hint, {
-    headers: { Connection: 'close' },
-  });
 
 const tooLarge = (limit: number) =>
   bodyTooLarge(

@@ -5,27 +5,10 @@
  * with a 500 that reveals nothing.
  */
 import type { Context, Middleware, Next } from 'koa';
-import { WardError, isWardError } from '../errors/ward-error.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { isWardError } from '../errors/ward-error.ts';
 import type { Logger } from '../logger.ts';
 import { REQUEST_ID_HEADER } from './request-context.ts';
-
-export class ApiError extends WardError {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-
-  constructor(
-    status: number,
-    code: string,
-    message: string,
-    hint: string,
-    options: { cause?: unknown; headers?: Record<string, string> } = {},
-  ) {
-    super(code, message, hint, { cause: options.cause });
-    this.name = 'ApiError';
-    this.status = status;
-    this.headers = options.headers ?? {};
-  }
-}
 
 export interface ErrorBody {
   error: { code: string; message: string; hint: string };

@@ -12,7 +12,7 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Context, Middleware, Next } from 'koa';
 import { LAYERS_PREFIX } from '../manifests/frontend-layers.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors/api-error.ts';
 
 export interface FrontendFiles {
   /** The built shell: index.html and assets/. */

@@ -4,7 +4,7 @@
  * accent would be a second MRN beside "José" precomposed; both are refused or fixed here, once,
  * before any route sees the body. Pure: no I/O.
  */
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors/api-error.ts';
 
 // ignoreBOM keeps a byte order mark in the text, where JSON.parse refuses it as it always has.
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

@@ -9,10 +9,10 @@ import { pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
 import type { InstalledModule } from '../auth/installed.ts';
 import type { Logger } from '../logger.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { inactiveText, type InactiveModule } from '../planner/inactive.ts';
-import { ApiError } from './errors.ts';
 import type { ModuleRoutes, RouteDefinition, RouteMethod } from '../sdk/index.ts';
-import { moduleSdk } from '../sdk/runtime.ts';
+import { ModuleApis } from '../sdk/module-apis.ts';
 import type { ApiRoute } from './route.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -76,7 +76,7 @@ export function contractProblem(module: string, routes: unknown, declared: reado
   return null;
 }
 
-async function loadOne(installed: InstalledModule, deps: LoadDeps): Promise<ApiRoute[]> {
+async function loadOne(installed: InstalledModule, deps: LoadDeps, apis: ModuleApis): Promise<ApiRoute[]> {
   const { module } = installed;
   const imported = (await import(pathToFileURL(module.routes as string).href)) as { default?: unknown };
   if (typeof imported.default !== 'function')
@@ -86,7 +86,7 @@ async function loadOne(installed: InstalledModule, deps: LoadDeps): Promise<ApiR
     logger: deps.logger.child({ module: module.name }),
     storageDir: deps.storageDir,
     module: module.name,
-    sdk: moduleSdk(),
+    sdk: await apis.sdkFor(module),
   });
   const problem = contractProblem(module.name, definitions, module.manifest.permissions ?? []);
   if (problem !== null) throw new Error(`${module.routes}: ${problem}`);
@@ -111,10 +111,15 @@ export async function loadModuleRoutes(
 ): Promise<LoadedRoutes> {
   const routes: ApiRoute[] = [];
   const failures: ModuleFailure[] = [];
+  // A module's routes reach the APIs of the installed modules it depends on, each loaded once.
+  const apis = new ModuleApis({
+    modules: new Map(modules.map((installed) => [installed.module.name, installed.module])),
+    ...deps,
+  });
   for (const installed of modules) {
     if (installed.module.routes === null) continue;
     try {
-      routes.push(...(await loadOne(installed, deps)));
+      routes.push(...(await loadOne(installed, deps, apis)));
     } catch (error) {
       failures.push({ module: installed.module.name, message: (error as Error).message });
       deps.logger.error({ err: error, module: installed.module.name }, 'module routes not mounted');

@@ -13,6 +13,8 @@ import { observed, type StepEvent, type StepListener } from './events.ts';
 import { operationLog, stepLogger } from './listeners.ts';
 import { refusalToError } from '../planner/refusals.ts';
 import { doneSteps } from '../planner/resume.ts';
+import { actingTransaction, SYSTEM_ACTOR } from '../db/acting.ts';
+import { ModuleApis } from '../sdk/module-apis.ts';
 import { NON_TRANSACTIONAL, runStep, type StepEnv } from './steps/run.ts';
 import {
   STEPS,
@@ -66,6 +68,13 @@ export async function applyPlan(env: ApplyEnv, plan: Plan): Promise<ApplyReport>
     plan.actions.map((action) => action.module),
   );
   let stepNumber = 0;
+  // Hooks reach the APIs of the modules they depend on, loaded once for the whole plan.
+  const apis = new ModuleApis({
+    modules: env.inventory.modules,
+    knex: env.knex,
+    storageDir: env.storageDir,
+    logger: env.logger,
+  });
   for (const action of plan.actions) {
     const blocker = blockerOf(env.inventory, plan, action, unavailable);
     if (blocker !== null) {
@@ -84,7 +93,7 @@ export async function applyPlan(env: ApplyEnv, plan: Plan): Promise<ApplyReport>
       continue;
     }
     const later = laterUninstalls(env.inventory, plan, action);
-    const result = await applyAction(env, emit, action, later, log, () => ++stepNumber);
+    const result = await applyAction(env, apis, emit, action, later, log, () => ++stepNumber);
     if (result === null) report.applied.push({ module: action.module, kind: action.kind });
     else {
       unavailable.add(action.module);
@@ -158,6 +167,7 @@ function laterUninstalls(inventory: Inventory, plan: Plan, action: Action): Disk
 /** Returns null when every step is done, or the step that failed and why. */
 async function applyAction(
   env: ApplyEnv,
+  apis: ModuleApis,
   emit: Emit,
   action: Action,
   later: readonly DiskModule[],
@@ -173,6 +183,7 @@ async function applyAction(
     laterUninstalls: later,
     storageDir: env.storageDir,
     logger: env.logger,
+    apis,
   };
   for (const step of STEPS[action.kind]) {
     if (done.has(step)) continue;
@@ -194,7 +205,7 @@ async function applyAction(
         return result;
       };
       const detail = transactional
-        ? await env.knex.transaction((trx) => work(trx, trx))
+        ? await actingTransaction(env.knex, SYSTEM_ACTOR, (trx) => work(trx, trx))
         : await work(env.knex, null);
       // A non-transactional step's `done` row is written here: if it cannot be, the step failed.
       await emit({ ...ref, type: 'committed', detail, transactional, ms: ms() });

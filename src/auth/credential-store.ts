@@ -55,7 +55,12 @@ export async function loadCredential(
       roles: row.roles,
       revokedAt: null,
       mustChangePassword: row.must_change_password,
-      credential: { kind: 'session', csrfSecret: row.csrf_secret, expiresAt: row.expires_at },
+      credential: {
+        kind: 'session',
+        ref: hash.toString('hex').slice(0, 16),
+        csrfSecret: row.csrf_secret,
+        expiresAt: row.expires_at,
+      },
     };
   }
   const { rows } = (await knex.raw(

@@ -5,7 +5,7 @@
  * (a zero-width space pasted from a chat, say) that would otherwise make the value look valid.
  */
 import { WardError } from '../errors/ward-error.ts';
-import { identifierProblem } from '../sdk/text.ts';
+import { identifierProblem } from '../text/text.ts';
 
 export const USERNAME = /^[a-z0-9][a-z0-9._@+-]{0,149}$/;
 export const ROLE_NAME = /^[a-z][a-z0-9_]{0,62}$/;

@@ -7,6 +7,8 @@ import { effectiveRoles, permissionsOf, type PermissionMap, type PermissionSet }
 
 export interface SessionCredential {
   kind: 'session';
+  /** Names the session in `ward.actor`: the first 16 hex digits of its stored hash (never the secret). */
+  ref: string;
   csrfSecret: string;
   expiresAt: Date;
 }

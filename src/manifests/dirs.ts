@@ -1,6 +1,6 @@
 /** Directory reads for discovery, where a missing directory is an answer rather than a failure. */
 import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { WardError } from '../errors/ward-error.ts';
 
 /** null when the directory is missing; other failures (permissions) stop discovery with a clear error. */
@@ -17,3 +17,10 @@ export async function listDir(dir: string): Promise<Dirent[] | null> {
 
 /** Symlinks count as directories: npm link and workspaces put packages in node_modules that way. */
 export const isDirLike = (entry: Dirent): boolean => entry.isDirectory() || entry.isSymbolicLink();
+
+/** Whether anything is at `path`. */
+export const exists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );

@@ -31,6 +31,10 @@ export type RoutePath = string;
  * The module's frontend layer: a path relative to the module directory, without `..` segments.
  */
 export type LayerPath = string;
+/**
+ * The module's public API, which other modules reach through sdk.modules.get: a .ts or .js file relative to the module directory, without `..` segments.
+ */
+export type ApiPath = string;
 
 /**
  * A Ward module's manifest.json: who the module is, what it needs and what it grants.
@@ -75,6 +79,7 @@ export interface Manifest {
    */
   navigation?: NavigationEntry[];
   frontend?: LayerPath;
+  api?: ApiPath;
 }
 export interface NavigationEntry {
   label: string;

@@ -4,7 +4,7 @@
  * stat or two for a frontend layer's entry).
  */
 import { join } from 'node:path';
-import { isDirLike, listDir } from './dirs.ts';
+import { exists, isDirLike, listDir } from './dirs.ts';
 import { layerEntry } from './layer-entry.ts';
 import { readManifest } from './manifest.ts';
 import type { Category, DiskModule, ManifestProblem } from '../planner/types.ts';
@@ -45,6 +45,10 @@ export async function loadModuleDir({ dir, category, expectedName }: Candidate):
   const commands = optionalFile('commands');
   const layer = manifest.frontend === undefined ? null : await layerEntry(dir, manifest.frontend);
   if (layer?.ok === false) report('/frontend', layer.message);
+  const api = manifest.api ?? null;
+  if (api !== null && !(await exists(join(dir, api)))) {
+    report('/api', `public API "${api}" does not exist in ${dir}`);
+  }
   if (problems.length > 0) return { problems };
   const migrations = entries.find((entry) => entry.name === 'migrations');
   return {
@@ -66,6 +70,7 @@ export async function loadModuleDir({ dir, category, expectedName }: Candidate):
       routes,
       commands,
       frontend: layer?.ok === true ? layer.entry : null,
+      api: api === null ? null : join(dir, api),
     },
   };
 }

@@ -39,6 +39,8 @@ export interface DiskModule {
    * manifest's `frontend`, or `<folder>/index.js` when it names a folder.
    */
   frontend: string | null;
+  /** Absolute path of the public API file the manifest's `api` names, or null when there is none. */
+  api: string | null;
 }
 
 /** A "manifest error": a file that could not become a DiskModule. */

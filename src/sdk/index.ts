@@ -17,15 +17,28 @@
  *
  * Commands: a module's `commands.ts` (or `commands.js`) may default-export `ModuleCommands`, the
  * operator's commands for an installed module, run with `ward modules run <module> <command>`.
+ *
+ * Public API: a module others may use names one file in its manifest (`"api": "api.ts"`) whose
+ * default export is a `ModuleApiFactory`; the functions it returns apply the module's own rules and
+ * take the acting context first. Another module reaches them only through `sdk.modules.get(name)`
+ * (typed by an `import type` of that file), never by importing the file, and only if the module is
+ * in its `depends`.
+ *
+ * Who acts: every write runs on behalf of someone, an `Acting` context (`sdk.acting(ctx)` in a
+ * route, `acting` in a hook's or a command's context, `sdk.jobActing(id)` for background work),
+ * whose `transaction(work)` records the actor where database triggers read it:
+ * `current_setting('ward.actor', true)`.
  */
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
-import type { ApiError } from '../api/errors.ts';
+import type { ApiError } from '../errors/api-error.ts';
+import type { Acting, Actor } from '../db/acting.ts';
 import type { WardError } from '../errors/ward-error.ts';
+import type { TextProblem } from '../text/text.ts';
 import type { Logger } from '../logger.ts';
 import type { Manifest } from '../manifests/manifest.types.ts';
 
-export type { ApiError, Context, Knex, Logger, Manifest, WardError };
+export type { Acting, Actor, ApiError, Context, Knex, Logger, Manifest, TextProblem, WardError };
 
 declare module 'koa' {
   interface Request {
@@ -71,6 +84,8 @@ export type ModuleRoutes = (context: ModuleRouteContext) => RouteDefinition[] | 
 export interface HookContext {
   /** The step's transaction: a hook that throws leaves nothing it wrote behind. */
   knex: Knex;
+  /** Ward itself (`system`) inside the step's transaction: what other modules' APIs take. */
+  acting: Acting;
   /** Ward's logger, tagged with the module and the hook. */
   logger: Logger;
   /** The module's manifest, as validated. */
@@ -106,6 +121,8 @@ export interface CommandContext {
   storageDir: string;
   /** Who runs it, for the record: `cli:<the operating-system user>`. */
   operator: string;
+  /** The operator (`cli:<user>`) as an acting context: write through `acting.transaction(…)`. */
+  acting: Acting;
   sdk: WardSdk;
 }
 
@@ -290,19 +307,6 @@ export interface SdkValidation {
   compile<T = unknown>(schema: object): Validator<T>;
 }
 
-/** A character a text rule refuses, and where it is. */
-export interface TextProblem {
-  codePoint: number;
-  /** `U+200B ZERO WIDTH SPACE` (just the code point for characters without a name in Ward's table). */
-  character: string;
-  /** Counted in characters (code points), from 1. */
-  position: number;
-  /** Why it is refused: `a zero-width character`, `a bidirectional control`, `a control character`, … */
-  reason: string;
-  /** `contains U+200B ZERO WIDTH SPACE (a zero-width character) at character 4`: put the field's name before it. */
-  message: string;
-}
-
 /**
  * Unicode rules for text people type and compare. Strings of JSON bodies and `http.queryText` are
  * already NFC; these refuse the characters nobody can see, which would make two values that look
@@ -335,4 +339,136 @@ export interface WardSdk {
   readonly settings: SdkSettings;
   readonly validation: SdkValidation;
   readonly text: SdkText;
+  readonly batch: SdkBatch;
+  readonly files: SdkFiles;
+  /** Other modules' public APIs. */
+  readonly modules: SdkModules;
+  /**
+   * The acting context of a request: its caller (`user:<id>:session:<ref>` or
+   * `user:<id>:token:<id>`). Throws a plain Error on a route without a caller.
+   */
+  acting(ctx: Context): Acting;
+  /**
+   * The acting context of work the module runs in the background on its own: `job:<id>`. Name
+   * the job so it is unique across Ward: `<module>:<your id>`, such as `migration_import:42`.
+   */
+  jobActing(id: string): Acting;
 }
+
+/** How a kind of partial file is named: `<prefix><owner tag>-<pid>-<random><suffix>`. */
+export interface PartialKind {
+  prefix: string;
+  suffix: string;
+}
+
+/** A file an upload is writing; Ward vouches for it (no backend removes it) until `release`. */
+export interface PartialFile {
+  readonly file: string;
+  /** Stops vouching for the file: call once it has been renamed into place or removed. */
+  release(): void;
+}
+
+/**
+ * Files an upload writes before it is whole, and what a backend that died mid-upload left behind.
+ * Several replicas may share the storage folder: a partial file's name says which backend writes
+ * it, and a live backend touches its files every minute, so no backend ever removes a file a live
+ * upload is writing (here or on another replica), while a dead one's files go at the next start
+ * or sweep.
+ */
+export interface SdkFiles {
+  /** A new partial file's name in `dir` (the caller creates it), vouched for until released. */
+  newPartialFile(dir: string, kind: PartialKind): Promise<PartialFile>;
+  /** Removes the partial files of `kind` in `dir` that no live upload writes; returns their names. */
+  removeAbandoned(dir: string, kind: PartialKind): Promise<string[]>;
+}
+
+/** One column of a `BatchTable`. */
+export interface BatchColumn<Row> {
+  name: string;
+  /** The element type of the array the values travel in. */
+  type: 'text' | 'int' | 'bigint' | 'date' | 'timestamptz';
+  /** Applied after `unnest`: JSON travels as text and becomes `jsonb` here. */
+  cast?: 'jsonb';
+  /** The column's value in a row; null and undefined are NULL. */
+  of: (row: Row) => unknown;
+}
+
+/** A table as `sdk.batch` writes it: which columns, from which fields of a row. */
+export interface BatchTable<Row> {
+  /** Your own table: a module writes only its own tables. */
+  table: string;
+  columns: ReadonlyArray<BatchColumn<Row>>;
+  /** A column updates set to now(), or null. */
+  touch: string | null;
+}
+
+/**
+ * Batched writes of many rows in one statement each (`unnest` of one array per column), for
+ * imports and other bulk work: inside your transaction, each costs one round trip whatever the
+ * number of rows. The order of RETURNING is never relied upon.
+ */
+export interface SdkBatch {
+  /** `count` new ids from the `id` sequence of `table`. */
+  nextIds(knex: Knex, table: string, count: number): Promise<number[]>;
+  /** Inserts rows with the ids given (from `nextIds`). */
+  insertRows<Row>(
+    knex: Knex,
+    table: BatchTable<Row>,
+    rows: ReadonlyArray<{ id: number; columns: Row }>,
+  ): Promise<void>;
+  /**
+   * Inserts rows, skipping those that conflict on the unique column `key`; returns the new ids by
+   * the value of `key` (a row skipped has none).
+   */
+  insertUnique<Row>(
+    knex: Knex,
+    table: BatchTable<Row>,
+    rows: readonly Row[],
+    key: keyof Row & string,
+  ): Promise<Map<string, number>>;
+  /** Updates the rows with these ids to these columns (and `touch` to now()). */
+  updateRows<Row>(
+    knex: Knex,
+    table: BatchTable<Row>,
+    rows: ReadonlyArray<{ id: number; columns: Row }>,
+  ): Promise<void>;
+  /**
+   * Inserts the rows without an `id` (their ids drawn from the table's sequence) and updates those
+   * with one: one INSERT and one UPDATE. Returns each row's id, in the order given.
+   */
+  upsertRows<Row>(
+    knex: Knex,
+    table: BatchTable<Row>,
+    rows: ReadonlyArray<{ id?: number; columns: Row }>,
+  ): Promise<number[]>;
+}
+
+/** `sdk.modules`: the public APIs of the modules this one depends on. */
+export interface SdkModules {
+  /**
+   * What module `name`'s API factory returned, typed by `import type` of its API file:
+   * `sdk.modules.get<PatientsApi>('patients')`. Throws WardError `module_not_in_depends` when
+   * `name` is not in this module's `depends`, and `module_has_no_api` when it declares no `api`.
+   */
+  get<T extends object>(name: string): T;
+}
+
+/** What a module's API factory receives, once per process. */
+export interface ModuleApiContext {
+  /** The module's own name. */
+  module: string;
+  /** Ward's logger, tagged with the module's name. */
+  logger: Logger;
+  /** Ward's storage directory; the module's files are under `<storageDir>/<module>/`. */
+  storageDir: string;
+  /** The module's own SDK view: its `modules.get` reaches the modules in its own `depends`. */
+  sdk: WardSdk;
+}
+
+/**
+ * The default export of the file a manifest's `api` names: returns the module's public API, an
+ * object of functions that take the caller's `Acting` first (`upsertMany(acting, rows)`), read
+ * with `acting.knex` and write inside `acting.transaction(…)`, so the caller's transaction and
+ * actor carry through. A throw leaves the API (and the routes of modules that need it) unloaded.
+ */
+export type ModuleApiFactory<T extends object> = (context: ModuleApiContext) => T;

@@ -4,8 +4,8 @@
  * is refused rather than silently picked or repaired; query text is NFC, as stored text is.
  */
 import type { Context } from 'koa';
-import { callerOf } from '../api/auth-middleware.ts';
-import { ApiError } from '../api/errors.ts';
+import { callerOf } from '../auth/request-caller.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { can } from '../auth/permissions.ts';
 import { invalidQuery, notFound } from './errors.ts';
 import type { Caller } from './index.ts';

@@ -2,10 +2,14 @@
  * The SDK object Ward hands to a module's routes factory and hooks (the contract is `WardSdk` in
  * index.ts). Each call gets a view of its own, frozen: the stateless parts are shared, and
  * `validation` has its own ajv, so one module's schemas (an `$id` used twice) never meet another's.
+ * A view knows its module: whom its `acting` contexts write with, which APIs `modules.get` hands
+ * out (module-apis.ts loads them).
  */
-import { bodyTooLarge } from '../api/body.ts';
-import { ApiError } from '../api/errors.ts';
-import { invalidBody } from '../api/validation.ts';
+import { newPartialFile, removeAbandoned } from './partial-files.ts';
+import type { Context } from 'koa';
+import type { Knex } from 'knex';
+import { ApiError } from '../errors/api-error.ts';
+import { acting, jobActor, userActor, type Acting } from '../db/acting.ts';
 import { WardError, isWardError } from '../errors/ward-error.ts';
 import {
   CHECK_VIOLATION,
@@ -14,16 +18,18 @@ import {
   UNIQUE_VIOLATION,
   constraintError,
 } from './db-errors.ts';
-import { invalidQuery, notFound } from './errors.ts';
+import { bodyTooLarge, invalidBody, invalidQuery, notFound } from './errors.ts';
 import type { WardSdk } from './index.ts';
+import { insertRows, insertUnique, nextIds, updateRows, upsertRows } from './batch.ts';
 import { pageRequest, toPage } from './page.ts';
+import { callerOf } from '../auth/request-caller.ts';
 import { caller, idParam, parseId, queryText, refuseEncoded } from './request.ts';
 import { compiler, isInstant } from './schema.ts';
 import { parseSize } from './settings.ts';
-import { identifierProblem, textProblem } from './text.ts';
+import { identifierProblem, textProblem } from '../text/text.ts';
 
 /** Semantic version of the contract in index.ts: a minor adds members, a major changes or removes one. */
-export const SDK_VERSION = '1.0.0';
+export const SDK_VERSION = '1.1.0';
 
 /** What every view shares: nothing here keeps state. */
 const stateless = {
@@ -47,11 +53,71 @@ const stateless = {
   } as const),
   settings: Object.freeze({ parseSize }),
   text: Object.freeze({ identifierProblem, textProblem }),
+  files: Object.freeze({ newPartialFile, removeAbandoned }),
+  batch: Object.freeze({ nextIds, insertRows, insertUnique, updateRows, upsertRows }),
 };
 
-/** A fresh view for one module's routes factory or one hook call. */
-export function moduleSdk(): WardSdk {
-  return Object.freeze({ ...stateless, validation: Object.freeze({ compile: compiler() }) });
+/** What a module's view of the SDK is bound to. */
+export interface SdkScope {
+  /** The module whose view it is; null for code standing in for one (tests, benchmarks). */
+  module: string | null;
+  /** The pool its acting contexts open transactions on; null where it writes nothing. */
+  knex: Knex | null;
+  /** The public APIs of the modules in its `depends`, by name (a module without one: absent). */
+  apis: ReadonlyMap<string, object>;
+  /** Its `depends`: the modules whose APIs it may ask for. */
+  depends: readonly string[];
+}
+
+const UNBOUND: SdkScope = { module: null, knex: null, apis: new Map(), depends: [] };
+
+function pool(scope: SdkScope): Knex {
+  if (scope.knex === null) throw new Error('this SDK view has no database: it cannot act');
+  return scope.knex;
+}
+
+/** The acting context of the caller of `ctx`. */
+function requestActing(scope: SdkScope, ctx: Context): Acting {
+  const { principal } = callerOf(ctx);
+  const { credential } = principal;
+  return acting(
+    pool(scope),
+    userActor(
+      principal.userId,
+      credential.kind === 'session'
+        ? { kind: 'session', ref: credential.ref }
+        : { kind: 'token', id: credential.id },
+    ),
+  );
+}
+
+function moduleApi(scope: SdkScope, name: string): object {
+  const who = scope.module ?? 'this code';
+  if (!scope.depends.includes(name))
+    throw new WardError(
+      'module_not_in_depends',
+      `module ${who} asks for the API of module ${name}, which is not in its depends`,
+      `add "${name}" to "depends" in ${who}'s manifest.json, so Ward installs it first`,
+    );
+  const api = scope.apis.get(name);
+  if (api === undefined)
+    throw new WardError(
+      'module_has_no_api',
+      `module ${name} has no public API (its manifest names no "api" file)`,
+      `ask ${name}'s authors for one, or use what its routes offer`,
+    );
+  return api;
+}
+
+/** A fresh view for one module's routes factory, API factory, hook call or command. */
+export function moduleSdk(scope: SdkScope = UNBOUND): WardSdk {
+  return Object.freeze({
+    ...stateless,
+    validation: Object.freeze({ compile: compiler() }),
+    modules: Object.freeze({ get: <T extends object>(name: string) => moduleApi(scope, name) as T }),
+    acting: (ctx: Context) => requestActing(scope, ctx),
+    jobActing: (id: string) => acting(pool(scope), jobActor(id)),
+  });
 }
 
 /** One view for code that stands in for a module: tests, benchmarks. */

@@ -1,15 +1,56 @@
 /**
- * JSON Schemas for modules (`sdk.validation`), on an ajv set up as Ward's route bodies are, so a
+ * Ward's ajv, which compiles route bodies' schemas and modules' own; and JSON Schemas for modules
+ * (`sdk.validation`), on an ajv set up as Ward's route bodies are, so a
  * module's own checks accept the same formats and word their problems the same way. Each module
  * gets its own ajv (see runtime.ts): ajv keeps every schema with an `$id` by that id, so on a shared
  * one two modules using the same `$id` would collide, and which one failed would depend on load
  * order. The ajv is created on first use (about 0.3 ms, then about as much per schema compiled): a
  * module that compiles nothing pays nothing at start-up.
  */
-import type { Ajv, ValidateFunction } from 'ajv';
-import { createAjv } from '../api/validation.ts';
+import { Ajv, type AnySchema, type ValidateFunction } from 'ajv';
 import { schemaErrorProblem } from '../manifests/schema-messages.ts';
+import { AJV_OPTIONS, configureAjv } from './ajv-config.ts';
+import { generatedOnce } from '../generated.ts';
 import type { Validator } from './index.ts';
+
+/** ajv's draft-07 meta-schema validator with Ward's settings, built at install (scripts/build-validators.ts). */
+const draft07Validator = generatedOnce<ValidateFunction>('draft-07.validate.cjs');
+
+/**
+ * Ajv checks a schema against the draft-07 meta-schema before compiling it, and compiles the
+ * meta-schema for that first, in every instance: 20-30 ms of each start-up (the router's
+ * instance, modules' own). Here the check runs on the copy compiled ahead of time with the same
+ * settings, with ajv's own result and error.
+ */
+class WardAjv extends Ajv {
+  override validateSchema(schema: AnySchema, throwOrLogError?: boolean): boolean | Promise<unknown> {
+    // A schema that names its meta-schema may name one only this instance knows.
+    if (typeof schema === 'boolean' || schema.$schema !== undefined)
+      return super.validateSchema(schema, throwOrLogError);
+    const validateDraft07 = draft07Validator();
+    const valid = validateDraft07(schema);
+    this.errors = validateDraft07.errors ?? null;
+    if (!valid && throwOrLogError === true) throw new Error(`schema is invalid: ${this.errorsText()}`);
+    return valid;
+  }
+}
+
+export function createAjv(): Ajv {
+  return configureAjv(new WardAjv(AJV_OPTIONS));
+}
+
+/**
+ * An ajv per module, created on first use. ajv keeps every schema with an `$id` by that id: on one
+ * shared instance two modules using the same `$id` would collide, the second to load failing.
+ */
+export function ajvPerModule(): (module: string | null) => Ajv {
+  const ajvs = new Map<string | null, Ajv>();
+  return (module) => {
+    let ajv = ajvs.get(module);
+    if (ajv === undefined) ajvs.set(module, (ajv = createAjv()));
+    return ajv;
+  };
+}
 
 export type Compile = <T = unknown>(schema: object) => Validator<T>;
 

@@ -4,8 +4,10 @@
  * tell a person, by error code, in place of Ward's operator wording.
  */
 import test from 'ava';
-import { ApiError } from '../../src/api/errors.ts';
-import { compileBody, createAjv, invalidBody } from '../../src/api/validation.ts';
+import { ApiError } from '../../src/errors/api-error.ts';
+import { compileBody } from '../../src/api/validation.ts';
+import { invalidBody } from '../../src/sdk/errors.ts';
+import { createAjv } from '../../src/sdk/schema.ts';
 import { ROOT } from '../../src/config.ts';
 
 interface Ui {

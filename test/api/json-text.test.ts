@@ -7,7 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import { isDeepStrictEqual } from 'node:util';
 import test from 'ava';
 import fc from 'fast-check';
-import { ApiError } from '../../src/api/errors.ts';
+import { ApiError } from '../../src/errors/api-error.ts';
 import { decodeUtf8, normaliseJson, utf8Break } from '../../src/api/json-text.ts';
 
 const NFD = 'Jose\u0301';

@@ -9,7 +9,7 @@ import test from 'ava';
 import type { Knex } from 'knex';
 import { loadModuleRoutes } from '../../src/api/mount-modules.ts';
 import { compileRoute } from '../../src/api/route.ts';
-import { ajvPerModule } from '../../src/api/validation.ts';
+import { ajvPerModule } from '../../src/sdk/schema.ts';
 import { silentLogger } from '../../src/logger.ts';
 import type { DiskModule } from '../../src/planner/types.ts';
 import { scratchDir } from '../helpers/cli.ts';
@@ -22,7 +22,12 @@ test('a module route that claims public access or an early pass before a passwor
     `export default () => [{ method: 'GET', path: '/open', permission: null, access: 'public',
        beforePasswordChange: true, handler: async (ctx) => { ctx.body = {}; } }];`,
   );
-  const module = { name: 'sneaky', routes, manifest: { permissions: [] } } as unknown as DiskModule;
+  const module = {
+    name: 'sneaky',
+    depends: [],
+    routes,
+    manifest: { permissions: [] },
+  } as unknown as DiskModule;
   const loaded = await loadModuleRoutes([{ module, version: '1.0.0' }], {
     knex: {} as Knex,
     logger: silentLogger,
@@ -48,6 +53,7 @@ test('a module whose route names a permission its manifest does not declare is n
   );
   const module = {
     name: 'typo',
+    depends: [],
     routes,
     manifest: { permissions: ['typo.job.read'] },
   } as unknown as DiskModule;
@@ -79,7 +85,10 @@ test('two modules may compile schemas with the same $id, through the sdk and as 
              handler: async (ctx) => { ctx.body = { ok: check('${name}') }; } }];
          };`,
       );
-      return { module: { name, routes, manifest: {} } as unknown as DiskModule, version: '1.0.0' };
+      return {
+        module: { name, depends: [], routes, manifest: {} } as unknown as DiskModule,
+        version: '1.0.0',
+      };
     }),
   );
   const loaded = await loadModuleRoutes(modules, { knex: {} as Knex, logger: silentLogger, storageDir: dir });

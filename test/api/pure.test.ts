@@ -2,7 +2,8 @@
 import test from 'ava';
 import { presentedCredential } from '../../src/api/credentials.ts';
 import { csrfProblem } from '../../src/api/csrf.ts';
-import { ApiError, renderError } from '../../src/api/errors.ts';
+import { renderError } from '../../src/api/errors.ts';
+import { ApiError } from '../../src/errors/api-error.ts';
 import { contractProblem } from '../../src/api/mount-modules.ts';
 import { openApiPath } from '../../src/api/openapi.ts';
 import { WardError } from '../../src/errors/ward-error.ts';

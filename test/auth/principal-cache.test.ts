@@ -9,7 +9,7 @@ const principal = (userId: number): Principal => ({
   roles: [],
   activeRoles: [],
   permissions: NO_PERMISSIONS,
-  credential: { kind: 'session', csrfSecret: 'c', expiresAt: new Date(8.64e15) },
+  credential: { kind: 'session', ref: 'r', csrfSecret: 'c', expiresAt: new Date(8.64e15) },
   mustChangePassword: false,
 });
 

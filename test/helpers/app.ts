@@ -13,25 +13,30 @@ import { createApp, type AppDeps, type WardApp } from '../../src/api/app.ts';
 import { readGrants } from '../../src/auth/grants.ts';
 import { hashPassword } from '../../src/auth/password.ts';
 import { createUser } from '../../src/auth/users.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig, ROOT } from '../../src/config.ts';
 import { discover } from '../../src/manifests/discover.ts';
 import { reconcile } from '../../src/applier/reconcile.ts';
 import { schedule } from '../../src/db/schedule.ts';
 import { migrateCore } from '../../src/db/migrate.ts';
 import { readModuleRows } from '../../src/db/modules.ts';
 import { silentLogger } from '../../src/logger.ts';
+import type { WardSdk } from '../../src/sdk/index.ts';
+import { ModuleApis } from '../../src/sdk/module-apis.ts';
 import { FIXTURES, scratchDir } from './cli.ts';
 import { templateDatabase, testDatabase } from './database.ts';
 
 export const AUTH_MODULES = path.join(FIXTURES, 'modules', 'auth');
 
-export function authEnv(url: string, storage: string): Record<string, string> {
-  return { DATABASE_URL: url, WARD_STORAGE_DIR: storage, WARD_MODULE_PATHS: AUTH_MODULES };
+export function authEnv(url: string, storage: string, modulePaths = AUTH_MODULES): Record<string, string> {
+  return { DATABASE_URL: url, WARD_STORAGE_DIR: storage, WARD_MODULE_PATHS: modulePaths };
 }
 
-/** Installs `modules` (and what they depend on) the way a restart does, in-process. */
-export async function install(url: string, modules: string[]): Promise<void> {
-  const config = loadConfig(authEnv(url, await scratchDir()));
+/**
+ * Installs `modules` (and what they depend on) the way a restart does, in-process; community
+ * modules come from `modulePaths` (the `auth` fixtures by default).
+ */
+export async function install(url: string, modules: string[], modulePaths = AUTH_MODULES): Promise<void> {
+  const config = loadConfig(authEnv(url, await scratchDir(), modulePaths));
   const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 2 } });
   try {
     await migrateCore(knex);
@@ -42,6 +47,16 @@ export async function install(url: string, modules: string[]): Promise<void> {
   } finally {
     await knex.destroy();
   }
+}
+
+/**
+ * The SDK view Ward hands official module `name` on this database: its depends' public APIs
+ * loaded, its acting contexts on `knex`. For tests and benchmarks that call a module's code
+ * directly.
+ */
+export async function officialSdk(knex: Knex, storageDir: string, name: string): Promise<WardSdk> {
+  const { modules } = await discover({ root: ROOT, modulePaths: [], packageRoot: ROOT });
+  return new ModuleApis({ modules, knex, storageDir, logger: silentLogger }).sdkFor(modules.get(name)!);
 }
 
 let template: Promise<string> | undefined;
@@ -61,10 +76,10 @@ export interface RunningApp {
 export async function startApp(
   t: ExecutionContext,
   knex: Knex,
-  options: { grants?: object; overrides?: Partial<AppDeps> } = {},
+  options: { grants?: object; overrides?: Partial<AppDeps>; modulePaths?: string } = {},
 ): Promise<RunningApp> {
   const storage = await scratchDir('ward-app-');
-  const config = loadConfig(authEnv('postgres://unused', storage));
+  const config = loadConfig(authEnv('postgres://unused', storage, options.modulePaths));
   if (options.grants !== undefined) await writeFile(config.grantsFile.path, JSON.stringify(options.grants));
   let restarts = 0;
   const app = await createApp({

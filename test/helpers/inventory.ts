@@ -40,6 +40,7 @@ export function diskModule(name: string, spec: ModuleSpec = {}): DiskModule {
     routes: null,
     commands: null,
     frontend: null,
+    api: null,
   };
 }
 

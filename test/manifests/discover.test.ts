@@ -43,6 +43,7 @@ test('the repository ships base, patients and appointments as official modules',
     routes: join(repo, 'modules/patients/routes.ts'),
     commands: null,
     frontend: 'frontend/index.js',
+    api: null,
   });
   for (const module of inventory.modules.values()) t.false(module.removable, `${module.name} is official`);
   t.deepEqual(inventory.modules.get('appointments')?.depends, ['patients']);
@@ -115,7 +116,7 @@ test('every broken module becomes a problem naming its file, and the rest still 
   t.deepEqual(problemLines(inventory), [
     `${broken}/broken_json/manifest.json/ is not valid JSON: Expected double-quoted property name at line 4, column 3`,
     `${broken}/broken_schema/manifest.json/dependencies unknown field; allowed fields are $schema, name, version, ` +
-      'summary, depends, requires, removable, permissions, role_permissions, navigation, frontend',
+      'summary, depends, requires, removable, permissions, role_permissions, navigation, frontend, api',
     `${broken}/broken_schema/manifest.json/version "1.0" is not a semver version such as 1.0.0 or 2.1.0-beta.1`,
     `${broken}/misnamed/manifest.json/name "renamed" differs from its directory name "misnamed"; rename one`,
     `${broken}/missing_frontend/manifest.json/frontend frontend layer "web" does not exist in ` +

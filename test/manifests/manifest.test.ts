@@ -96,7 +96,7 @@ test('schema violations are one problem each, at the offending field', async (t)
         path: '/dependencies',
         message:
           'unknown field; allowed fields are $schema, name, version, summary, depends, requires, removable, permissions, ' +
-          'role_permissions, navigation, frontend',
+          'role_permissions, navigation, frontend, api',
         module: 'broken_schema',
       },
       {

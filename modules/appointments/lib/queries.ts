@@ -3,7 +3,7 @@
  * start index). Writes let the constraints decide what is wrong, race-free, and name the field.
  */
 import type { Knex } from 'knex';
-import type { ApiError, KeyKind, Page, PageRequest, WardSdk } from '../../../src/sdk/index.ts';
+import type { Acting, ApiError, KeyKind, Page, PageRequest, WardSdk } from '../../../src/sdk/index.ts';
 import {
   COLUMNS,
   presentAppointment,
@@ -12,7 +12,7 @@ import {
   type AppointmentRow,
 } from './appointment.ts';
 
-const TABLE = 'appointments_appointment';
+export const TABLE = 'appointments_appointment';
 const SELECT = [
   'id',
   'patient_id',
@@ -65,6 +65,30 @@ export async function findAppointment(knex: Knex, id: number): Promise<Appointme
   return row === undefined ? null : presentAppointment(row);
 }
 
+export async function findAppointments(knex: Knex, ids: readonly number[]): Promise<Appointment[]> {
+  if (ids.length === 0) return [];
+  return ((await knex(TABLE).select(SELECT).whereIn('id', ids)) as AppointmentRow[]).map(presentAppointment);
+}
+
+export async function sameVisits(
+  knex: Knex,
+  visits: ReadonlyArray<{ patientId: number; start: string; end: string }>,
+): Promise<Appointment[]> {
+  if (visits.length === 0) return [];
+  const rows = (await knex(TABLE)
+    .select(SELECT)
+    .whereRaw(
+      `(patient_id, start_at, end_at) in (select * from unnest(?::int[], ?::timestamptz[], ?::timestamptz[]))`,
+      [
+        visits.map((visit) => visit.patientId),
+        visits.map((visit) => visit.start),
+        visits.map((visit) => visit.end),
+      ],
+    )
+    .orderBy('id')) as AppointmentRow[];
+  return rows.map(presentAppointment);
+}
+
 function toColumns(input: AppointmentInput): Partial<Record<keyof AppointmentRow, unknown>> {
   const values: Partial<Record<keyof AppointmentRow, unknown>> = {};
   for (const [field, column] of Object.entries(COLUMNS) as Array<
@@ -115,25 +139,29 @@ async function writing<T>(
 
 export async function createAppointment(
   sdk: WardSdk,
-  knex: Knex,
+  acting: Acting,
   input: AppointmentInput,
 ): Promise<Appointment> {
-  const [row] = await writing(sdk, knex, input, () => knex(TABLE).insert(toColumns(input)).returning(SELECT));
+  const [row] = await writing(sdk, acting.knex, input, () =>
+    acting.transaction((trx) => trx(TABLE).insert(toColumns(input)).returning(SELECT)),
+  );
   return presentAppointment(row as AppointmentRow);
 }
 
 /** Null when there is no such appointment. */
 export async function updateAppointment(
   sdk: WardSdk,
-  knex: Knex,
+  acting: Acting,
   id: number,
   input: AppointmentInput,
 ): Promise<Appointment | null> {
-  const [row] = await writing(sdk, knex, input, () =>
-    knex(TABLE)
-      .where({ id })
-      .update({ ...toColumns(input), updated_at: knex.fn.now() })
-      .returning(SELECT),
+  const [row] = await writing(sdk, acting.knex, input, () =>
+    acting.transaction((trx) =>
+      trx(TABLE)
+        .where({ id })
+        .update({ ...toColumns(input), updated_at: trx.fn.now() })
+        .returning(SELECT),
+    ),
   );
   return row === undefined ? null : presentAppointment(row as AppointmentRow);
 }

@@ -7,17 +7,16 @@
  * stored and that upload's row, which would leave a row without its file.
  */
 import { stat } from 'node:fs/promises';
-import type { Knex } from 'knex';
-import type { WardSdk } from '../../../src/sdk/index.ts';
+import type { Acting, Knex, WardSdk } from '../../../src/sdk/index.ts';
 import { blobPath } from './blob-store.ts';
 
-/** Runs `work` in a transaction that holds the lock of the file with this SHA-256. */
+/** Runs `work` in a transaction of `acting` that holds the lock of the file with this SHA-256. */
 export function withBlobLock<T>(
-  knex: Knex,
+  acting: Acting,
   sha256: string,
   work: (trx: Knex.Transaction) => Promise<T>,
 ): Promise<T> {
-  return knex.transaction(async (trx) => {
+  return acting.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`ward-blob:${sha256}`]);
     return work(trx);
   });
@@ -30,12 +29,12 @@ export function withBlobLock<T>(
  */
 export function insertUsingBlob<T>(
   sdk: WardSdk,
-  knex: Knex,
+  acting: Acting,
   storageDir: string,
   sha256: string,
   insert: (trx: Knex.Transaction) => Promise<T>,
 ): Promise<T> {
-  return withBlobLock(knex, sha256, async (trx) => {
+  return withBlobLock(acting, sha256, async (trx) => {
     const there = await stat(blobPath(storageDir, sha256)).then(
       () => true,
       () => false,

@@ -5,14 +5,13 @@
  * complete or not at all: it is written to `documents/tmp/` on the same filesystem while being
  * hashed, fsynced, then renamed into place. Files stay when rows go (an uninstall keeps them), so a
  * restored backup finds its content again. A temporary file a crashed backend left behind is
- * removed by `removeAbandonedUploads` (see partial-files.ts).
+ * removed by `removeAbandonedUploads` (see `sdk.files`).
  */
 import { createHash } from 'node:crypto';
 import type { ReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { ApiError, WardSdk } from '../../../src/sdk/index.ts';
-import { newPartialFile, removeAbandoned, type PartialFile, type PartialKind } from './partial-files.ts';
+import type { ApiError, PartialFile, PartialKind, WardSdk } from '../../../src/sdk/index.ts';
 
 const SHA256 = /^[0-9a-f]{64}$/;
 const ROOT = 'documents';
@@ -96,7 +95,7 @@ async function writeTemp(
 ): Promise<{ partial: PartialFile; sha256: string; size: number }> {
   const dir = path.join(storageDir, ROOT, TMP);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const partial = await newPartialFile(dir, UPLOAD);
+  const partial = await sdk.files.newPartialFile(dir, UPLOAD);
   const hash = createHash('sha256');
   let size = 0;
   try {
@@ -165,8 +164,8 @@ export async function putBlob(
  * upload writes, here or on another replica); returns their names. At start-up and from
  * migration_import's sweeper.
  */
-export const removeAbandonedUploads = (storageDir: string): Promise<string[]> =>
-  removeAbandoned(path.join(storageDir, ROOT, TMP), UPLOAD);
+export const removeAbandonedUploads = (sdk: WardSdk, storageDir: string): Promise<string[]> =>
+  sdk.files.removeAbandoned(path.join(storageDir, ROOT, TMP), UPLOAD);
 
 /** The stored file with this SHA-256 and its size, or null when there is none. */
 export async function openBlob(storageDir: string, sha256: string): Promise<OpenedBlob | null> {

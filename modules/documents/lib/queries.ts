@@ -3,17 +3,23 @@ import type { Knex } from 'knex';
 import type { KeyKind, Page, PageRequest, WardSdk } from '../../../src/sdk/index.ts';
 import { presentDocument, type Document, type DocumentRow, type NewDocument } from './document.ts';
 
-const TABLE = 'documents_document';
+export const TABLE = 'documents_document';
 
 export const SORT_KEY: readonly KeyKind[] = ['integer'];
-
-export async function patientExists(knex: Knex, id: number): Promise<boolean> {
-  return (await knex('patients_patient').where({ id }).first('id')) !== undefined;
-}
 
 export async function findDocument(knex: Knex, id: number): Promise<Document | null> {
   const row = (await knex(TABLE).where({ id }).first()) as DocumentRow | undefined;
   return row === undefined ? null : presentDocument(row);
+}
+
+export async function findDocuments(knex: Knex, ids: readonly number[]): Promise<Document[]> {
+  if (ids.length === 0) return [];
+  return ((await knex(TABLE).whereIn('id', ids)) as DocumentRow[]).map(presentDocument);
+}
+
+/** Whether a document holds the stored file with this SHA-256. */
+export async function fileInUse(knex: Knex, sha256: string): Promise<boolean> {
+  return (await knex(TABLE).where({ sha256 }).first('id')) !== undefined;
 }
 
 export async function listDocuments(

@@ -11,10 +11,7 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { SdkText } from '../../../src/sdk/index.ts';
-import { APPOINTMENT_LIMITS } from '../../appointments/lib/appointment.ts';
-import { DEFAULT_MAX_BYTES } from '../../documents/lib/config.ts';
-import { checkDocumentContentType, checkDocumentTitle } from '../../documents/lib/upload.ts';
-import { PATIENT_LIMITS } from '../../patients/lib/patient.ts';
+import type { ImportRules } from './rules.ts';
 import { APPOINTMENT_STATUSES } from './records.ts';
 import type {
   AppointmentStatus,
@@ -160,7 +157,11 @@ function compact<T extends object>(record: T): T {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T;
 }
 
-function address(raw: RawAddress | undefined, findings: Findings): ImportAddress | undefined {
+function address(
+  raw: RawAddress | undefined,
+  findings: Findings,
+  limits: ImportRules['patientLimits'],
+): ImportAddress | undefined {
   if (raw === undefined) return undefined;
   const part = (name: keyof RawAddress & string, label: string, limit: number) =>
     findings.storable('address', `address ${label}`, trimmed(raw[name] as string | undefined), limit, 'text');
@@ -169,23 +170,27 @@ function address(raw: RawAddress | undefined, findings: Findings): ImportAddress
       .map((line) => line.trim())
       .filter((line) => line !== '')
       .map(
-        (line) =>
-          findings.storable('address', 'address line', line, PATIENT_LIMITS.addressLine, 'text') as string,
+        (line) => findings.storable('address', 'address line', line, limits.addressLine, 'text') as string,
       ),
-    city: part('city', 'city', PATIENT_LIMITS.city),
-    state: part('state', 'state', PATIENT_LIMITS.state),
-    postalCode: part('postalCode', 'postal code', PATIENT_LIMITS.postalCode),
-    country: part('country', 'country', PATIENT_LIMITS.country),
+    city: part('city', 'city', limits.city),
+    state: part('state', 'state', limits.state),
+    postalCode: part('postalCode', 'postal code', limits.postalCode),
+    country: part('country', 'country', limits.country),
   });
   return found.lines.length === 0 && Object.keys(found).length === 1 ? undefined : found;
 }
 
-/** `text`: the SDK's rules (`sdk.text`); without them MRNs and names are normalised but not checked. */
+/**
+ * `rules`: the clinic modules' (rules.ts). `text`: the SDK's rules (`sdk.text`); without them MRNs
+ * and names are normalised but not checked.
+ */
 export function checkPatient(
   raw: Raw<ImportPatient>,
   place: RecordPlace,
+  rules: ImportRules,
   text?: SdkText,
 ): Checked<ImportPatient> {
+  const PATIENT_LIMITS = rules.patientLimits;
   const findings = new Findings('patient', place, text);
   const sourceId = findings.required('sourceId', 'patient id', raw.sourceId);
   const mrn = findings.storable('mrn', 'MRN', trimmed(raw.mrn), PATIENT_LIMITS.mrn, 'identifier');
@@ -237,7 +242,7 @@ export function checkPatient(
       sex: sex ?? 'unknown',
       phone: findings.storable('phone', 'phone', trimmed(raw.phone), PATIENT_LIMITS.phone, 'text'),
       email: findings.storable('email', 'email', trimmed(raw.email), PATIENT_LIMITS.email, 'text'),
-      address: address(raw.address, findings),
+      address: address(raw.address, findings, PATIENT_LIMITS),
     }),
   );
 }
@@ -245,7 +250,9 @@ export function checkPatient(
 export function checkAppointment(
   raw: Raw<ImportAppointment>,
   place: RecordPlace,
+  rules: ImportRules,
 ): Checked<ImportAppointment> {
+  const APPOINTMENT_LIMITS = rules.appointmentLimits;
   const findings = new Findings('appointment', place);
   const instant = (name: 'start' | 'end') => {
     const value = findings.required(name, name, raw[name]);
@@ -317,8 +324,10 @@ export interface DocumentOptions {
 export function checkDocument(
   raw: RawDocument,
   place: RecordPlace,
+  rules: ImportRules,
   options: DocumentOptions = {},
 ): Checked<ImportDocument> & { content?: Buffer } {
+  const { checkDocumentTitle, checkDocumentContentType } = rules;
   const findings = new Findings('document', place);
   const sourceId = findings.required('sourceId', 'document id', raw.sourceId);
   const patientSourceId = findings.required('patientSourceId', 'patient reference', raw.patientSourceId);
@@ -355,7 +364,7 @@ export function checkDocument(
     binaryRef = inlineRef(sourceId);
     // FHIR's base64Binary may be wrapped over lines; anything else not base64 is an error.
     const base64 = raw.data.replace(/[\t\n\r ]/g, '');
-    const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    const maxBytes = options.maxBytes ?? rules.maxDocumentBytes;
     if (!isBase64(base64)) findings.add(warn.badBase64(findings.at('data')));
     else if (decodedSize(base64) > maxBytes)
       findings.add(warn.contentTooLarge(findings.at('data'), decodedSize(base64), maxBytes));
@@ -393,21 +402,22 @@ export function checkDocument(
 export function checkItem(
   item: SourceRecordItem,
   place: RecordPlace,
+  rules: ImportRules,
   text?: SdkText,
   maxDocumentBytes?: number,
 ): { item: ImportRecordItem | null; warnings: ImportWarning[]; content?: Buffer } {
   const { row } = item;
   switch (item.kind) {
     case 'patient': {
-      const { record, warnings } = checkPatient(item.record, place, text);
+      const { record, warnings } = checkPatient(item.record, place, rules, text);
       return { item: record && { kind: 'patient', row, record }, warnings };
     }
     case 'appointment': {
-      const { record, warnings } = checkAppointment(item.record, place);
+      const { record, warnings } = checkAppointment(item.record, place, rules);
       return { item: record && { kind: 'appointment', row, record }, warnings };
     }
     case 'document': {
-      const { record, warnings, content } = checkDocument(item.record, place, {
+      const { record, warnings, content } = checkDocument(item.record, place, rules, {
         text,
         maxBytes: maxDocumentBytes,
       });

@@ -8,7 +8,6 @@
 import { decodeUtf8 } from './decode.ts';
 import { InputFault, stopAtFault } from './fault.ts';
 import { asObject, FullUrls, mapResource } from './fhir-map.ts';
-import { DEFAULT_MAX_BYTES } from '../../documents/lib/config.ts';
 import {
   DEFAULT_MAX_ITEM_CHARS,
   inSlices,
@@ -83,9 +82,16 @@ class ResourceMapper {
   }
 }
 
+/**
+ * Inline content read when the caller names no document limit: the documents module's default
+ * limit. Only a bound on what the reader holds in memory; whether a document is too large is
+ * validation's to say, with the documents module's own limit (rules.ts).
+ */
+const READ_MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
+
 /** The parser's limits for `options`: inline content may be as long as the largest document in base64. */
 function limits(options: ReadOptions): JsonStreamOptions {
-  const maxBytes = options.maxDocumentBytes ?? DEFAULT_MAX_BYTES;
+  const maxBytes = options.maxDocumentBytes ?? READ_MAX_DOCUMENT_BYTES;
   // base64 is 4 characters per 3 bytes, a line break every 76 characters adds some more; twice
   // that, so content somewhat over the limit is read and reported as such (content_too_large).
   const maxDataChars = 2 * Math.ceil(maxBytes / 3) * 4 * (77 / 76) + 1024;

@@ -46,7 +46,7 @@ export function sourceFields(format: ImportFormat): SourceFields {
 export function importItems(
   format: ImportFormat,
   source: ByteSource,
-  options: ReadOptions & Omit<ValidateOptions, 'fields'> = {},
+  options: ReadOptions & Omit<ValidateOptions, 'fields'>,
 ): AsyncGenerator<ImportItem> {
   return validateImport(readImport(format, source, options), { ...options, fields: sourceFields(format) });
 }

@@ -31,6 +31,8 @@ export type { ImportFormat } from './formats.ts';
 export { ImportValidator, validateImport } from './validate.ts';
 export type { ValidateOptions } from './validate.ts';
 export { checkAppointment, checkDocument, checkPatient } from './checks.ts';
+export { importRules } from './rules.ts';
+export type { ImportRules } from './rules.ts';
 export { planItem } from './plan.ts';
 export type { Existing, FieldChange, PlanAction, PlanStep, Values } from './plan.ts';
 export { PreviewBuilder } from './preview.ts';

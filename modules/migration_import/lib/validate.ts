@@ -11,6 +11,7 @@
 import type { Buffer } from 'node:buffer';
 import type { SdkText } from '../../../src/sdk/index.ts';
 import { checkItem } from './checks.ts';
+import type { ImportRules } from './rules.ts';
 import type {
   ImportItem,
   ImportWarning,
@@ -22,6 +23,8 @@ import type {
 import { warn } from './warnings.ts';
 
 export interface ValidateOptions {
+  /** The clinic modules' rules (`importRules`): their limits, the documents' title, type and size rules. */
+  rules: ImportRules;
   /** How the format names each field; `sourceFields(format)`. Fields not listed keep their canonical name. */
   fields?: SourceFields;
   /** True when a patient with this source id was imported before (from this source system). Only asked for ids not in the file. */
@@ -36,7 +39,7 @@ export interface ValidateOptions {
    * clean) text is still normalised to NFC.
    */
   text?: SdkText;
-  /** Largest document content carried inline (FHIR attachment `data`); the documents module's limit by default. */
+  /** Largest document content carried inline (FHIR attachment `data`); `rules.maxDocumentBytes` by default. */
   maxDocumentBytes?: number;
   /**
    * Stores a document's inline content under `ref` (as an upload of the binary would), once the
@@ -64,7 +67,7 @@ export class ImportValidator {
   };
   readonly #options: ValidateOptions;
 
-  constructor(options: ValidateOptions = {}) {
+  constructor(options: ValidateOptions) {
     this.#options = options;
   }
 
@@ -78,7 +81,7 @@ export class ImportValidator {
       item: checked,
       warnings,
       content,
-    } = checkItem(item, place, this.#options.text, this.#options.maxDocumentBytes);
+    } = checkItem(item, place, this.#options.rules, this.#options.text, this.#options.maxDocumentBytes);
 
     const across = this.#options.acrossRecords ?? true;
     const sourceId = item.record.sourceId?.trim();
@@ -117,7 +120,7 @@ export class ImportValidator {
 /** Validated items of a reader's stream, in order; the reader's own warnings pass through. */
 export async function* validateImport(
   items: AsyncIterable<SourceItem>,
-  options: ValidateOptions = {},
+  options: ValidateOptions,
 ): AsyncGenerator<ImportItem> {
   const validator = new ImportValidator(options);
   for await (const item of items) {

@@ -4,10 +4,10 @@
  * (migration 20260301000000), so each page and each prefix search is an index range scan.
  */
 import type { Knex } from 'knex';
-import type { KeyKind, Page, PageRequest, WardSdk } from '../../../src/sdk/index.ts';
+import type { Acting, KeyKind, Page, PageRequest, WardSdk } from '../../../src/sdk/index.ts';
 import { COLUMNS, presentPatient, type Patient, type PatientInput, type PatientRow } from './patient.ts';
 
-const TABLE = 'patients_patient';
+export const TABLE = 'patients_patient';
 const folded = (column: string) => `(lower(${column} collate "und-x-icu") collate "C")`;
 const FAMILY = folded('family_name');
 const GIVEN = folded('given_name');
@@ -78,6 +78,21 @@ export async function findPatient(knex: Knex, id: number): Promise<Patient | nul
   return row === undefined ? null : presentPatient(row);
 }
 
+export async function findPatients(knex: Knex, ids: readonly number[]): Promise<Patient[]> {
+  if (ids.length === 0) return [];
+  const rows = (await knex(TABLE).select(columns(knex)).whereIn('id', ids)) as PatientRow[];
+  return rows.map(presentPatient);
+}
+
+export async function mrnOwners(knex: Knex, mrns: readonly string[]): Promise<Map<string, number>> {
+  if (mrns.length === 0) return new Map();
+  const rows = (await knex(TABLE).whereIn('mrn', mrns).select('id', 'mrn')) as Array<{
+    id: number;
+    mrn: string;
+  }>;
+  return new Map(rows.map((row) => [row.mrn, row.id]));
+}
+
 function toColumns(input: PatientInput): Partial<Record<keyof PatientRow, unknown>> {
   const values: Partial<Record<keyof PatientRow, unknown>> = {};
   for (const [field, column] of Object.entries(COLUMNS) as Array<[keyof PatientInput, keyof PatientRow]>)
@@ -106,23 +121,29 @@ async function writing<T>(sdk: WardSdk, input: PatientInput, write: () => Promis
   }
 }
 
-export async function createPatient(sdk: WardSdk, knex: Knex, input: PatientInput): Promise<Patient> {
-  const [row] = await writing(sdk, input, () => knex(TABLE).insert(toColumns(input)).returning('id'));
-  return (await findPatient(knex, (row as { id: number }).id)) as Patient;
+export function createPatient(sdk: WardSdk, acting: Acting, input: PatientInput): Promise<Patient> {
+  return writing(sdk, input, () =>
+    acting.transaction(async (trx) => {
+      const [row] = (await trx(TABLE).insert(toColumns(input)).returning('id')) as Array<{ id: number }>;
+      return (await findPatient(trx, row!.id)) as Patient;
+    }),
+  );
 }
 
 /** Null when there is no such patient. */
-export async function updatePatient(
+export function updatePatient(
   sdk: WardSdk,
-  knex: Knex,
+  acting: Acting,
   id: number,
   input: PatientInput,
 ): Promise<Patient | null> {
-  const changed = await writing(sdk, input, () =>
-    knex(TABLE)
-      .where({ id })
-      .update({ ...toColumns(input), updated_at: knex.fn.now() })
-      .returning('id'),
+  return writing(sdk, input, () =>
+    acting.transaction(async (trx) => {
+      const changed = await trx(TABLE)
+        .where({ id })
+        .update({ ...toColumns(input), updated_at: trx.fn.now() })
+        .returning('id');
+      return changed.length === 0 ? null : findPatient(trx, id);
+    }),
   );
-  return changed.length === 0 ? null : findPatient(knex, id);
 }

@@ -24,8 +24,9 @@ import {
   type SignInThrottle,
 } from '../../auth/throttle-store.ts';
 import type { Logger } from '../../logger.ts';
-import { authUnavailable, callerOf, clearSessionCookie, setSessionCookie } from '../auth-middleware.ts';
-import { ApiError } from '../errors.ts';
+import { authUnavailable, clearSessionCookie, setSessionCookie } from '../auth-middleware.ts';
+import { callerOf } from '../../auth/request-caller.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute } from '../route.ts';
 

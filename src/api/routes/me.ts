@@ -4,7 +4,7 @@
  */
 import type { Context } from 'koa';
 import { expand, type PermissionMap } from '../../auth/permissions.ts';
-import { callerOf } from '../auth-middleware.ts';
+import { callerOf } from '../../auth/request-caller.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute } from '../route.ts';
 

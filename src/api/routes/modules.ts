@@ -17,11 +17,11 @@ import { DEFAULT_NAVIGATION_ORDER, orderedNavigation } from '../../manifests/nav
 import { byName } from '../../planner/graph.ts';
 import { restartRefused, type Finding } from '../../planner/preflight.ts';
 import type { Logger } from '../../logger.ts';
-import { callerOf } from '../auth-middleware.ts';
-import { ApiError } from '../errors.ts';
+import { callerOf } from '../../auth/request-caller.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute } from '../route.ts';
-import { invalidBody } from '../validation.ts';
+import { invalidBody } from '../../sdk/errors.ts';
 import type { BackendIdentity } from './modules-admin.ts';
 
 export const RESTART_PERMISSION = 'base.module.restart';

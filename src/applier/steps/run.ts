@@ -12,7 +12,8 @@ import type { Action, DiskModule, StepName } from '../../planner/types.ts';
 import { backupFileName, backupTables } from '../../backup/backup.ts';
 import { backupDir, backupFilePattern } from '../../backup/backup-format.ts';
 import type { HookContext, Hooks } from '../../sdk/index.ts';
-import { moduleSdk } from '../../sdk/runtime.ts';
+import type { ModuleApis } from '../../sdk/module-apis.ts';
+import { actingIn, SYSTEM_ACTOR } from '../../db/acting.ts';
 import { checkUninstall } from './check.ts';
 import { loadHooks } from './hooks.ts';
 import { downgradeToBase, migrateUp } from './migrate.ts';
@@ -25,12 +26,17 @@ export interface StepEnv {
   laterUninstalls: readonly DiskModule[];
   storageDir: string;
   logger: Logger;
+  /** Where a hook's SDK view finds the APIs of the modules it depends on. */
+  apis: ModuleApis;
 }
 
 /** Steps that do not run inside a database transaction (they write files on their own connection). */
 export const NON_TRANSACTIONAL: ReadonlySet<StepName> = new Set(['backup']);
 
-/** Runs one step; `knex` is the step's transaction, or the pool for non-transactional steps. */
+/**
+ * Runs one step; `knex` is the step's transaction (opened on behalf of `system`, so whatever a
+ * migration, a seed or a hook writes is attributed), or the pool for non-transactional steps.
+ */
 export async function runStep(step: StepName, knex: Knex, env: StepEnv): Promise<Record<string, unknown>> {
   const { module, action } = env;
   switch (step) {
@@ -62,10 +68,11 @@ async function runHook(knex: Knex, env: StepEnv, name: keyof Hooks): Promise<Rec
   if (hook === undefined) return { called: false };
   const ctx: HookContext = {
     knex,
+    acting: actingIn(knex as Knex.Transaction, SYSTEM_ACTOR),
     logger: env.logger.child({ module: env.module.name, hook: name }),
     manifest: env.module.manifest,
     storageDir: env.storageDir,
-    sdk: moduleSdk(),
+    sdk: await env.apis.sdkFor(env.module),
   };
   // post_upgrade(ctx, fromVersion): passes the previously installed version.
   await hook(ctx, env.action.fromVersion);

@@ -8,7 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import test from 'ava';
-import { ApiError } from '../../../src/api/errors.ts';
+import { ApiError } from '../../../src/errors/api-error.ts';
 import { blobPath, openBlob, putBlob } from '../../../modules/documents/lib/blob-store.ts';
 import { sdk } from '../../../src/sdk/runtime.ts';
 import { scratchDir } from '../../helpers/cli.ts';

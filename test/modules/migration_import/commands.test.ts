@@ -9,9 +9,8 @@ import os from 'node:os';
 import test, { type ExecutionContext } from 'ava';
 import { purgeJob } from '../../../modules/migration_import/lib/jobs/purge.ts';
 import { sourcePath } from '../../../modules/migration_import/lib/jobs/source-file.ts';
-import { silentLogger } from '../../../src/logger.ts';
 import { ward } from '../../helpers/cli.ts';
-import { importFixture, world } from './world.ts';
+import { importFixture, purgeDeps, world } from './world.ts';
 
 const exists = (file: string) =>
   access(file).then(
@@ -105,7 +104,7 @@ test('a purge again removes a source file an interrupted purge left behind', asy
 test('retention purges a job only if it is still unchanged for the age when the purge takes it', async (t) => {
   const { w } = await setUp(t);
   const job = await importFixture(w, 'synthea/patients.csv', 'synthea-patients-csv');
-  const deps = { knex: w.knex, storageDir: w.storage, logger: silentLogger };
+  const deps = await purgeDeps(w);
   t.is(await purgeJob(deps, job.id, 'retention', 7), undefined, 'changed today: kept');
   t.true(await exists(sourcePath(w.storage, job.id)));
   await w

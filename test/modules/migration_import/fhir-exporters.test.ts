@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { isBase64 } from '../../../modules/migration_import/lib/checks.ts';
 import { importItems } from '../../../modules/migration_import/lib/index.ts';
 import { sdk } from '../../../src/sdk/runtime.ts';
-import { bytes, collect, recordsOf, warningsOf } from './helpers.ts';
+import { bytes, collect, recordsOf, warningsOf, rules } from './helpers.ts';
 
 const { text } = sdk;
 const NOTE = 'History of present illness: none.\n';
@@ -46,7 +46,7 @@ const bundle = (type: string, ...resources: object[]) =>
   });
 
 const read = (json: string, maxDocumentBytes?: number) =>
-  collect(importItems('fhir-json', bytes(json), { text, maxDocumentBytes }));
+  collect(importItems('fhir-json', bytes(json), { rules, text, maxDocumentBytes }));
 
 test('an inline attachment is decoded and checked: hashes and size come from its bytes, under an inline reference', async (t) => {
   const items = await read(

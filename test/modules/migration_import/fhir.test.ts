@@ -1,7 +1,7 @@
 import test from 'ava';
 import { importItems, readImport } from '../../../modules/migration_import/lib/index.ts';
 import type { SourceItem } from '../../../modules/migration_import/lib/index.ts';
-import { bytes, collect, fixture, recordsOf, warningsOf } from './helpers.ts';
+import { bytes, collect, fixture, recordsOf, warningsOf, rules } from './helpers.ts';
 
 const ndjson = (...resources: object[]) =>
   bytes(resources.map((resource) => JSON.stringify(resource)).join('\n'));
@@ -152,14 +152,14 @@ test('DocumentReference: urn:uuid subject, attachment fields, title fallbacks, i
     },
   ]);
   const [validated] = await collect(
-    importItems('fhir-json', bytes(JSON.stringify(bundle)), { knownPatient: () => true }),
+    importItems('fhir-json', bytes(JSON.stringify(bundle)), { rules, knownPatient: () => true }),
   );
   t.like(validated, { record: { sha1: 'da39a3ee5e6b4b0d3255bfef95601890afd80709', size: 1024 } });
 });
 
 test('the JSON Bundle and the NDJSON of the same resources give identical items, rows included', async (t) => {
-  const bundle = await collect(importItems('fhir-json', fixture('fhir/bundle.json')));
-  const lines = await collect(importItems('fhir-ndjson', fixture('fhir/resources.ndjson')));
+  const bundle = await collect(importItems('fhir-json', fixture('fhir/bundle.json'), { rules }));
+  const lines = await collect(importItems('fhir-ndjson', fixture('fhir/resources.ndjson'), { rules }));
   t.deepEqual(lines, bundle);
   t.is(recordsOf(bundle).length, 168);
   t.deepEqual(warningsOf(bundle), [
@@ -203,7 +203,7 @@ test('an NDJSON line holding a Bundle yields its entries, fields prefixed with t
       { resource: { resourceType: 'Patient', id: 'p', birthDate: 'soon' } },
     ],
   };
-  const items = await collect(importItems('fhir-ndjson', bytes('\n', JSON.stringify(bundle))));
+  const items = await collect(importItems('fhir-ndjson', bytes('\n', JSON.stringify(bundle)), { rules }));
   t.deepEqual(
     warningsOf(items).map((warning) => [warning.row, warning.field, warning.code]),
     [

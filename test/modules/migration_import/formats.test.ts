@@ -10,21 +10,24 @@ import {
 } from '../../../modules/migration_import/lib/index.ts';
 import type { ImportRecordItem, RecordKind, RecordOf } from '../../../modules/migration_import/lib/index.ts';
 import { fixturesDir } from '../../../scripts/generate-import-fixtures.ts';
-import { collect, fixture, recordsOf, warningsOf } from './helpers.ts';
+import { collect, fixture, recordsOf, warningsOf, rules } from './helpers.ts';
 
 /** Records of one kind, without rows (a CSV line and a Bundle entry number differ for the same record). */
 const recordsOfKind = <K extends RecordKind>(items: ImportRecordItem[], kind: K): Array<RecordOf[K]> =>
   items.flatMap((item) => (item.kind === kind ? [item.record as RecordOf[K]] : []));
 
 test('Synthea CSV and the FHIR Bundle of the same clinic give the same canonical records', async (t) => {
-  const csvPatients = await collect(importItems('synthea-patients-csv', fixture('synthea/patients.csv')));
+  const csvPatients = await collect(
+    importItems('synthea-patients-csv', fixture('synthea/patients.csv'), { rules }),
+  );
   const ids = new Set(recordsOf(csvPatients).map((item) => item.record.sourceId));
   const csvEncounters = await collect(
     importItems('synthea-encounters-csv', fixture('synthea/encounters.csv'), {
+      rules,
       knownPatient: (id) => ids.has(id),
     }),
   );
-  const fhir = recordsOf(await collect(importItems('fhir-json', fixture('fhir/bundle.json'))));
+  const fhir = recordsOf(await collect(importItems('fhir-json', fixture('fhir/bundle.json'), { rules })));
 
   t.deepEqual(warningsOf([...csvPatients, ...csvEncounters]), []);
   t.deepEqual(recordsOfKind(fhir, 'patient'), recordsOfKind(recordsOf(csvPatients), 'patient'));
@@ -34,7 +37,7 @@ test('Synthea CSV and the FHIR Bundle of the same clinic give the same canonical
 
 test('every FHIR document points at a fixture binary whose SHA-1 and size it states', async (t) => {
   const documents = recordsOfKind(
-    recordsOf(await collect(importItems('fhir-json', fixture('fhir/bundle.json')))),
+    recordsOf(await collect(importItems('fhir-json', fixture('fhir/bundle.json'), { rules }))),
     'document',
   );
   t.is(documents.length, 17);

@@ -10,9 +10,24 @@ import type {
   ImportWarning,
   SourceItem,
 } from '../../../modules/migration_import/lib/index.ts';
+import appointmentsApi from '../../../modules/appointments/api.ts';
+import documentsApi from '../../../modules/documents/api.ts';
+import { importRules } from '../../../modules/migration_import/lib/index.ts';
+import patientsApi from '../../../modules/patients/api.ts';
 import { fixturesDir } from '../../../scripts/generate-import-fixtures.ts';
+import { silentLogger } from '../../../src/logger.ts';
+import { sdk } from '../../../src/sdk/runtime.ts';
 
 export const fixture = (path: string): ByteSource => createReadStream(join(fixturesDir, path));
+
+const apiContext = (module: string) => ({ module, logger: silentLogger, storageDir: fixturesDir, sdk });
+
+/** The clinic modules' rules, from their real APIs, as a run validates against them by default. */
+export const rules = importRules({
+  patients: patientsApi(apiContext('patients')),
+  appointments: appointmentsApi(apiContext('appointments')),
+  documents: documentsApi(apiContext('documents')),
+});
 
 /** Bytes of `parts`, one chunk each; strings are UTF-8. */
 export async function* bytes(...parts: Array<string | Uint8Array>): AsyncGenerator<Uint8Array> {

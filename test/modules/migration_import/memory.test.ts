@@ -10,7 +10,7 @@ import {
   fhirPatientsNdjson,
   syntheaPatientsCsv,
 } from '../../../scripts/generate-import-fixtures.ts';
-import { encoded, heapAfterGc } from './helpers.ts';
+import { encoded, heapAfterGc, rules } from './helpers.ts';
 
 const ROWS = 200_000;
 const EVERY = 50_000;
@@ -23,7 +23,7 @@ async function heapSamples(
 ): Promise<{ records: number; samples: number[] }> {
   let records = 0;
   const samples: number[] = [];
-  for await (const item of importItems(format, source, { acrossRecords })) {
+  for await (const item of importItems(format, source, { rules, acrossRecords })) {
     if (item.kind === 'warning') throw new Error(item.warning.message);
     if (++records % EVERY === 0) samples.push(heapAfterGc());
   }

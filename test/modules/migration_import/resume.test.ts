@@ -9,7 +9,16 @@ import test from 'ava';
 import { executeRun } from '../../../modules/migration_import/lib/jobs/execute-run.ts';
 import type { JobRow } from '../../../modules/migration_import/lib/jobs/job-row.ts';
 import { Lease, LostLease } from '../../../modules/migration_import/lib/jobs/lease.ts';
-import { createJob, fixtureBytes, settled, validate, world, type JobBody, type World } from './world.ts';
+import {
+  createJob,
+  fixtureBytes,
+  importSdk,
+  settled,
+  validate,
+  world,
+  type JobBody,
+  type World,
+} from './world.ts';
 
 process.env.WARD_IMPORT_LEASE_SECONDS = '1';
 
@@ -97,9 +106,12 @@ test('a worker that lost its lease writes nothing: its batch rolls back at the f
     });
   const row = (await w.knex('migration_import_job').where({ id: job.id }).first()) as JobRow;
   const stale = new Lease(w.knex, job.id, 'old-holder', 1000);
-  await t.throwsAsync(executeRun({ knex: w.knex, storageDir: w.storage, batchSize: 10 }, row, stale), {
-    instanceOf: LostLease,
-  });
+  await t.throwsAsync(
+    executeRun({ knex: w.knex, sdk: await importSdk(w), storageDir: w.storage, batchSize: 10 }, row, stale),
+    {
+      instanceOf: LostLease,
+    },
+  );
   t.is(Number(((await w.knex('patients_patient').count({ n: '*' })) as Array<{ n: string }>)[0]!.n), 0);
   t.like(await w.knex('migration_import_job').where({ id: job.id }).first(), {
     worker_id: 'new-holder',

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
-import { namespaceTag, newPartialFile, partialName } from '../../../modules/documents/lib/partial-files.ts';
+import { namespaceTag, newPartialFile, partialName } from '../../../src/sdk/partial-files.ts';
 import { privateSourcesDir, sourcePath } from '../../../modules/migration_import/lib/jobs/source-file.ts';
 import { createJob, fixtureBytes, world } from './world.ts';
 

@@ -15,8 +15,6 @@ import { blobPath } from '../../../modules/documents/lib/blob-store.ts';
 import { storeBinary } from '../../../modules/migration_import/lib/jobs/binary-store.ts';
 import { purgeJob } from '../../../modules/migration_import/lib/jobs/purge.ts';
 import { sourcePath } from '../../../modules/migration_import/lib/jobs/source-file.ts';
-import { silentLogger } from '../../../src/logger.ts';
-import { sdk } from '../../../src/sdk/runtime.ts';
 import { fixturesDir } from '../../../scripts/generate-import-fixtures.ts';
 import {
   clinicalCounts,
@@ -24,6 +22,8 @@ import {
   execute,
   fixtureBytes,
   importFixture,
+  importSdk,
+  purgeDeps,
   validate,
   world,
   type World,
@@ -145,14 +145,14 @@ test('a binary whose upload a purge overtook is not kept: the store says so, and
     (async function* () {
       yield first;
       // The purge commits while the body is still on its way.
-      await purgeJob({ knex: w.knex, storageDir: w.storage, logger: silentLogger }, job.id, 'ada');
+      await purgeJob(await purgeDeps(w), job.id, 'ada');
       yield second;
     })(),
   );
+  const sdk = await importSdk(w);
   const stored = await storeBinary(
     sdk,
-    w.knex,
-    w.storage,
+    sdk.jobActing(`migration_import:${job.id}`),
     body,
     {
       jobId: job.id,
@@ -169,7 +169,7 @@ test('a binary whose upload a purge overtook is not kept: the store says so, and
 
 test('a purge waits for an upload that found the same bytes stored, then keeps the file that upload now uses', async (t) => {
   const w = await world(t);
-  const deps = { knex: w.knex, storageDir: w.storage, logger: silentLogger };
+  const deps = await purgeDeps(w);
   const first = await createJob(w, await fixtureBytes('fhir/bundle.json'), { format: 'fhir-json' });
   const second = await createJob(w, await fixtureBytes('fhir/bundle.json'), { format: 'fhir-json' });
   const letter = Buffer.from('a referral letter both jobs hold\n');
@@ -181,7 +181,7 @@ test('a purge waits for an upload that found the same bytes stored, then keeps t
   const held = await w.knex('migration_import_binary').where({ job_id: first.id }).first();
   let purging: Promise<unknown> = Promise.resolve();
   // As the second job's upload does once it found the bytes stored: the lock, then its row.
-  await withBlobLock(w.knex, sha256(letter), async (trx) => {
+  await withBlobLock(deps.acting, sha256(letter), async (trx) => {
     purging = purgeJob(deps, first.id, 'ada');
     await until(async () => {
       const { rows } = (await w.knex.raw(

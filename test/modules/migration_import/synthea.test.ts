@@ -1,11 +1,13 @@
 import test from 'ava';
 import { importItems, readImport } from '../../../modules/migration_import/lib/index.ts';
-import { bytes, collect, fixture, recordsOf, warningsOf } from './helpers.ts';
+import { bytes, collect, fixture, recordsOf, warningsOf, rules } from './helpers.ts';
 
 const MARIA = 'fb165133-d04c-455d-9e6c-f09c5e5335e3';
 
 test('patients.csv: every row is a patient; Id is both source id and MRN, as in Synthea FHIR', async (t) => {
-  const items = await collect(importItems('synthea-patients-csv', fixture('synthea/patients.csv')));
+  const items = await collect(
+    importItems('synthea-patients-csv', fixture('synthea/patients.csv'), { rules }),
+  );
   t.deepEqual(warningsOf(items), []);
   t.is(items.length, 50);
   t.deepEqual(items.slice(0, 2), [
@@ -44,16 +46,18 @@ test('patients.csv: every row is a patient; Id is both source id and MRN, as in 
 });
 
 test('the newer layout (FIPS before ZIP, INCOME) reads the same, since columns go by name', async (t) => {
-  const classic = await collect(importItems('synthea-patients-csv', fixture('synthea/patients.csv')));
+  const classic = await collect(
+    importItems('synthea-patients-csv', fixture('synthea/patients.csv'), { rules }),
+  );
   const newer = await collect(
-    importItems('synthea-patients-csv', fixture('synthea/patients-newer-layout.csv')),
+    importItems('synthea-patients-csv', fixture('synthea/patients-newer-layout.csv'), { rules }),
   );
   t.deepEqual(newer, classic);
 });
 
 test('header names match whatever their case and order; MIDDLE joins the given name', async (t) => {
   const csv = 'gender,last,Middle,first,birthdate,ID\nM,Lee,Jun,Wei,1990-01-02,p1\n';
-  t.deepEqual(await collect(importItems('synthea-patients-csv', bytes(csv))), [
+  t.deepEqual(await collect(importItems('synthea-patients-csv', bytes(csv), { rules })), [
     {
       kind: 'patient',
       row: 2,
@@ -104,12 +108,13 @@ test('encounters.csv: fulfilled appointments, practitioner by PROVIDER id, reaso
 
 test('encounters validate against patients imported before, and instants come out in UTC ISO form', async (t) => {
   const patients = new Set(
-    recordsOf(await collect(importItems('synthea-patients-csv', fixture('synthea/patients.csv')))).map(
-      (item) => item.record.sourceId,
-    ),
+    recordsOf(
+      await collect(importItems('synthea-patients-csv', fixture('synthea/patients.csv'), { rules })),
+    ).map((item) => item.record.sourceId),
   );
   const items = await collect(
     importItems('synthea-encounters-csv', fixture('synthea/encounters.csv'), {
+      rules,
       knownPatient: async (id) => patients.has(id),
     }),
   );

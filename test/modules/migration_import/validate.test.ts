@@ -11,13 +11,13 @@ import {
 } from '../../../modules/migration_import/lib/index.ts';
 import type { ImportItem, SourceItem, ValidateOptions } from '../../../modules/migration_import/lib/index.ts';
 import { sdk } from '../../../src/sdk/runtime.ts';
-import { collect, warningsOf } from './helpers.ts';
+import { collect, warningsOf, rules } from './helpers.ts';
 
 async function* source(...items: SourceItem[]): AsyncGenerator<SourceItem> {
   yield* items;
 }
-const validate = (items: SourceItem[], options: ValidateOptions = {}): Promise<ImportItem[]> =>
-  collect(validateImport(source(...items), options));
+const validate = (items: SourceItem[], options: Omit<ValidateOptions, 'rules'> = {}): Promise<ImportItem[]> =>
+  collect(validateImport(source(...items), { rules, ...options }));
 
 const place = { row: 1, field: (name: string) => name };
 const patient = (sourceId: string, extra: object = {}): SourceItem => ({
@@ -84,7 +84,7 @@ test('ids of different kinds may coincide: duplicates are per kind', async (t) =
 });
 
 test('sex codes: F, M, O, U and the FHIR words in any case; no code at all is unknown, silently', (t) => {
-  const sexOf = (sex: string | undefined) => checkPatient({ ...fields, sex }, place).record?.sex;
+  const sexOf = (sex: string | undefined) => checkPatient({ ...fields, sex }, place, rules).record?.sex;
   const fields = { sourceId: 'p', familyName: 'L', givenName: 'G', birthDate: '2000-01-01' };
   t.deepEqual(['f', 'M', 'o', 'U', 'Female', 'MALE', 'other', 'unknown', undefined, '  '].map(sexOf), [
     'female',
@@ -98,7 +98,7 @@ test('sex codes: F, M, O, U and the FHIR words in any case; no code at all is un
     'unknown',
     'unknown',
   ]);
-  t.deepEqual(checkPatient({ ...fields }, place).warnings, []);
+  t.deepEqual(checkPatient({ ...fields }, place, rules).warnings, []);
 });
 
 test('text comes out in NFC; source ids stay as the source wrote them', (t) => {
@@ -112,6 +112,7 @@ test('text comes out in NFC; source ids stay as the source wrote them', (t) => {
       address: { lines: ['rue de l’E\u0301glise'], city: 'Ne\u0301ron' },
     },
     place,
+    rules,
     sdk.text,
   );
   t.deepEqual(warnings, []);
@@ -133,6 +134,7 @@ test('text comes out in NFC; source ids stay as the source wrote them', (t) => {
       reason: 'Re\u0301vision',
     },
     place,
+    rules,
   ).record;
   t.like(visit, { practitionerName: 'Dr N\u00E9ron', reason: 'R\u00E9vision' });
 });
@@ -140,15 +142,15 @@ test('text comes out in NFC; source ids stay as the source wrote them', (t) => {
 test('a patient id standing in for the MRN is held to the MRN rule; without the SDK rules nothing is checked', (t) => {
   const fields = { sourceId: 'p\u200B1', familyName: 'Lee', givenName: 'Ann', birthDate: '2000-01-01' };
   t.deepEqual(
-    checkPatient(fields, place, sdk.text).warnings.map((warning) => warning.message),
+    checkPatient(fields, place, rules, sdk.text).warnings.map((warning) => warning.message),
     [
       'patient id (used as the MRN) contains U+200B ZERO WIDTH SPACE (a zero-width character) at character 2, which would make it differ from the same text typed in Ward; remove it from the source',
     ],
   );
-  t.deepEqual(checkPatient({ ...fields, mrn: 'M-1' }, place, sdk.text).warnings, []);
-  t.deepEqual(checkPatient(fields, place).warnings, []);
+  t.deepEqual(checkPatient({ ...fields, mrn: 'M-1' }, place, rules, sdk.text).warnings, []);
+  t.deepEqual(checkPatient(fields, place, rules).warnings, []);
   t.deepEqual(
-    checkPatient({ ...fields, sourceId: 'p1', givenName: 'A\u0000n' }, place, sdk.text).warnings.map(
+    checkPatient({ ...fields, sourceId: 'p1', givenName: 'A\u0000n' }, place, rules, sdk.text).warnings.map(
       (warning) => warning.code,
     ),
     ['nul_character'],
@@ -189,6 +191,7 @@ test('values are trimmed, and blank means missing', (t) => {
       reason: '   ',
     },
     place,
+    rules,
   );
   t.deepEqual(warnings, []);
   t.deepEqual(record, {
@@ -289,10 +292,10 @@ const asRaw = (record: object): Record<string, string> =>
 test('property: a valid patient never gets an error, and its canonical form is a fixed point', (t) => {
   fc.assert(
     fc.property(validPatient, (raw) => {
-      const { record, warnings } = checkPatient(raw, place);
+      const { record, warnings } = checkPatient(raw, place, rules);
       t.deepEqual(warnings, []);
       t.not(record, null);
-      t.deepEqual(checkPatient(asRaw(record!), place).record, record);
+      t.deepEqual(checkPatient(asRaw(record!), place, rules).record, record);
     }),
   );
 });
@@ -300,10 +303,10 @@ test('property: a valid patient never gets an error, and its canonical form is a
 test('property: a valid appointment never gets an error, and its canonical form is a fixed point', (t) => {
   fc.assert(
     fc.property(validAppointment, (raw) => {
-      const { record, warnings } = checkAppointment(raw, place);
+      const { record, warnings } = checkAppointment(raw, place, rules);
       t.deepEqual(warnings, []);
       t.not(record, null);
-      t.deepEqual(checkAppointment(asRaw(record!), place).record, record);
+      t.deepEqual(checkAppointment(asRaw(record!), place, rules).record, record);
     }),
   );
 });
@@ -311,10 +314,10 @@ test('property: a valid appointment never gets an error, and its canonical form 
 test('property: a valid document never gets an error, and its canonical form is a fixed point', (t) => {
   fc.assert(
     fc.property(validDocument, (raw) => {
-      const { record, warnings } = checkDocument(raw, place);
+      const { record, warnings } = checkDocument(raw, place, rules);
       t.deepEqual(warnings, []);
       t.not(record, null);
-      t.deepEqual(checkDocument(asRaw(record!), place).record, record);
+      t.deepEqual(checkDocument(asRaw(record!), place, rules).record, record);
     }),
   );
 });

@@ -11,7 +11,7 @@ import type {
   ValidateOptions,
 } from '../../../modules/migration_import/lib/index.ts';
 import { sdk } from '../../../src/sdk/runtime.ts';
-import { bytes, collect, fixture, recordsOf, warningsOf } from './helpers.ts';
+import { bytes, collect, fixture, recordsOf, warningsOf, rules } from './helpers.ts';
 
 const MARIA = 'fb165133-d04c-455d-9e6c-f09c5e5335e3';
 const UTF8 = 'save the file as UTF-8 and upload it again';
@@ -19,9 +19,9 @@ const seen = new Set<string>();
 
 const patientIds = async (): Promise<Set<string>> =>
   new Set(
-    recordsOf(await collect(importItems('synthea-patients-csv', fixture('synthea/patients.csv')))).map(
-      (item) => item.record.sourceId,
-    ),
+    recordsOf(
+      await collect(importItems('synthea-patients-csv', fixture('synthea/patients.csv'), { rules })),
+    ).map((item) => item.record.sourceId),
   );
 
 function warns(
@@ -29,11 +29,13 @@ function warns(
   format: ImportFormat,
   source: () => ByteSource,
   expected: Array<[row: number, field: string, code: string, severity: string, message: string]>,
-  options: () => Promise<ValidateOptions> | ValidateOptions = () => ({}),
+  options: () => Promise<Omit<ValidateOptions, 'rules'>> | Omit<ValidateOptions, 'rules'> = () => ({}),
 ): void {
   for (const [, , code] of expected) seen.add(code);
   test(title, async (t) => {
-    const warnings = warningsOf(await collect(importItems(format, source(), await options())));
+    const warnings = warningsOf(
+      await collect(importItems(format, source(), { rules, ...(await options()) })),
+    );
     t.deepEqual(
       warnings,
       expected.map(
@@ -43,7 +45,7 @@ function warns(
   });
 }
 
-const known = async (): Promise<ValidateOptions> => {
+const known = async (): Promise<Omit<ValidateOptions, 'rules'>> => {
   const ids = await patientIds();
   return { knownPatient: (id) => ids.has(id) };
 };

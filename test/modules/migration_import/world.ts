@@ -8,10 +8,11 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
-import type { Logger } from '../../../src/logger.ts';
+import { silentLogger, type Logger } from '../../../src/logger.ts';
+import type { WardSdk } from '../../../src/sdk/index.ts';
 import { createApiToken } from '../../../src/auth/api-tokens.ts';
 import { scratchDir } from '../../helpers/cli.ts';
-import { addUser, call, install, signIn, startApp, type Answer } from '../../helpers/app.ts';
+import { addUser, call, install, officialSdk, signIn, startApp, type Answer } from '../../helpers/app.ts';
 import { templateDatabase, testDatabase } from '../../helpers/database.ts';
 import { fixturesDir } from '../../../scripts/generate-import-fixtures.ts';
 
@@ -26,6 +27,21 @@ export async function importDatabase(t: ExecutionContext): Promise<{ url: string
 }
 
 export const fixtureBytes = (file: string): Promise<Buffer> => readFile(path.join(fixturesDir, file));
+
+/** migration_import's SDK on the world's database, as Ward hands it to the module. */
+export const importSdk = (w: { knex: Knex; storage: string }): Promise<WardSdk> =>
+  officialSdk(w.knex, w.storage, 'migration_import');
+
+/** What a purge is given, acting as the retention sweeper does. */
+export async function purgeDeps(w: { knex: Knex; storage: string }) {
+  const sdk = await importSdk(w);
+  return {
+    acting: sdk.jobActing('migration_import:retention'),
+    sdk,
+    storageDir: w.storage,
+    logger: silentLogger,
+  };
+}
 
 export interface World {
   knex: Knex;

@@ -38,7 +38,7 @@ export async function createJob(
   if ((ctx.request.length ?? 0) > limit) throw tooLarge(sdk, limit);
   let received: ReceivedFile;
   try {
-    received = await receiveSource(deps.storageDir, ctx.req, limit);
+    received = await receiveSource(deps.sdk.files, deps.storageDir, ctx.req, limit);
   } catch (error) {
     if (error instanceof TooLarge) throw tooLarge(sdk, limit);
     if ((error as NodeJS.ErrnoException).code === 'ECONNRESET')

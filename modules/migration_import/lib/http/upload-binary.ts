@@ -12,9 +12,9 @@ import type { Context } from 'koa';
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { WardSdk } from '../../../../src/sdk/index.ts';
-import { tooLarge } from '../../../documents/lib/blob-store.ts';
 import { INLINE_PREFIX } from '../checks.ts';
 import { binaryView, findBinary, storeBinary } from '../jobs/binary-store.ts';
+import { peers } from '../jobs/peers.ts';
 import type { JobRow } from '../jobs/job-row.ts';
 import { Meter, TooLarge } from '../jobs/source-file.ts';
 import { purged } from './errors.ts';
@@ -93,7 +93,7 @@ async function bodySha256(sdk: WardSdk, body: Readable, maxBytes: number): Promi
   try {
     await pipeline(body, meter, new Writable({ write: (_chunk, _encoding, done) => done() }));
   } catch (error) {
-    if (error instanceof TooLarge) throw tooLarge(sdk, maxBytes);
+    if (error instanceof TooLarge) throw peers(sdk).documents.tooLarge(maxBytes);
     throw error;
   }
   return meter.digests().sha256;
@@ -101,7 +101,7 @@ async function bodySha256(sdk: WardSdk, body: Readable, maxBytes: number): Promi
 
 export async function uploadBinary(
   ctx: Context,
-  deps: { sdk: WardSdk; knex: Knex; storageDir: string; maxBytes: number },
+  deps: { sdk: WardSdk; knex: Knex; maxBytes: number },
 ): Promise<void> {
   const { sdk } = deps;
   const id = jobId(sdk, ctx);
@@ -109,7 +109,7 @@ export async function uploadBinary(
   const ref = reference(sdk, ctx);
   const sha256 = declaredSha256(sdk, ctx);
   sdk.http.refuseEncoded(ctx);
-  if ((ctx.request.length ?? 0) > deps.maxBytes) throw tooLarge(sdk, deps.maxBytes);
+  if ((ctx.request.length ?? 0) > deps.maxBytes) throw peers(sdk).documents.tooLarge(deps.maxBytes);
   // Before anything about the job's binaries is looked at, so a job that cannot use one tells nothing.
   refuseUnusable(sdk, job);
   // The held file's hash is not repeated: only that the reference is taken, which the caller needs to know.
@@ -133,8 +133,7 @@ export async function uploadBinary(
   const type = ctx.get('Content-Type').trim();
   const stored = await storeBinary(
     sdk,
-    deps.knex,
-    deps.storageDir,
+    sdk.acting(ctx),
     ctx.req,
     {
       jobId: id,

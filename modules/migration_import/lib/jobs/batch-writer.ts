@@ -4,7 +4,7 @@
  * transaction-scoped advisory lock per source system serialises batches of concurrent jobs
  * importing from the same system, so two of them never both "create" the same unmapped record.
  */
-import type { Knex } from 'knex';
+import type { Acting, Knex } from '../../../../src/sdk/index.ts';
 import type { ImportRecordItem, PlanStep, RecordKind } from '../index.ts';
 import { emptyResults, type Results } from './job-row.ts';
 import { planAppointments, writeAppointments } from './kinds/appointments.ts';
@@ -12,8 +12,6 @@ import { planDocuments, writeDocuments } from './kinds/documents.ts';
 import { planPatients, writePatients } from './kinds/patients.ts';
 import type { KindOutcome, Scope } from './kinds/types.ts';
 import type { StoredWarning } from './warning-store.ts';
-
-type Db = Knex | Knex.Transaction;
 
 type ItemOf<K extends RecordKind> = Extract<ImportRecordItem, { kind: K }>;
 
@@ -38,12 +36,13 @@ export async function lockSourceSystem(trx: Knex.Transaction, sourceSystem: stri
   await trx.raw(`select pg_advisory_xact_lock(hashtext('migration_import:' || ?))`, [sourceSystem]);
 }
 
+/** `acting`: the job inside the batch's transaction, which the clinic modules' writes join. */
 export async function writeBatch(
-  trx: Knex.Transaction,
+  acting: Acting,
   scope: Scope,
   items: readonly ImportRecordItem[],
 ): Promise<BatchOutcome> {
-  await lockSourceSystem(trx, scope.sourceSystem);
+  await lockSourceSystem(acting.knex as Knex.Transaction, scope.sourceSystem);
   const kinds = byKind(items);
   const results = emptyResults();
   const failures: StoredWarning[] = [];
@@ -52,28 +51,28 @@ export async function writeBatch(
     failures.push(...outcome.failures);
   };
   if (kinds.patient.length > 0)
-    add('patient', await writePatients(trx, scope, await planPatients(trx, scope, kinds.patient)));
+    add('patient', await writePatients(acting, scope, await planPatients(acting, scope, kinds.patient)));
   if (kinds.appointment.length > 0)
     add(
       'appointment',
-      await writeAppointments(trx, scope, await planAppointments(trx, scope, kinds.appointment)),
+      await writeAppointments(acting, scope, await planAppointments(acting, scope, kinds.appointment)),
     );
   if (kinds.document.length > 0)
-    add('document', await writeDocuments(trx, scope, await planDocuments(trx, scope, kinds.document)));
+    add('document', await writeDocuments(acting, scope, await planDocuments(acting, scope, kinds.document)));
   return { results, failures };
 }
 
 /** What a batch would do, written nowhere: for previews. */
 export async function planBatch(
-  db: Db,
+  acting: Acting,
   scope: Scope,
   items: readonly ImportRecordItem[],
 ): Promise<{ steps: PlanStep[]; failures: StoredWarning[] }> {
   const kinds = byKind(items);
   const plans = [
-    kinds.patient.length > 0 ? await planPatients(db, scope, kinds.patient) : null,
-    kinds.appointment.length > 0 ? await planAppointments(db, scope, kinds.appointment) : null,
-    kinds.document.length > 0 ? await planDocuments(db, scope, kinds.document) : null,
+    kinds.patient.length > 0 ? await planPatients(acting, scope, kinds.patient) : null,
+    kinds.appointment.length > 0 ? await planAppointments(acting, scope, kinds.appointment) : null,
+    kinds.document.length > 0 ? await planDocuments(acting, scope, kinds.document) : null,
   ];
   const steps: PlanStep[] = [];
   const failures: StoredWarning[] = [];

@@ -1,16 +1,15 @@
 /**
  * Binaries uploaded to a job: the bytes go to the documents module's content-addressed store
- * (their path is their SHA-256, never a client's name), and a row records which reference of the
- * source they answer. One reference holds one file: the same file again is recognised as a
- * duplicate, a different one is refused.
+ * (through its API: their path is their SHA-256, never a client's name), and a row records which
+ * reference of the source they answer. One reference holds one file: the same file again is
+ * recognised as a duplicate, a different one is refused.
  */
 import type { Knex } from 'knex';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream';
-import type { WardSdk } from '../../../../src/sdk/index.ts';
-import { insertUsingBlob } from '../../../documents/lib/blob-lock.ts';
-import { putBlob } from '../../../documents/lib/blob-store.ts';
+import type { Acting, WardSdk } from '../../../../src/sdk/index.ts';
 import { TABLE as JOBS } from './lease.ts';
+import { peers } from './peers.ts';
 import { Meter } from './source-file.ts';
 
 export const BINARIES = 'migration_import_binary';
@@ -56,8 +55,7 @@ export interface Upload {
  */
 export async function storeBinary(
   sdk: WardSdk,
-  knex: Knex,
-  storageDir: string,
+  acting: Acting,
   body: Readable,
   upload: Upload,
   maxBytes: number,
@@ -65,30 +63,33 @@ export async function storeBinary(
   // SHA-1 besides the store's SHA-256: FHIR attachments declare a SHA-1, which execute checks.
   const meter = new Meter(Number.MAX_SAFE_INTEGER, ['sha1']);
   const hashed = pipeline(body, meter, () => undefined);
-  const stored = await putBlob(sdk, storageDir, hashed, { maxBytes, expectedSha256: upload.sha256 });
   // Only while the job is not purged: a purge that committed while the body streamed in has
   // deleted the job's binaries and must not find one come back.
-  const result = await insertUsingBlob(sdk, knex, storageDir, stored.sha256, (trx) =>
-    trx.raw(
-      `insert into ${BINARIES} (job_id, ref, sha256, sha1, size, content_type, created_by)
+  const { recorded: result } = await peers(sdk).documents.storeFile(
+    acting,
+    hashed,
+    { maxBytes, expectedSha256: upload.sha256 },
+    (trx, stored) =>
+      trx.raw(
+        `insert into ${BINARIES} (job_id, ref, sha256, sha1, size, content_type, created_by)
      select ?::int, ?::text, ?::char(64), ?::char(40), ?::bigint, ?::varchar(255), ?::varchar(100)
      where exists (select 1 from ${JOBS} where id = ? and purged_at is null)
      on conflict (job_id, ref) do nothing
      returning *`,
-      [
-        upload.jobId,
-        upload.ref,
-        stored.sha256,
-        meter.digests().sha1,
-        stored.size,
-        upload.contentType,
-        upload.createdBy,
-        upload.jobId,
-      ],
-    ),
+        [
+          upload.jobId,
+          upload.ref,
+          stored.sha256,
+          meter.digests().sha1,
+          stored.size,
+          upload.contentType,
+          upload.createdBy,
+          upload.jobId,
+        ],
+      ),
   );
   const [row] = (result as { rows: BinaryRow[] }).rows;
   if (row !== undefined) return { row, inserted: true };
-  const held = await findBinary(knex, upload.jobId, upload.ref);
+  const held = await findBinary(acting.knex, upload.jobId, upload.ref);
   return held === undefined ? null : { row: held, inserted: false };
 }

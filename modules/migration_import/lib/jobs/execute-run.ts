@@ -8,7 +8,7 @@
  * one bad row fails alone.
  */
 import { channel } from 'node:diagnostics_channel';
-import type { Knex } from 'knex';
+import type { Acting, Knex, WardSdk } from '../../../../src/sdk/index.ts';
 import { inBatches, type ImportRecordItem } from '../index.ts';
 import { addResults, writeBatch } from './batch-writer.ts';
 import { emptyResults, type JobRow, type JobState, type Results } from './job-row.ts';
@@ -19,6 +19,8 @@ import { deleteWarnings, insertWarnings, WarningBudget, WARNINGS } from './warni
 
 export interface ExecuteDeps {
   knex: Knex;
+  /** migration_import's SDK: the clinic modules' APIs, the job as who acts. */
+  sdk: WardSdk;
   storageDir: string;
   batchSize: number;
   /** Most row errors a run stores (WARD_IMPORT_MAX_WARNINGS); the rest are counted and summed up. */
@@ -49,21 +51,20 @@ class Checkpoint {
   }
 }
 
+/** Commits one batch in a transaction of the job (`scope.acting`), which `write` receives bound to it. */
 async function commit(
-  deps: ExecuteDeps,
+  scope: Scope,
   lease: Lease,
   checkpoint: Checkpoint,
   count: number,
-  write: (
-    trx: Knex.Transaction,
-  ) => Promise<{ results: Results; failures: Parameters<typeof insertWarnings>[3] }>,
+  write: (acting: Acting) => Promise<{ results: Results; failures: Parameters<typeof insertWarnings>[3] }>,
   onWritten: () => void = () => undefined,
 ): Promise<void> {
   // A transaction that rolls back stored none of its warnings: the budget forgets them too.
   const restore = checkpoint.budget.save();
-  const next = await deps.knex
-    .transaction(async (trx) => {
-      const outcome = await write(trx);
+  const next = await scope.acting
+    .transaction(async (trx, acting) => {
+      const outcome = await write(acting);
       await insertWarnings(trx, lease, 'execute', checkpoint.budget.take(outcome.failures));
       const results = addResults(checkpoint.results, outcome.results);
       await lease.update(trx, { rows_done: checkpoint.done + count, results });
@@ -78,23 +79,17 @@ async function commit(
   checkpoint.done += count;
 }
 
-async function rowByRow(
-  deps: ExecuteDeps,
-  lease: Lease,
-  scope: Scope,
-  checkpoint: Checkpoint,
-  batch: ImportRecordItem[],
-) {
+async function rowByRow(lease: Lease, scope: Scope, checkpoint: Checkpoint, batch: ImportRecordItem[]) {
   for (const item of batch) {
     try {
-      await commit(deps, lease, checkpoint, 1, (trx) => writeBatch(trx, scope, [item]));
+      await commit(scope, lease, checkpoint, 1, (acting) => writeBatch(acting, scope, [item]));
     } catch (error) {
       if (!isDataError(error)) throw error;
       const results = emptyResults();
       results[item.kind].failed = 1;
       const { detail } = error as { detail?: string };
       const message = `Ward refused the row: ${withoutQuery(error.message)}${detail ? ` (${detail})` : ''}`;
-      await commit(deps, lease, checkpoint, 1, async () => ({
+      await commit(scope, lease, checkpoint, 1, async () => ({
         results,
         failures: [failure(item, '', 'write_failed', message)],
       }));
@@ -122,7 +117,7 @@ export function finalState(results: Results): { state: JobState; error: string |
 
 export async function executeRun(deps: ExecuteDeps, job: JobRow, lease: Lease): Promise<void> {
   const { knex } = deps;
-  const scope = await runScope(knex, job, 'execute');
+  const scope = await runScope(deps.sdk, job, 'execute');
   // A fresh run replaces the previous run's row errors; a resumed one keeps its own.
   if (job.rows_done === 0) await deleteWarnings(knex, lease, 'execute');
   const stored = Number(
@@ -133,22 +128,26 @@ export async function executeRun(deps: ExecuteDeps, job: JobRow, lease: Lease): 
     )[0]!.n,
   );
   const checkpoint = new Checkpoint(job, new WarningBudget(deps.maxWarnings, stored));
-  const records = sourceRecords(deps.storageDir, job, { acrossRecords: false, skip: checkpoint.done });
+  const records = sourceRecords(deps.storageDir, job, {
+    rules: scope.rules,
+    acrossRecords: false,
+    skip: checkpoint.done,
+  });
   let number = 0;
   for await (const batch of readAhead(inBatches(records, deps.batchSize))) {
     number++;
     try {
       await commit(
-        deps,
+        scope,
         lease,
         checkpoint,
         batch.length,
-        (trx) => writeBatch(trx, scope, batch),
+        (acting) => writeBatch(acting, scope, batch),
         () => batchEvents.publish({ job: job.id, batch: number, point: 'written' }),
       );
     } catch (error) {
       if (!isDataError(error)) throw error;
-      await rowByRow(deps, lease, scope, checkpoint, batch);
+      await rowByRow(lease, scope, checkpoint, batch);
     }
     batchEvents.publish({ job: job.id, batch: number, point: 'committed' });
   }

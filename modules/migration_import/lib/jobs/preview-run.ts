@@ -4,7 +4,7 @@
  * and keeps only the first steps of each action with their before and after, and the first rows
  * that could not be written, with why.
  */
-import type { Knex } from 'knex';
+import type { Knex, WardSdk } from '../../../../src/sdk/index.ts';
 import { PreviewBuilder, inBatches, type Preview } from '../index.ts';
 import { planBatch } from './batch-writer.ts';
 import type { JobRow } from './job-row.ts';
@@ -18,20 +18,21 @@ export interface PreviewResult extends Preview {
 }
 
 export async function previewJob(
-  deps: { knex: Knex; storageDir: string; batchSize: number },
+  deps: { knex: Knex; sdk: WardSdk; storageDir: string; batchSize: number },
   job: JobRow,
   sampleSize: number,
 ): Promise<PreviewResult> {
   const { knex } = deps;
   // Nothing is written, so the MRNs of patients earlier batches would create are remembered here.
-  const scope = { ...(await runScope(knex, job, 'preview')), plannedMrns: new Set<string>() };
+  const scope = { ...(await runScope(deps.sdk, job, 'preview')), plannedMrns: new Set<string>() };
   const builder = new PreviewBuilder(sampleSize);
   const failures = { count: 0, samples: [] as StoredWarning[] };
   const records = sourceRecords(deps.storageDir, job, {
+    rules: scope.rules,
     knownPatient: knownPatients(knex, job.source_system),
   });
   for await (const batch of inBatches(records, deps.batchSize)) {
-    const { steps, failures: failed } = await planBatch(knex, scope, batch);
+    const { steps, failures: failed } = await planBatch(scope.acting, scope, batch);
     for (const step of steps) builder.add(step);
     failures.count += failed.length;
     failures.samples.push(...failed.slice(0, sampleSize - failures.samples.length));

@@ -8,18 +8,19 @@
  * A binary's bytes stay while a Ward document or another job's binary has the same content.
  */
 import { rm } from 'node:fs/promises';
-import type { Knex } from 'knex';
-import type { Logger } from '../../../../src/sdk/index.ts';
-import { withBlobLock } from '../../../documents/lib/blob-lock.ts';
-import { blobPath } from '../../../documents/lib/blob-store.ts';
+import type { Acting, Knex, Logger, WardSdk } from '../../../../src/sdk/index.ts';
 import { BINARIES } from './binary-store.ts';
 import type { JobRow } from './job-row.ts';
 import { TABLE } from './lease.ts';
+import { peers } from './peers.ts';
 import { sourcePath } from './source-file.ts';
 import { WARNINGS } from './warning-store.ts';
 
 export interface PurgeDeps {
-  knex: Knex;
+  /** Who purges: the purge's writes are theirs. */
+  acting: Acting;
+  /** migration_import's SDK: the documents module's file store. */
+  sdk: WardSdk;
   storageDir: string;
   logger: Logger;
 }
@@ -47,8 +48,8 @@ export async function purgeJob(
   by: string,
   olderThanDays?: number,
 ): Promise<Purged | undefined> {
-  const { knex } = deps;
-  const done = await knex.transaction(async (trx) => {
+  const knex = deps.acting.knex;
+  const done = await deps.acting.transaction(async (trx) => {
     const unchanged = (query: Knex.QueryBuilder) =>
       olderThanDays === undefined
         ? query
@@ -86,14 +87,13 @@ export async function purgeJob(
   return { row: done.row, purged: true, warnings: done.warnings, binaries: done.hashes.length };
 }
 
-/** Removes the stored file unless a document or a binary uses it, under the file's lock (blob-lock.ts). */
+/** Removes the stored file unless a document or a binary uses it, under the file's lock (the documents API's). */
 export async function removeUnreferencedBlob(deps: PurgeDeps, sha256: string): Promise<void> {
-  await withBlobLock(deps.knex, sha256, async (trx) => {
-    const document = await trx('documents_document').where({ sha256 }).first('id');
-    const binary = await trx(BINARIES).where({ sha256 }).first('id');
-    if (document !== undefined || binary !== undefined) return;
-    await rm(blobPath(deps.storageDir, sha256), { force: true });
-  });
+  await peers(deps.sdk).documents.releaseFile(
+    deps.acting,
+    sha256,
+    async (trx) => (await trx(BINARIES).where({ sha256 }).first('id')) !== undefined,
+  );
 }
 
 /**
@@ -103,7 +103,7 @@ export async function removeUnreferencedBlob(deps: PurgeDeps, sha256: string): P
  */
 export async function purgeExpired(deps: PurgeDeps, days: number): Promise<number[]> {
   if (days <= 0) return [];
-  const expired = (await deps
+  const expired = (await deps.acting
     .knex(TABLE)
     .whereNull('purged_at')
     .whereNotIn('state', RUNNING)

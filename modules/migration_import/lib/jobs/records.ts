@@ -2,17 +2,23 @@
  * The records of a stored source, as execute and preview read them: streamed from the file,
  * validated on the way, warnings dropped (validation recorded them), the first `skip` passed over.
  */
-import type { Knex } from 'knex';
-import { statusCodes } from '../../../appointments/lib/queries.ts';
-import { importItems, type ImportFormat, type ImportRecordItem, type ValidateOptions } from '../index.ts';
+import type { WardSdk } from '../../../../src/sdk/index.ts';
+import {
+  importItems,
+  importRules,
+  type ImportFormat,
+  type ImportRecordItem,
+  type ValidateOptions,
+} from '../index.ts';
 import type { JobRow } from './job-row.ts';
 import type { Scope } from './kinds/types.ts';
+import { peers } from './peers.ts';
 import { openSource } from './source-file.ts';
 
 export async function* sourceRecords(
   storageDir: string,
   job: { id: number; format: ImportFormat },
-  options: Omit<ValidateOptions, 'fields'> & { skip?: number } = {},
+  options: Omit<ValidateOptions, 'fields'> & { skip?: number },
 ): AsyncGenerator<ImportRecordItem> {
   let seen = 0;
   for await (const item of importItems(job.format, openSource(storageDir, job.id), options)) {
@@ -22,18 +28,25 @@ export async function* sourceRecords(
   }
 }
 
-/** Codes Ward accepts in `appointments_status`, read once per run. */
-export async function appointmentStatuses(knex: Knex): Promise<Set<string>> {
-  return new Set(await statusCodes(knex));
+/** The status codes Ward's appointments accept, read once per run. */
+export async function appointmentStatuses(sdk: WardSdk, job: { id: number }): Promise<Set<string>> {
+  return new Set(await peers(sdk).appointments.statuses(jobActing(sdk, job)));
 }
 
+/** The job as who acts, for what its runs write. */
+export const jobActing = (sdk: WardSdk, job: { id: number }) => sdk.jobActing(`migration_import:${job.id}`);
+
 /** What the kinds' planners and writers need of a run: the same for execute and preview but its mode. */
-export async function runScope(knex: Knex, job: JobRow, mode: Scope['mode']): Promise<Scope> {
+export async function runScope(sdk: WardSdk, job: JobRow, mode: Scope['mode']): Promise<Scope> {
+  const clinic = peers(sdk);
   return {
     jobId: job.id,
     sourceSystem: job.source_system,
-    statuses: await appointmentStatuses(knex),
+    statuses: await appointmentStatuses(sdk, job),
     mode,
+    peers: clinic,
+    rules: importRules(clinic, clinic.documents.maxBytes()),
+    acting: jobActing(sdk, job),
   };
 }
 

@@ -11,9 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Knex } from 'knex';
 import type { Logger, WardSdk } from '../../../../src/sdk/index.ts';
-import { removeAbandonedUploads } from '../../../documents/lib/blob-store.ts';
-import { documentMaxBytes } from '../../../documents/lib/config.ts';
 import { executeRun } from './execute-run.ts';
+import { peers } from './peers.ts';
 import type { JobRow } from './job-row.ts';
 import { claimExecute, claimValidate, orphanedRuns } from './job-store.ts';
 import { endedRun, Lease, LostLease } from './lease.ts';
@@ -84,23 +83,24 @@ export class JobRunner {
    */
   async sweep(): Promise<number[]> {
     const taken = await this.#resumeOrphans();
-    const { knex, storageDir, logger, settings } = this.#deps;
-    await purgeExpired({ knex, storageDir, logger }, settings.retentionDays);
+    const { storageDir, logger, settings, sdk } = this.#deps;
+    const acting = sdk.jobActing('migration_import:retention');
+    await purgeExpired({ acting, sdk, storageDir, logger }, settings.retentionDays);
     await this.removeUnfinishedUploads();
     return taken;
   }
 
   /**
    * Removes the partial files of source and binary uploads whose backend died (see documents'
-   * partial-files.ts); a failure is logged, never thrown: it must not stop the sweep.
+   * `sdk.files`); a failure is logged, never thrown: it must not stop the sweep.
    */
   async removeUnfinishedUploads(): Promise<void> {
-    const { storageDir, logger } = this.#deps;
+    const { storageDir, logger, sdk } = this.#deps;
     for (const [what, remove] of [
-      ['source', removeAbandonedSources],
-      ['binary', removeAbandonedUploads],
+      ['source', () => removeAbandonedSources(sdk.files, storageDir)],
+      ['binary', () => peers(sdk).documents.removeUnfinishedUploads()],
     ] as const) {
-      const removed = await remove(storageDir).catch((error: unknown) => {
+      const removed = await remove().catch((error: unknown) => {
         logger.warn({ err: error }, `migration_import: could not look for unfinished ${what} uploads`);
         return [];
       });
@@ -142,14 +142,14 @@ export class JobRunner {
               knex,
               storageDir,
               sdk,
-              maxDocumentBytes: documentMaxBytes(sdk),
+              maxDocumentBytes: peers(sdk).documents.maxBytes(),
               maxWarnings: settings.maxWarnings,
             },
             row,
             lease,
           )
         : executeRun(
-            { knex, storageDir, batchSize: settings.batchSize, maxWarnings: settings.maxWarnings },
+            { knex, sdk, storageDir, batchSize: settings.batchSize, maxWarnings: settings.maxWarnings },
             row,
             lease,
           );

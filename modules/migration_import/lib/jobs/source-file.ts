@@ -13,7 +13,7 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { newPartialFile, removeAbandoned, type PartialKind } from '../../../documents/lib/partial-files.ts';
+import type { PartialKind, SdkFiles } from '../../../../src/sdk/index.ts';
 
 const INCOMING: PartialKind = { prefix: '.incoming-', suffix: '' };
 
@@ -93,12 +93,13 @@ export async function privateSourcesDir(storageDir: string): Promise<string> {
 }
 
 export async function receiveSource(
+  files: SdkFiles,
   storageDir: string,
   body: Readable,
   limit: number,
 ): Promise<ReceivedFile> {
   const dir = await privateSourcesDir(storageDir);
-  const partial = await newPartialFile(dir, INCOMING);
+  const partial = await files.newPartialFile(dir, INCOMING);
   const { file } = partial;
   const meter = new Meter(limit, ['sha256']);
   try {
@@ -120,11 +121,11 @@ export async function receiveSource(
 
 /**
  * Removes the temporary files of source uploads whose backend died before they ended (never one
- * a live upload writes, here or on another replica; see documents' partial-files.ts); returns
+ * a live upload writes, here or on another replica; see `sdk.files`); returns
  * their names. At start-up and from the sweeper.
  */
-export const removeAbandonedSources = (storageDir: string): Promise<string[]> =>
-  removeAbandoned(sourcesDir(storageDir), INCOMING);
+export const removeAbandonedSources = (files: SdkFiles, storageDir: string): Promise<string[]> =>
+  files.removeAbandoned(sourcesDir(storageDir), INCOMING);
 
 /** The stored source, as a byte stream for the readers. */
 export const openSource = (storageDir: string, jobId: number): Readable =>

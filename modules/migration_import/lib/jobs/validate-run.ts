@@ -17,13 +17,13 @@ import { createHash } from 'node:crypto';
 import { pipeline, Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import type { WardSdk } from '../../../../src/sdk/index.ts';
-import { DEFAULT_MAX_BYTES } from '../../../documents/lib/config.ts';
-import { importItems, sourceFields, type RecordKind } from '../index.ts';
+import { importItems, importRules, sourceFields, type RecordKind } from '../index.ts';
 import { warn } from '../warnings.ts';
 import { BINARIES, storeBinary } from './binary-store.ts';
 import type { JobRow } from './job-row.ts';
 import type { Lease } from './lease.ts';
-import { appointmentStatuses } from './records.ts';
+import { peers } from './peers.ts';
+import { appointmentStatuses, jobActing } from './records.ts';
 import { Meter, openSource } from './source-file.ts';
 import { knownPatients } from './source-map.ts';
 import { WarningWriter, deleteWarnings } from './warning-store.ts';
@@ -92,9 +92,10 @@ class ProgressWriter {
 
 export async function validateRun(deps: ValidateDeps, job: JobRow, lease: Lease): Promise<void> {
   const { knex } = deps;
-  const maxDocumentBytes = deps.maxDocumentBytes ?? DEFAULT_MAX_BYTES;
+  const clinic = peers(deps.sdk);
+  const maxDocumentBytes = deps.maxDocumentBytes ?? clinic.documents.defaultMaxBytes;
   await deleteWarnings(knex, lease);
-  const statuses = await appointmentStatuses(knex);
+  const statuses = await appointmentStatuses(deps.sdk, job);
   const statusField = sourceFields(job.format).appointment?.status ?? 'status';
   const writer = new WarningWriter(knex, lease, 'validate', { limit: deps.maxWarnings });
   const records: Record<RecordKind, number> = { patient: 0, appointment: 0, document: 0 };
@@ -103,6 +104,7 @@ export async function validateRun(deps: ValidateDeps, job: JobRow, lease: Lease)
   pipeline(openSource(deps.storageDir, job.id), meter, () => undefined);
   const progress = new ProgressWriter(knex, lease, meter, Number(job.source_bytes));
   const items = importItems(job.format, meter, {
+    rules: importRules(clinic, maxDocumentBytes),
     text: deps.sdk.text,
     knownPatient: knownPatients(knex, job.source_system),
     hasBinary: async (ref) => (await knex(BINARIES).where({ job_id: job.id, ref }).first('id')) !== undefined,
@@ -110,8 +112,7 @@ export async function validateRun(deps: ValidateDeps, job: JobRow, lease: Lease)
     storeInline: (ref, content, contentType) =>
       storeBinary(
         deps.sdk,
-        knex,
-        deps.storageDir,
+        jobActing(deps.sdk, job),
         Readable.from([content]),
         { jobId: job.id, ref, sha256: sha256Of(content), contentType, createdBy: job.created_by },
         maxDocumentBytes,

@@ -6,7 +6,8 @@ import { WardError } from '../../../errors/ward-error.ts';
 import { findInactive, inactiveText } from '../../../planner/inactive.ts';
 import type { DiskModule } from '../../../planner/types.ts';
 import type { CommandDefinition, CommandResult } from '../../../sdk/index.ts';
-import { moduleSdk } from '../../../sdk/runtime.ts';
+import { acting, cliActor } from '../../../db/acting.ts';
+import { ModuleApis } from '../../../sdk/module-apis.ts';
 import { ModuleCommand, moduleNameArg } from '../../module-command.ts';
 import { loadModuleCommands } from '../../module-commands.ts';
 
@@ -88,20 +89,24 @@ export default class ModulesRun extends ModuleCommand {
     command: CommandDefinition,
     args: string[],
   ): Promise<CommandResult> {
-    const operator = `cli:${os.userInfo().username}`;
+    const operator = cliActor(os.userInfo().username);
     // Logs go to stderr, so that --json output stays JSON; they say who ran the command.
     const logger = pino({ name: 'ward', level: this.settings.logLevel }, pino.destination(2)).child({
       module: module.name,
       command: command.name,
       operator,
     });
+    const knex = await this.db();
+    const storageDir = this.settings.storageDir;
+    const apis = new ModuleApis({ modules: (await this.inventory()).modules, knex, storageDir, logger });
     return command.run(args, {
-      knex: await this.db(),
+      knex,
       logger,
       manifest: module.manifest,
-      storageDir: this.settings.storageDir,
+      storageDir,
       operator,
-      sdk: moduleSdk(),
+      acting: acting(knex, operator),
+      sdk: await apis.sdkFor(module),
     });
   }
 }

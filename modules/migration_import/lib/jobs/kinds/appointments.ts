@@ -9,62 +9,37 @@
  * every visit twice. Appointments this job wrote itself are never matched so, so two visits that
  * one source places at the same time stay two.
  */
-import type { Knex } from 'knex';
-import type { AppointmentRow as WardAppointmentRow } from '../../../../appointments/lib/appointment.ts';
+import type { Acting } from '../../../../../src/sdk/index.ts';
+import type { AppointmentFields } from '../../../../appointments/api.ts';
 import { planItem } from '../../index.ts';
 import type { ImportRecordItem, Values } from '../../index.ts';
 import type { StoredWarning } from '../warning-store.ts';
 import { SOURCE_MAP } from '../source-map.ts';
 import { mappedPatientRecords, unknownPatient } from './references.ts';
 import { writeSequenced } from './sequenced.ts';
-import type { TableSpec } from './sql.ts';
 import { failure, type KindOutcome, type KindPlan, type Planned, type Scope } from './types.ts';
 
 type Item = Extract<ImportRecordItem, { kind: 'appointment' }>;
-type Db = Knex | Knex.Transaction;
+type Appointment = Awaited<ReturnType<Scope['peers']['appointments']['getMany']>>[number];
 
-/** The appointments module's row, as far as an import reads and writes it. */
-type AppointmentRow = Omit<WardAppointmentRow, 'created_at' | 'updated_at'>;
-
-export interface AppointmentColumns {
-  /** Null only in a preview, for a patient the same source creates first. */
-  patient_id: number | null;
-  practitioner_name: string;
-  start_at: string;
-  end_at: string;
-  status: string;
-  reason: string | null;
-}
-
-const TABLE = 'appointments_appointment';
-
-const SPEC: TableSpec<AppointmentColumns> = {
-  table: TABLE,
-  columns: [
-    { name: 'patient_id', type: 'int', of: (row) => row.patient_id },
-    { name: 'practitioner_name', type: 'text', of: (row) => row.practitioner_name },
-    { name: 'start_at', type: 'timestamptz', of: (row) => row.start_at },
-    { name: 'end_at', type: 'timestamptz', of: (row) => row.end_at },
-    { name: 'status', type: 'text', of: (row) => row.status },
-    { name: 'reason', type: 'text', of: (row) => row.reason },
-  ],
-  touch: 'updated_at',
-};
+/** The appointments module's fields; the patient is null only in a preview, for one the same source creates first. */
+export type AppointmentColumns = Omit<AppointmentFields, 'patientId'> & { patientId: number | null };
 
 export async function planAppointments(
-  db: Db,
+  acting: Acting,
   scope: Scope,
   items: readonly Item[],
 ): Promise<KindPlan<AppointmentColumns>> {
-  const { existing, refs } = await mappedPatientRecords<AppointmentRow>(
-    db,
+  const { appointments } = scope.peers;
+  const { existing, refs } = await mappedPatientRecords(
+    acting,
     scope,
     'appointment',
-    TABLE,
+    appointments.getMany,
     items,
   );
   const sameVisit = await sameVisits(
-    db,
+    acting,
     scope,
     items.flatMap((item) => {
       const patientId = refs.wardId(item.record.patientSourceId);
@@ -97,10 +72,10 @@ export async function planAppointments(
     const mapped = existing(record.sourceId);
     const row = mapped ?? (patientId === null ? undefined : sameVisit(patientId, record.start, record.end));
     const before: Values<'appointment'> | undefined = row && {
-      patientSourceId: mapped === undefined ? record.patientSourceId : refs.sourceId(row.patient_id),
-      practitionerName: row.practitioner_name,
-      start: row.start_at.toISOString(),
-      end: row.end_at.toISOString(),
+      patientSourceId: mapped === undefined ? record.patientSourceId : refs.sourceId(row.patientId),
+      practitionerName: row.practitionerName,
+      start: row.startAt.toISOString(),
+      end: row.endAt.toISOString(),
       status: row.status as Values<'appointment'>['status'],
       ...(row.reason === null ? {} : { reason: row.reason }),
     };
@@ -109,10 +84,10 @@ export async function planAppointments(
     planned.push({
       step,
       columns: {
-        patient_id: patientId,
-        practitioner_name: after.practitionerName,
-        start_at: after.start,
-        end_at: after.end,
+        patientId,
+        practitionerName: after.practitionerName,
+        startAt: after.start,
+        endAt: after.end,
         status: after.status,
         reason: after.reason ?? null,
       },
@@ -129,30 +104,23 @@ const visitKey = (patientId: number, start: string, end: string) =>
  * that this job did not write; the function it returns hands each out once.
  */
 async function sameVisits(
-  db: Db,
+  acting: Acting,
   scope: Scope,
   visits: ReadonlyArray<{ patientId: number; start: string; end: string }>,
-): Promise<(patientId: number, start: string, end: string) => AppointmentRow | undefined> {
-  const found = new Map<string, AppointmentRow[]>();
-  if (visits.length > 0) {
-    const rows = (await db(TABLE)
-      .whereRaw(
-        `(patient_id, start_at, end_at) in (select * from unnest(?::int[], ?::timestamptz[], ?::timestamptz[]))`,
-        [
-          visits.map((visit) => visit.patientId),
-          visits.map((visit) => visit.start),
-          visits.map((visit) => visit.end),
-        ],
-      )
-      .whereNotExists((mapped) =>
-        mapped
-          .from(SOURCE_MAP)
-          .where({ kind: 'appointment', job_id: scope.jobId })
-          .whereRaw(`ward_id = ${TABLE}.id`),
-      )
-      .orderBy('id')) as AppointmentRow[];
-    for (const row of rows) {
-      const key = visitKey(row.patient_id, row.start_at.toISOString(), row.end_at.toISOString());
+): Promise<(patientId: number, start: string, end: string) => Appointment | undefined> {
+  const found = new Map<string, Appointment[]>();
+  const candidates = await scope.peers.appointments.sameVisits(acting, visits);
+  if (candidates.length > 0) {
+    const ownIds = new Set(
+      (await acting
+        .knex(SOURCE_MAP)
+        .where({ kind: 'appointment', job_id: scope.jobId })
+        .whereRaw('ward_id = any(?::int[])', [candidates.map((row) => row.id)])
+        .pluck('ward_id')) as number[],
+    );
+    for (const row of candidates) {
+      if (ownIds.has(row.id)) continue;
+      const key = visitKey(row.patientId, row.startAt.toISOString(), row.endAt.toISOString());
       found.set(key, [...(found.get(key) ?? []), row]);
     }
   }
@@ -160,9 +128,12 @@ async function sameVisits(
 }
 
 export function writeAppointments(
-  db: Db,
+  acting: Acting,
   scope: Scope,
   plan: KindPlan<AppointmentColumns>,
 ): Promise<KindOutcome> {
-  return writeSequenced(db, scope, 'appointment', SPEC, plan);
+  // Execute fails a record whose patient is not mapped (unknownPatient): every one written has one.
+  return writeSequenced(acting, scope, 'appointment', plan as KindPlan<AppointmentFields>, (bound, rows) =>
+    scope.peers.appointments.upsertMany(bound, rows),
+  );
 }

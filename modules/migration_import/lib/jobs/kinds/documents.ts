@@ -4,49 +4,20 @@
  * has arrived, and only when the checksums and size the source declares match what arrived.
  * Ward keeps neither the reference nor the SHA-1, so those never count as changes.
  */
-import type { Knex } from 'knex';
+import type { Acting } from '../../../../../src/sdk/index.ts';
+import type { DocumentFields } from '../../../../documents/api.ts';
 import { planItem } from '../../index.ts';
 import type { ImportDocument, ImportRecordItem, Values } from '../../index.ts';
 import type { StoredWarning } from '../warning-store.ts';
 import { BINARIES, type BinaryRow } from '../binary-store.ts';
 import { mappedPatientRecords, unknownPatient } from './references.ts';
 import { writeSequenced } from './sequenced.ts';
-import type { TableSpec } from './sql.ts';
 import { failure, type KindOutcome, type KindPlan, type Planned, type Scope } from './types.ts';
 
 type Item = Extract<ImportRecordItem, { kind: 'document' }>;
-type Db = Knex | Knex.Transaction;
 
-interface DocumentRow {
-  id: number;
-  patient_id: number;
-  title: string;
-  content_type: string;
-  sha256: string;
-  size: string | number;
-}
-
-export interface DocumentColumns {
-  patient_id: number | null;
-  title: string;
-  content_type: string;
-  sha256: string;
-  size: number;
-}
-
-const TABLE = 'documents_document';
-
-const SPEC: TableSpec<DocumentColumns> = {
-  table: TABLE,
-  columns: [
-    { name: 'patient_id', type: 'int', of: (row) => row.patient_id },
-    { name: 'title', type: 'text', of: (row) => row.title },
-    { name: 'content_type', type: 'text', of: (row) => row.content_type },
-    { name: 'sha256', type: 'text', of: (row) => row.sha256 },
-    { name: 'size', type: 'bigint', of: (row) => row.size },
-  ],
-  touch: null,
-};
+/** The documents module's fields; the patient is null only in a preview, for one the same source creates first. */
+export type DocumentColumns = Omit<DocumentFields, 'patientId'> & { patientId: number | null };
 
 /** Why the uploaded binary is not the file the source describes, or null. */
 function mismatch(record: ImportDocument, binary: BinaryRow): string | null {
@@ -60,19 +31,26 @@ function mismatch(record: ImportDocument, binary: BinaryRow): string | null {
 }
 
 export async function planDocuments(
-  db: Db,
+  acting: Acting,
   scope: Scope,
   items: readonly Item[],
 ): Promise<KindPlan<DocumentColumns>> {
   const binaries = new Map(
     (
-      (await db(BINARIES)
+      (await acting
+        .knex(BINARIES)
         .where({ job_id: scope.jobId })
         .whereIn('ref', [...new Set(items.map((item) => item.record.binaryRef))])
         .select('ref', 'sha256', 'sha1', 'size')) as BinaryRow[]
     ).map((row) => [row.ref, row]),
   );
-  const { existing, refs } = await mappedPatientRecords<DocumentRow>(db, scope, 'document', TABLE, items);
+  const { existing, refs } = await mappedPatientRecords(
+    acting,
+    scope,
+    'document',
+    scope.peers.documents.getMany,
+    items,
+  );
   const planned: Array<Planned<DocumentColumns>> = [];
   const failures: StoredWarning[] = [];
   for (const item of items) {
@@ -110,11 +88,11 @@ export async function planDocuments(
     const incoming = { ...item, record: { ...record, sha256: binary.sha256, size: Number(binary.size) } };
     const row = existing(record.sourceId);
     const before: Values<'document'> | undefined = row && {
-      patientSourceId: refs.sourceId(row.patient_id),
+      patientSourceId: refs.sourceId(row.patientId),
       title: row.title,
-      contentType: row.content_type,
+      contentType: row.contentType,
       sha256: row.sha256,
-      size: Number(row.size),
+      size: row.size,
       binaryRef: record.binaryRef,
       ...(record.sha1 === undefined ? {} : { sha1: record.sha1 }),
     };
@@ -123,9 +101,9 @@ export async function planDocuments(
     planned.push({
       step,
       columns: {
-        patient_id: patientId,
+        patientId,
         title: after.title,
-        content_type: after.contentType,
+        contentType: after.contentType,
         sha256: binary.sha256,
         size: Number(binary.size),
       },
@@ -134,6 +112,13 @@ export async function planDocuments(
   return { planned, failures };
 }
 
-export function writeDocuments(db: Db, scope: Scope, plan: KindPlan<DocumentColumns>): Promise<KindOutcome> {
-  return writeSequenced(db, scope, 'document', SPEC, plan);
+export function writeDocuments(
+  acting: Acting,
+  scope: Scope,
+  plan: KindPlan<DocumentColumns>,
+): Promise<KindOutcome> {
+  // Execute fails a record whose patient is not mapped (unknownPatient): every one written has one.
+  return writeSequenced(acting, scope, 'document', plan as KindPlan<DocumentFields>, (bound, rows) =>
+    scope.peers.documents.upsertMany(bound, rows),
+  );
 }

@@ -4,44 +4,19 @@
  * merged, which only a person should decide); its row fails with `mrn_taken`. A source without an
  * MRN gives the patient its source id as MRN, as Synthea's own FHIR export does.
  */
-import type { Knex } from 'knex';
-import type { Address, PatientRow as WardPatientRow } from '../../../../patients/lib/patient.ts';
+import type { Acting } from '../../../../../src/sdk/index.ts';
+import type { PatientFields } from '../../../../patients/api.ts';
 import { planItem } from '../../index.ts';
 import type { ImportAddress, ImportRecordItem, PlanStep, Values } from '../../index.ts';
 import type { StoredWarning } from '../warning-store.ts';
 import { upsertMappings, wardIds } from '../source-map.ts';
-import { insertUnique, updateRows, type TableSpec } from './sql.ts';
 import { failure, tally, type KindOutcome, type KindPlan, type Planned, type Scope } from './types.ts';
 
 type Item = Extract<ImportRecordItem, { kind: 'patient' }>;
-type Db = Knex | Knex.Transaction;
 
-/** The patients module's row, as far as an import reads and writes it. */
-type PatientRow = Omit<WardPatientRow, 'created_at' | 'updated_at'>;
-
-export type PatientColumns = Omit<PatientRow, 'id'>;
-
-const TABLE = 'patients_patient';
-
-const SPEC: TableSpec<PatientColumns> = {
-  table: TABLE,
-  columns: [
-    { name: 'mrn', type: 'text', of: (row) => row.mrn },
-    { name: 'family_name', type: 'text', of: (row) => row.family_name },
-    { name: 'given_name', type: 'text', of: (row) => row.given_name },
-    { name: 'birth_date', type: 'date', of: (row) => row.birth_date },
-    { name: 'sex', type: 'text', of: (row) => row.sex },
-    { name: 'phone', type: 'text', of: (row) => row.phone },
-    { name: 'email', type: 'text', of: (row) => row.email },
-    {
-      name: 'address',
-      type: 'text',
-      cast: 'jsonb',
-      of: (row) => (row.address === null ? null : JSON.stringify(row.address)),
-    },
-  ],
-  touch: 'updated_at',
-};
+/** What the patients module keeps of a patient, as its API writes it. */
+export type PatientColumns = PatientFields;
+type Address = NonNullable<PatientFields['address']>;
 
 const defined = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined && field !== null)) as T;
@@ -53,12 +28,12 @@ function addressValues(address: Address | null): ImportAddress | undefined {
 }
 
 /** A Ward patient in import terms, so `planItem` can compare it with the incoming record. */
-function values(row: PatientRow): Values<'patient'> {
+function values(row: PatientFields): Values<'patient'> {
   return defined({
     mrn: row.mrn,
-    familyName: row.family_name,
-    givenName: row.given_name,
-    birthDate: row.birth_date ?? '',
+    familyName: row.familyName,
+    givenName: row.givenName,
+    birthDate: row.birthDate ?? '',
     sex: row.sex,
     phone: row.phone ?? undefined,
     email: row.email ?? undefined,
@@ -71,9 +46,9 @@ function columns(after: Values<'patient'>, sourceId: string): PatientColumns {
   return {
     // NFC, as the MRNs checks.ts gives and the patients API stores.
     mrn: after.mrn ?? sourceId.normalize('NFC'),
-    family_name: after.familyName,
-    given_name: after.givenName,
-    birth_date: after.birthDate,
+    familyName: after.familyName,
+    givenName: after.givenName,
+    birthDate: after.birthDate,
     sex: after.sex,
     phone: after.phone ?? null,
     email: after.email ?? null,
@@ -91,32 +66,17 @@ function columns(after: Values<'patient'>, sourceId: string): PatientColumns {
 }
 
 export async function planPatients(
-  db: Db,
+  acting: Acting,
   scope: Scope,
   items: readonly Item[],
 ): Promise<KindPlan<PatientColumns>> {
   const mapped = await wardIds(
-    db,
+    acting.knex,
     scope.sourceSystem,
     'patient',
     items.map((item) => item.record.sourceId),
   );
-  const rows =
-    mapped.size === 0
-      ? []
-      : ((await db(TABLE)
-          .whereIn('id', [...mapped.values()])
-          .select(
-            'id',
-            'mrn',
-            'family_name',
-            'given_name',
-            db.raw(`to_char(birth_date, 'YYYY-MM-DD') as birth_date`),
-            'sex',
-            'phone',
-            'email',
-            'address',
-          )) as PatientRow[]);
+  const rows = mapped.size === 0 ? [] : await scope.peers.patients.getMany(acting, [...mapped.values()]);
   const existing = new Map(rows.map((row) => [row.id, row]));
   const planned = items.map((item) => {
     const row = existing.get(mapped.get(item.record.sourceId) ?? -1);
@@ -124,7 +84,7 @@ export async function planPatients(
     const step = planItem(item, row === undefined ? null : { wardId: row.id, values: values(row) });
     return { step, columns: columns(step.after as Values<'patient'>, item.record.sourceId) };
   });
-  return withoutTakenMrns(db, scope, planned);
+  return withoutTakenMrns(acting, scope, planned);
 }
 
 /** Why a new patient is not created: its MRN is another Ward patient's (named to those who may read patients). */
@@ -144,19 +104,16 @@ const mrnTaken = (step: PlanStep, mrn: string, owner: number | undefined): Store
  * with `mrn_taken` in the plan, so preview predicts what execute refuses.
  */
 async function withoutTakenMrns(
-  db: Db,
+  acting: Acting,
   scope: Scope,
   planned: Array<Planned<PatientColumns>>,
 ): Promise<KindPlan<PatientColumns>> {
   const creates = planned.filter(({ step }) => step.action === 'create');
   if (creates.length === 0) return { planned, failures: [] };
-  const owners = (await db(TABLE)
-    .whereIn(
-      'mrn',
-      creates.map(({ columns }) => columns.mrn),
-    )
-    .select('id', 'mrn')) as Array<{ id: number; mrn: string }>;
-  const owner = new Map(owners.map((row) => [row.mrn, row.id]));
+  const owner = await scope.peers.patients.mrnOwners(
+    acting,
+    creates.map(({ columns }) => columns.mrn),
+  );
   const claimed = scope.plannedMrns ?? new Set<string>();
   const failures: StoredWarning[] = [];
   const kept = planned.filter(({ step, columns }) => {
@@ -173,50 +130,30 @@ async function withoutTakenMrns(
 }
 
 export async function writePatients(
-  db: Db,
+  acting: Acting,
   scope: Scope,
   plan: KindPlan<PatientColumns>,
 ): Promise<KindOutcome> {
-  const creates = plan.planned.filter(({ step }) => step.action === 'create');
-  const inserted = await insertUnique(
-    db,
-    SPEC,
-    creates.map(({ columns }) => columns),
-    'mrn',
+  const written = plan.planned.filter(({ step }) => step.action === 'create' || step.action === 'update');
+  const outcomes = await scope.peers.patients.upsertMany(
+    acting,
+    written.map(({ step, columns }) =>
+      step.action === 'update' ? { ...columns, id: Number(step.wardId) } : columns,
+    ),
   );
   const failures = [...plan.failures];
   const mapped: Array<{ sourceId: string; wardId: number }> = [];
-  const claimed = new Set<number>();
-  const taken: typeof creates = [];
-  for (const planned of creates) {
-    const id = inserted.get(planned.columns.mrn);
-    // Two records of one batch with one MRN: the first is created, the second finds it taken.
-    if (id === undefined || claimed.has(id)) taken.push(planned);
+  let created = 0;
+  outcomes.forEach((outcome, index) => {
+    const { step, columns } = written[index]!;
+    // Taken since the plan was made (a concurrent import, staff entering the patient), or by an
+    // earlier record of the batch.
+    if (outcome.status === 'mrn_taken') failures.push(mrnTaken(step, columns.mrn, outcome.owner));
     else {
-      claimed.add(id);
-      mapped.push({ sourceId: planned.step.sourceId, wardId: id });
+      if (outcome.status === 'created') created++;
+      mapped.push({ sourceId: step.sourceId, wardId: outcome.id });
     }
-  }
-  if (taken.length > 0) {
-    const owners = (await db(TABLE)
-      .whereIn(
-        'mrn',
-        taken.map(({ columns }) => columns.mrn),
-      )
-      .select('id', 'mrn')) as Array<{ id: number; mrn: string }>;
-    const owner = new Map(owners.map((row) => [row.mrn, row.id]));
-    // Taken since the plan was made (a concurrent import, staff entering the patient).
-    for (const { step, columns } of taken) failures.push(mrnTaken(step, columns.mrn, owner.get(columns.mrn)));
-  }
-  const updates = plan.planned.filter(({ step }) => step.action === 'update');
-  await updateRows(
-    db,
-    SPEC,
-    updates.map(({ step, columns }) => ({ id: Number(step.wardId), columns })),
-  );
-  await upsertMappings(db, scope, 'patient', [
-    ...mapped,
-    ...updates.map(({ step }) => ({ sourceId: step.sourceId, wardId: Number(step.wardId) })),
-  ]);
-  return { counts: tally({ planned: plan.planned, failures }, mapped.length), failures };
+  });
+  await upsertMappings(acting.knex, scope, 'patient', mapped);
+  return { counts: tally({ planned: plan.planned, failures }, created), failures };
 }

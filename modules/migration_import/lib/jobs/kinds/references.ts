@@ -2,12 +2,10 @@
  * The patient an appointment or document belongs to, found through the import mapping; and, for
  * showing an existing record in import terms, the source id of the Ward patient it has now.
  */
-import type { Knex } from 'knex';
+import type { Acting } from '../../../../../src/sdk/index.ts';
 import { sourceIds, wardIds } from '../source-map.ts';
 import type { StoredWarning } from '../warning-store.ts';
 import { failure, type Scope } from './types.ts';
-
-type Db = Knex | Knex.Transaction;
 
 export interface PatientRefs {
   /** The Ward patient of a source patient id; undefined when not (yet) imported. */
@@ -17,11 +15,12 @@ export interface PatientRefs {
 }
 
 export async function patientRefs(
-  db: Db,
+  acting: Acting,
   scope: Scope,
   incoming: readonly string[],
   current: readonly number[],
 ): Promise<PatientRefs> {
+  const db = acting.knex;
   const forward = await wardIds(db, scope.sourceSystem, 'patient', incoming);
   const known = new Map([...forward].map(([source, ward]) => [ward, source]));
   const missing = current.filter((id) => !known.has(id));
@@ -34,30 +33,30 @@ export async function patientRefs(
 }
 
 /**
- * For records that belong to a patient (appointments, documents): the Ward rows this source
- * system imported before for `items`, and the patient references both the items and those rows
- * need, in three queries whatever the batch size.
+ * For records that belong to a patient (appointments, documents): the Ward records this source
+ * system imported before for `items` (`load` asks their module), and the patient references both
+ * the items and those records need, in three queries and one call whatever the batch size.
  */
-export async function mappedPatientRecords<Row extends { id: number; patient_id: number }>(
-  db: Db,
+export async function mappedPatientRecords<Row extends { id: number; patientId: number }>(
+  acting: Acting,
   scope: Scope,
   kind: 'appointment' | 'document',
-  table: string,
+  load: (acting: Acting, ids: readonly number[]) => Promise<Row[]>,
   items: ReadonlyArray<{ record: { sourceId: string; patientSourceId: string } }>,
 ): Promise<{ existing: (sourceId: string) => Row | undefined; refs: PatientRefs }> {
   const mapped = await wardIds(
-    db,
+    acting.knex,
     scope.sourceSystem,
     kind,
     items.map((item) => item.record.sourceId),
   );
-  const rows = (mapped.size === 0 ? [] : await db(table).whereIn('id', [...mapped.values()])) as Row[];
+  const rows = mapped.size === 0 ? [] : await load(acting, [...mapped.values()]);
   const byId = new Map(rows.map((row) => [row.id, row]));
   const refs = await patientRefs(
-    db,
+    acting,
     scope,
     items.map((item) => item.record.patientSourceId),
-    rows.map((row) => row.patient_id),
+    rows.map((row) => row.patientId),
   );
   return { existing: (sourceId) => byId.get(mapped.get(sourceId) ?? -1), refs };
 }

@@ -1,13 +1,21 @@
 /** What the per-kind planners and writers share: the run's scope, planned steps, and rows that cannot be written. */
-import type { PlanStep } from '../../index.ts';
+import type { Acting } from '../../../../../src/sdk/index.ts';
+import type { ImportRules, PlanStep } from '../../index.ts';
 import type { KindResults } from '../job-row.ts';
+import type { Peers } from '../peers.ts';
 import type { StoredWarning } from '../warning-store.ts';
 
 export interface Scope {
   jobId: number;
   sourceSystem: string;
-  /** Codes of `appointments_status`: the statuses Ward accepts. */
+  /** The codes of the statuses Ward's appointments accept. */
   statuses: ReadonlySet<string>;
+  /** The clinic modules' APIs, the only way the run reads and writes their records. */
+  peers: Peers;
+  /** Their rules, which the source is read against again. */
+  rules: ImportRules;
+  /** The job as who acts (`job:migration_import:<id>`): execute's batches commit in its transactions. */
+  acting: Acting;
   /**
    * `preview` writes nothing, so a patient this source will create is not mapped yet: a reference
    * to an unmapped patient means one earlier in the file (validation refused any other).

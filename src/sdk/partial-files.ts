@@ -20,27 +20,18 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile, readlink, rm, stat, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import type { PartialFile, PartialKind } from './index.ts';
+
+export type { PartialFile, PartialKind };
 
 /** How often a live writer touches its partial files. */
 export const HEARTBEAT_MS = 60_000;
 /** A partial file no process here vouches for, untouched this long, is abandoned: 15 heartbeats. */
 export const ABANDONED_MS = 15 * HEARTBEAT_MS;
 
-/** How a kind of partial file is named: `<prefix><tag>-<pid>-<random><suffix>`. */
-export interface PartialKind {
-  prefix: string;
-  suffix: string;
-}
-
 export interface Owner {
   tag: string;
   pid: number;
-}
-
-export interface PartialFile {
-  readonly file: string;
-  /** Stops vouching for the file: call once it has been renamed into place or removed. */
-  release(): void;
 }
 
 interface Registry {
@@ -50,7 +41,7 @@ interface Registry {
 
 // One registry per process, however many copies of this file are loaded: a copy that did not
 // know another copy's files would take them for an earlier process's.
-const REGISTRY = Symbol.for('ward.documents.partialFiles');
+const REGISTRY = Symbol.for('ward.sdk.partialFiles');
 const registry = ((globalThis as Record<symbol, Registry | undefined>)[REGISTRY] ??= {
   live: new Set(),
   heartbeat: undefined,

@@ -1,5 +1,5 @@
 /**
- * Unicode rules for text that people type, read and compare (`sdk.text`). Ward keeps text in NFC:
+ * Unicode rules for text that people type, read and compare (`sdk.text`, and Ward's own usernames). Ward keeps text in NFC:
  * JSON bodies and `sdk.http.queryText` are normalised on the way in, so "José" typed with a
  * combining accent and "José" typed precomposed are one MRN and one search. What NFC cannot fix
  * is a character nobody can see, which makes two values that look the same differ, or (a bidi
@@ -26,7 +26,18 @@
  *
  * Pure: no I/O, no state.
  */
-import type { TextProblem } from './index.ts';
+/** A character a text rule refuses, and where it is. */
+export interface TextProblem {
+  codePoint: number;
+  /** `U+200B ZERO WIDTH SPACE` (just the code point for characters without a name in Ward's table). */
+  character: string;
+  /** Counted in characters (code points), from 1. */
+  position: number;
+  /** Why it is refused: `a zero-width character`, `a bidirectional control`, `a control character`, … */
+  reason: string;
+  /** `contains U+200B ZERO WIDTH SPACE (a zero-width character) at character 4`: put the field's name before it. */
+  message: string;
+}
 
 const ZERO_WIDTH = new Set([0x200b, 0x200c, 0x200d, 0x2060, 0xfeff]);
 const BIDI = new Set([

@@ -1,28 +1,15 @@
 /**
- * Batched writes of Ward records: one INSERT and one UPDATE per batch, whatever its size, through
- * `unnest` of one array per column. A new row's id must be known per record: it comes from a
- * unique column in RETURNING (patients' MRN), or is drawn from the table's sequence beforehand;
- * the order of RETURNING is never relied upon.
+ * Batched writes of a module's own rows (`sdk.batch`): one INSERT and one UPDATE per batch,
+ * whatever its size, through `unnest` of one array per column, so a batch costs one statement and
+ * a fixed number of parameters. A new row's id must be known per record: it comes from a unique
+ * column in RETURNING (patients' MRN), or is drawn from the table's sequence beforehand; the order
+ * of RETURNING is never relied upon.
  */
 import type { Knex } from 'knex';
-
-export interface ColumnSpec<Row> {
-  name: string;
-  /** The element type of the array the values travel in. */
-  type: 'text' | 'int' | 'bigint' | 'date' | 'timestamptz';
-  /** Applied after `unnest`: JSON travels as text and becomes `jsonb` here. */
-  cast?: 'jsonb';
-  of: (row: Row) => unknown;
-}
-
-export interface TableSpec<Row> {
-  table: string;
-  columns: ReadonlyArray<ColumnSpec<Row>>;
-  /** Set to now() by updates. */
-  touch: string | null;
-}
+import type { BatchTable } from './index.ts';
 
 type Db = Knex | Knex.Transaction;
+type TableSpec<Row> = BatchTable<Row>;
 
 export async function nextIds(db: Db, table: string, count: number): Promise<number[]> {
   if (count === 0) return [];
@@ -101,4 +88,33 @@ export async function updateRows<Row>(
   const sets = spec.columns.map((column, index) => `${column.name} = ${selects[index + 1]}`);
   if (spec.touch !== null) sets.push(`${spec.touch} = now()`);
   await db.raw(`update ${spec.table} as t set ${sets.join(', ')} from ${unnest} where t.id = v.id`, bindings);
+}
+
+/**
+ * Inserts the rows without an id (drawing ids from the table's sequence) and updates those with
+ * one: one INSERT and one UPDATE. Returns each row's id, in the order given.
+ */
+export async function upsertRows<Row>(
+  db: Db,
+  spec: TableSpec<Row>,
+  rows: ReadonlyArray<{ id?: number; columns: Row }>,
+): Promise<number[]> {
+  const fresh = await nextIds(db, spec.table, rows.filter((row) => row.id === undefined).length);
+  let next = 0;
+  const withIds = rows.map((row) => ({
+    id: row.id ?? fresh[next++]!,
+    columns: row.columns,
+    fresh: row.id === undefined,
+  }));
+  await insertRows(
+    db,
+    spec,
+    withIds.filter((row) => row.fresh),
+  );
+  await updateRows(
+    db,
+    spec,
+    withIds.filter((row) => !row.fresh),
+  );
+  return withIds.map((row) => row.id);
 }

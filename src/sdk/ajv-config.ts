@@ -1,5 +1,5 @@
 /**
- * How every ajv instance of Ward is set up (src/api/validation.ts), kept apart so that
+ * How every ajv instance of Ward is set up (src/sdk/schema.ts), kept apart so that
  * scripts/build-validators.ts compiles the meta-schema validator with the very same settings.
  */
 import type { Ajv, Options } from 'ajv';

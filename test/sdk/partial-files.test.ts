@@ -19,8 +19,8 @@ import {
   touchLiveFiles,
   type Here,
   type PartialKind,
-} from '../../../modules/documents/lib/partial-files.ts';
-import { scratchDir } from '../../helpers/cli.ts';
+} from '../../src/sdk/partial-files.ts';
+import { scratchDir } from '../helpers/cli.ts';
 
 const KIND: PartialKind = { prefix: '.incoming-', suffix: '.part' };
 const NOW = 1_800_000_000_000;

@@ -6,7 +6,7 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { sdk } from '../../src/sdk/runtime.ts';
-import { describeCharacter, identifierProblem, textProblem } from '../../src/sdk/text.ts';
+import { describeCharacter, identifierProblem, textProblem } from '../../src/text/text.ts';
 
 const ZWNJ = '\u200C';
 const ZWJ = '\u200D';

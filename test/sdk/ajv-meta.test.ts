@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
 import { metaValidatorFile, metaValidatorSource } from '../../scripts/build-validators.ts';
-import { AJV_OPTIONS, configureAjv, DRAFT_07 } from '../../src/api/ajv-config.ts';
-import { createAjv } from '../../src/api/validation.ts';
+import { AJV_OPTIONS, configureAjv, DRAFT_07 } from '../../src/sdk/ajv-config.ts';
+import { createAjv } from '../../src/sdk/schema.ts';
 
 test('the meta-schema validator built at install is what ajv generates for the current settings', async (t) => {
   t.true(
