@@ -45,6 +45,7 @@ function randomDag(): Inventory {
       hooks: null,
       routes: null,
       commands: null,
+      services: null,
       frontend: null,
     });
   }

@@ -26,6 +26,11 @@ import { DEFAULT_JSON_LIMIT } from '../config/size.ts';
 import { appErrorListener, errorHandler } from './errors.ts';
 import { frontendMiddleware } from './frontend.ts';
 import { frontendModulesFile, layerInModule } from '../manifests/frontend-layers.ts';
+import { JobQueue } from '../jobs/queue.ts';
+import { moduleJobs } from '../sdk/jobs.ts';
+import { moduleSdk } from '../sdk/runtime.ts';
+import type { WardSdk } from '../sdk/index.ts';
+import { startModuleServices } from './module-services.ts';
 import { loadModuleRoutes, type ModuleFailure } from './mount-modules.ts';
 import { buildRouter } from './router.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -78,9 +83,15 @@ export interface WardApp {
   openapi: object;
   /** Modules whose routes could not be mounted (their prefix answers 503). */
   failures: readonly ModuleFailure[];
-  /** Stops listening for auth changes. Call after the HTTP server has closed, before `knex.destroy()`. */
-  close(): Promise<void>;
+  /**
+   * Stops the modules' services and the job queue (running jobs get `jobGraceMs`, default 5 s, to
+   * stop, then are left to the queue to run again) and the auth listener. Call after the HTTP
+   * server has closed, before `knex.destroy()`.
+   */
+  close(jobGraceMs?: number): Promise<void>;
 }
+
+const JOB_GRACE_MS = 5000;
 
 /** Builds the HTTP app from the modules installed now; routes of modules that fail to load answer 503. */
 export async function createApp(deps: AppDeps): Promise<WardApp> {
@@ -90,7 +101,14 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
   const listening = listenForAuth(deps, installed);
   try {
     const grants = deps.grants ?? {};
-    const loaded = await loadModuleRoutes(installed, { knex, logger, storageDir: deps.storageDir });
+    const jobs = new JobQueue(knex, logger);
+    const views = new Map<string, WardSdk>();
+    const sdkFor = (module: string): WardSdk => {
+      const view = views.get(module) ?? moduleSdk(moduleJobs(jobs, module, knex, logger.child({ module })));
+      views.set(module, view);
+      return view;
+    };
+    const loaded = await loadModuleRoutes(installed, { knex, logger, storageDir: deps.storageDir, sdkFor });
     const map = buildPermissionMap(
       installed.map(({ module }) => ({ name: module.name, manifest: module.manifest })),
       grants,
@@ -144,7 +162,24 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     // Serving without the listener is safe (the cache stays off), only slower; it keeps retrying.
     // Awaited last, so that its handshake overlaps building the router.
     await listening?.listener.ready.catch(() => undefined);
-    return { koa, openapi, failures, close: async () => listening?.listener.close() };
+    // Last, so that a service's start (which may define jobs that start running at once) sees the
+    // app complete; still before the caller listens.
+    const services = await startModuleServices(installed, {
+      knex,
+      logger,
+      storageDir: deps.storageDir,
+      sdkFor,
+    });
+    return {
+      koa,
+      openapi,
+      failures,
+      close: async (jobGraceMs = JOB_GRACE_MS) => {
+        await services.stop();
+        await jobs.stop(jobGraceMs);
+        await listening?.listener.close();
+      },
+    };
   } catch (error) {
     await listening?.listener.close();
     throw error;

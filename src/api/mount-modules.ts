@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import type { InstalledModule } from '../auth/installed.ts';
 import type { Logger } from '../logger.ts';
 import { ApiError } from './errors.ts';
-import type { ModuleRoutes, RouteDefinition, RouteMethod } from '../sdk/index.ts';
+import type { ModuleRoutes, RouteDefinition, RouteMethod, WardSdk } from '../sdk/index.ts';
 import { moduleSdk } from '../sdk/runtime.ts';
 import type { ApiRoute } from './route.ts';
 
@@ -36,6 +36,8 @@ export interface LoadDeps {
   knex: Knex;
   logger: Logger;
   storageDir: string;
+  /** The module's SDK view, shared by its routes and its services. Default: a view without jobs. */
+  sdkFor?: (module: string) => WardSdk;
 }
 
 /**
@@ -84,7 +86,7 @@ async function loadOne(installed: InstalledModule, deps: LoadDeps): Promise<ApiR
     logger: deps.logger.child({ module: module.name }),
     storageDir: deps.storageDir,
     module: module.name,
-    sdk: moduleSdk(),
+    sdk: deps.sdkFor?.(module.name) ?? moduleSdk(),
   });
   const problem = contractProblem(module.name, definitions, module.manifest.permissions ?? []);
   if (problem !== null) throw new Error(`${module.routes}: ${problem}`);

@@ -41,6 +41,7 @@ export async function loadModuleDir({ dir, category, expectedName }: Candidate):
   const hooks = optionalFile('hooks');
   const routes = optionalFile('routes');
   const commands = optionalFile('commands');
+  const services = optionalFile('services');
   const frontend = manifest.frontend ?? null;
   if (frontend !== null && !(await exists(join(dir, frontend)))) {
     report('/frontend', `frontend layer "${frontend}" does not exist in ${dir}`);
@@ -60,6 +61,7 @@ export async function loadModuleDir({ dir, category, expectedName }: Candidate):
       hooks,
       routes,
       commands,
+      services,
       frontend,
     },
   };

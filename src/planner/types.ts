@@ -32,6 +32,8 @@ export interface DiskModule {
   routes: string | null;
   /** The operator's commands (`commands.ts`/`.js`), run by `ward modules run`. */
   commands: string | null;
+  /** Long-running work started with the backend and stopped before it exits (`services.ts`/`.js`). */
+  services: string | null;
   /** Frontend layer path relative to the module directory, from the manifest. */
   frontend: string | null;
 }

@@ -1,7 +1,8 @@
 /**
- * The SDK object Ward hands to a module's routes factory and hooks (the contract is `WardSdk` in
- * index.ts). Each call gets a view of its own, frozen: the stateless parts are shared, and
- * `validation` has its own ajv, so one module's schemas (an `$id` used twice) never meet another's.
+ * The SDK object Ward hands to a module's routes factory, services and hooks (the contract is
+ * `WardSdk` in index.ts). Each call gets a view of its own, frozen: the stateless parts are shared,
+ * `validation` has its own ajv, so one module's schemas (an `$id` used twice) never meet another's,
+ * and `jobs` names the module's own queues.
  */
 import { bodyTooLarge } from '../api/body.ts';
 import { ApiError } from '../api/errors.ts';
@@ -15,7 +16,8 @@ import {
   constraintError,
 } from './db-errors.ts';
 import { invalidQuery, notFound } from './errors.ts';
-import type { WardSdk } from './index.ts';
+import type { SdkJobs, WardSdk } from './index.ts';
+import { noJobs } from './jobs.ts';
 import { pageRequest, toPage } from './page.ts';
 import { caller, idParam, parseId, queryText, refuseEncoded } from './request.ts';
 import { compiler, isInstant } from './schema.ts';
@@ -49,9 +51,12 @@ const stateless = {
   text: Object.freeze({ identifierProblem, textProblem }),
 };
 
-/** A fresh view for one module's routes factory or one hook call. */
-export function moduleSdk(): WardSdk {
-  return Object.freeze({ ...stateless, validation: Object.freeze({ compile: compiler() }) });
+/**
+ * A fresh view for one module's routes factory and services, or one hook or command call. `jobs`:
+ * the module's view of the backend's job queue; hooks and commands have none.
+ */
+export function moduleSdk(jobs: SdkJobs = noJobs): WardSdk {
+  return Object.freeze({ ...stateless, validation: Object.freeze({ compile: compiler() }), jobs });
 }
 
 /** One view for code that stands in for a module: tests, benchmarks. */

@@ -36,6 +36,7 @@ export function diskModule(name: string, spec: ModuleSpec = {}): DiskModule {
     hooks: null,
     routes: null,
     commands: null,
+    services: null,
     frontend: null,
   };
 }

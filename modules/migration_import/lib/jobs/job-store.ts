@@ -127,3 +127,36 @@ export async function orphanedRuns(knex: Knex): Promise<Array<Pick<JobRow, 'id' 
     .orderBy('id')
     .select('id', 'state')) as Array<Pick<JobRow, 'id' | 'state'>>;
 }
+
+/** The `worker_id` of a run that is queued: claimed by a request, not yet started by any backend. */
+export const QUEUED = 'queued';
+
+/**
+ * The run's job starting on a worker: takes the row of a run that is queued or whose worker's lease
+ * lapsed. Undefined when the job is not running (it ended, or was never started) or a live worker
+ * holds it; `from` is who held it before, QUEUED for a fresh start.
+ */
+export async function takeRun(
+  knex: Knex,
+  id: number,
+  claim: Claim,
+): Promise<{ row: JobRow; from: string | null } | undefined> {
+  return knex.transaction(async (trx) => {
+    const held = (await trx(TABLE)
+      .where({ id })
+      .whereIn('state', ['validating', 'executing'])
+      .andWhere((where) => where.where({ worker_id: QUEUED }).orWhereRaw(LAPSED))
+      .forUpdate()
+      .first()) as JobRow | undefined;
+    if (held === undefined) return undefined;
+    const [row] = (await trx(TABLE)
+      .where({ id })
+      .update({
+        worker_id: claim.workerId,
+        lease_expires_at: leaseUntil(trx, claim.leaseMs),
+        updated_at: trx.fn.now(),
+      })
+      .returning('*')) as JobRow[];
+    return { row: row!, from: held.worker_id };
+  });
+}
