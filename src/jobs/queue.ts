@@ -114,12 +114,19 @@ export class JobQueue {
       expireInSeconds: definition.timeoutSeconds,
     };
     if ((await boss.getQueue(queue)) === null)
-      await boss.createQueue(queue, { ...options, policy: definition.uniquePerKey ? 'exclusive' : 'standard' });
+      await boss.createQueue(queue, {
+        ...options,
+        policy: definition.uniquePerKey ? 'exclusive' : 'standard',
+      });
     else await boss.updateQueue(queue, options);
     this.#defined.add(queue);
     await boss.work<unknown>(
       queue,
-      { localConcurrency: definition.concurrency, pollingIntervalSeconds: POLL_SECONDS, includeMetadata: true },
+      {
+        localConcurrency: definition.concurrency,
+        pollingIntervalSeconds: POLL_SECONDS,
+        includeMetadata: true,
+      },
       async ([job]) => {
         await handler(this.#running(queue, job!));
       },
@@ -162,8 +169,7 @@ export class JobQueue {
     const [job] = await boss.findJobs(queue, { id });
     if (job === undefined) return null;
     const row = (await this.#knex(PROGRESS).where({ job_id: id }).first()) as
-      | { done: string; total: string }
-      | undefined;
+      { done: string; total: string } | undefined;
     return {
       id: job.id,
       queue,
@@ -206,7 +212,11 @@ export class JobQueue {
   #boss(): Promise<PgBoss> {
     if (this.#stopped)
       return Promise.reject(
-        new WardError('jobs_stopped', 'background jobs have stopped: the backend is stopping', 'try again once it is back'),
+        new WardError(
+          'jobs_stopped',
+          'background jobs have stopped: the backend is stopping',
+          'try again once it is back',
+        ),
       );
     this.#engine ??= this.#start();
     return this.#engine;
@@ -221,7 +231,9 @@ export class JobQueue {
       registerInstance: false,
       openTelemetry: { enabled: false },
     });
-    boss.on('error', (error) => this.#logger.warn({ err: error }, 'background jobs: the job queue reported an error'));
+    boss.on('error', (error) =>
+      this.#logger.warn({ err: error }, 'background jobs: the job queue reported an error'),
+    );
     await boss.start();
     // Beside pg-boss's tables, created the way pg-boss creates its own: at start, under an
     // advisory lock, so replicas starting together do not race to create it.
@@ -232,6 +244,8 @@ export class JobQueue {
            job_id uuid primary key, done bigint not null, total bigint not null,
            updated_at timestamptz not null default now())`,
       );
+      // pg-boss deletes a finished job after a week; its progress goes a week after that.
+      await trx(PROGRESS).where('updated_at', '<', trx.raw(`now() - interval '14 days'`)).delete();
     });
     return boss;
   }
