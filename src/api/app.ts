@@ -86,7 +86,7 @@ export interface WardApp {
   /**
    * Stops the modules' services and the job queue (running jobs get `jobGraceMs`, default 5 s, to
    * stop, then are left to the queue to run again) and the auth listener. Call after the HTTP
-   * server has closed, before `knex.destroy()`.
+   * server has closed, before `knex.destroy()`. A second call waits for the first.
    */
   close(jobGraceMs?: number): Promise<void>;
 }
@@ -170,15 +170,17 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
       storageDir: deps.storageDir,
       sdkFor,
     });
+    let closing: Promise<void> | null = null;
     return {
       koa,
       openapi,
       failures,
-      close: async (jobGraceMs = JOB_GRACE_MS) => {
-        await services.stop();
-        await jobs.stop(jobGraceMs);
-        await listening?.listener.close();
-      },
+      close: (jobGraceMs = JOB_GRACE_MS) =>
+        (closing ??= (async () => {
+          await services.stop();
+          await jobs.stop(jobGraceMs);
+          await listening?.listener.close();
+        })()),
     };
   } catch (error) {
     await listening?.listener.close();

@@ -7,13 +7,14 @@
  * is lost, or the backend stops. Ward adds progress (a table beside pg-boss's) and the acting
  * context a handler gets (`job:<id>`).
  *
- * The engine starts on first use: a backend whose modules define no job never creates the schema.
+ * The engine starts on first use: a backend whose modules define no job never creates the schema,
+ * nor loads pg-boss (about 130 ms of module loading, which every restart would pay for).
  * It runs its SQL through Ward's own knex pool (pg-boss's knex adapter), so enqueueing can share
  * the caller's transaction and the backend opens no second pool. Without LISTEN (knex pools give
  * none), a worker polls every half second.
  */
 import type { Knex } from 'knex';
-import { fromKnex, PgBoss, type Job } from 'pg-boss';
+import type { Db, Job, PgBoss } from 'pg-boss';
 import { WardError } from '../errors/ward-error.ts';
 import type { Logger } from '../logger.ts';
 
@@ -95,6 +96,8 @@ export class JobQueue {
   readonly #knex: Knex;
   readonly #logger: Logger;
   #engine: Promise<PgBoss> | null = null;
+  /** pg-boss's knex adapter, once loaded: `enqueue` in a caller's transaction goes through it. */
+  #adapter: ((db: Knex | Knex.Transaction) => Db) | null = null;
   readonly #defined = new Set<string>();
   #stopped = false;
 
@@ -152,7 +155,7 @@ export class JobQueue {
     return boss.send(queue, data, {
       ...(options.key === undefined ? {} : { singletonKey: options.key }),
       ...(options.startAfterSeconds === undefined ? {} : { startAfter: options.startAfterSeconds }),
-      ...(options.db === undefined ? {} : { db: fromKnex(options.db) }),
+      ...(options.db === undefined ? {} : { db: this.#adapter!(options.db) }),
     });
   }
 
@@ -223,6 +226,8 @@ export class JobQueue {
   }
 
   async #start(): Promise<PgBoss> {
+    const { PgBoss, fromKnex } = await import('pg-boss');
+    this.#adapter = fromKnex;
     const boss = new PgBoss({
       db: fromKnex(this.#knex),
       schema: JOBS_SCHEMA,
