@@ -116,12 +116,10 @@ export class JobQueue {
       heartbeatSeconds: Math.max(10, Math.round(definition.leaseSeconds)),
       expireInSeconds: definition.timeoutSeconds,
     };
-    if ((await boss.getQueue(queue)) === null)
-      await boss.createQueue(queue, {
-        ...options,
-        policy: definition.uniquePerKey ? 'exclusive' : 'standard',
-      });
-    else await boss.updateQueue(queue, options);
+    // Creating is idempotent (pg-boss locks and ignores a queue that exists); the update carries a
+    // new release's options to a queue an older one created. The policy stays as first created.
+    await boss.createQueue(queue, { ...options, policy: definition.uniquePerKey ? 'exclusive' : 'standard' });
+    await boss.updateQueue(queue, options);
     this.#defined.add(queue);
     await boss.work<unknown>(
       queue,

@@ -417,7 +417,7 @@ export interface JobOptions {
   timeoutSeconds?: number;
   /** Jobs of this kind one backend runs at once (default 2). */
   concurrency?: number;
-  /** At most one job per `key` queued or running at a time (default false). */
+  /** At most one job per `key` queued or running at a time (default false); fixed by the first `define`. */
   uniquePerKey?: boolean;
 }
 
