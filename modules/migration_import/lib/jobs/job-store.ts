@@ -51,7 +51,8 @@ export async function insertJob(trx: Knex.Transaction, job: NewJob): Promise<Job
 }
 
 export interface Claim {
-  workerId: string;
+  /** Who runs it; null for a run that is queued, which no worker has started yet. */
+  workerId: string | null;
   leaseMs: number;
 }
 
@@ -128,27 +129,26 @@ export async function orphanedRuns(knex: Knex): Promise<Array<Pick<JobRow, 'id' 
     .select('id', 'state')) as Array<Pick<JobRow, 'id' | 'state'>>;
 }
 
-/** The `worker_id` of a run that is queued: claimed by a request, not yet started by any backend. */
-export const QUEUED = 'queued';
-
 /**
- * The run's job starting on a worker: takes the row of a run that is queued or whose worker's lease
- * lapsed. Undefined when the job is not running (it ended, or was never started) or a live worker
- * holds it; `from` is who held it before, QUEUED for a fresh start.
+ * The run's job starting on a worker: takes the row of a run that is queued (claimed by a request,
+ * `worker_id` null, started by no backend yet) or whose worker's lease lapsed; `from` is who held
+ * it before, null for a fresh start. `ended` when the job is not running (it ended, or was
+ * purged); `held` while another worker's lease on it is live.
  */
 export async function takeRun(
   knex: Knex,
   id: number,
   claim: Claim,
-): Promise<{ row: JobRow; from: string | null } | undefined> {
+): Promise<{ row: JobRow; from: string | null } | 'ended' | 'held'> {
   return knex.transaction(async (trx) => {
     const held = (await trx(TABLE)
       .where({ id })
       .whereIn('state', ['validating', 'executing'])
-      .andWhere((where) => where.where({ worker_id: QUEUED }).orWhereRaw(LAPSED))
       .forUpdate()
-      .first()) as JobRow | undefined;
-    if (held === undefined) return undefined;
+      .first()
+      .select('*', trx.raw(`${LAPSED} as lapsed`))) as (JobRow & { lapsed: boolean }) | undefined;
+    if (held === undefined) return 'ended';
+    if (held.worker_id !== null && !held.lapsed) return 'held';
     const [row] = (await trx(TABLE)
       .where({ id })
       .update({

@@ -1,6 +1,6 @@
 /**
  * An import job's background runs (validate, execute) on Ward's job queue. A request claims the
- * job row (its state, and `worker_id` QUEUED) and enqueues one queue job `run` for it in the same
+ * job row (its state; `worker_id` null until a worker starts it) and enqueues one queue job `run` for it in the same
  * transaction; the queue keeps at most one per import job, leases it to one backend, retries it
  * with back-off, and hands it to a live backend when the one running it dies. The handler takes
  * the row (a queued run, or one whose worker's lease lapsed), runs what its state says, fenced on
@@ -17,7 +17,7 @@ import type { JobContext, Logger, WardSdk } from '../../../../src/sdk/index.ts';
 import { documentMaxBytes } from '../../../documents/lib/config.ts';
 import { executeRun } from './execute-run.ts';
 import type { JobRow } from './job-row.ts';
-import { claimExecute, claimValidate, QUEUED, takeRun } from './job-store.ts';
+import { claimExecute, claimValidate, takeRun } from './job-store.ts';
 import { endedRun, Lease, LostLease } from './lease.ts';
 import type { ImportSettings } from './settings.ts';
 import { validateRun } from './validate-run.ts';
@@ -67,16 +67,28 @@ export async function startExecute(
   });
 }
 
-const claim = (settings: ImportSettings) => ({ workerId: QUEUED, leaseMs: settings.leaseMs });
+/** A queued run: no worker yet, and a lease that keeps other requests out while it waits to start. */
+const claim = (settings: ImportSettings) => ({ workerId: null, leaseMs: settings.leaseMs });
+
+/** The job row is held by a worker whose lease is live: not this attempt's to run yet. */
+class WorkerBusy extends Error {
+  constructor(id: number) {
+    super(`migration_import job ${id} is held by a worker whose lease is live; the queue retries it`);
+    this.name = 'WorkerBusy';
+  }
+}
 
 /** The queue job's handler: takes the job row and runs what its state says. */
 export async function handleRun(deps: RunnerDeps, ctx: JobContext<RunData>): Promise<void> {
   const { knex, settings, logger } = deps;
   const workerId = `${hostname()}:${process.pid}:${ctx.id.slice(0, 8)}`;
   const taken = await takeRun(knex, ctx.data.job, { workerId, leaseMs: settings.leaseMs });
-  if (taken === undefined) return; // It ended, or a live worker holds it: nothing for this one to do.
+  if (taken === 'ended') return;
+  // A worker the queue gave up on may still hold the row for a moment (its lease here outlives the
+  // queue's), or only have stalled: the queue tries again after its back-off.
+  if (taken === 'held') throw new WorkerBusy(ctx.data.job);
   const { row, from } = taken;
-  if (from !== QUEUED)
+  if (from !== null)
     logger.info({ job: row.id, state: row.state }, 'migration_import: resuming an interrupted job');
   const lease = new Lease(knex, row.id, workerId, settings.leaseMs, ctx.signal);
   const run = row.state === 'validating' ? 'validate' : 'execute';
