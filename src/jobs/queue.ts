@@ -84,6 +84,9 @@ const STATES: Record<string, JobState> = {
   failed: 'failed',
 };
 
+/** A job id as pg-boss makes them; anything else names no job (and would be an SQL error as a uuid). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** pg-boss polls for new jobs this often; it is also how soon an enqueued job starts at most. */
 const POLL_SECONDS = 0.5;
 /**
@@ -159,6 +162,7 @@ export class JobQueue {
 
   /** Cancels a queued or running job (a running one sees its signal abort); false when it had ended. */
   async cancel(queue: string, id: string): Promise<boolean> {
+    if (!UUID.test(id)) return false;
     const boss = await this.#boss();
     // pg-boss's declared response type is empty; the object carries the count it changed.
     const response = (await boss.cancel(queue, id)) as { affected?: number };
@@ -166,6 +170,7 @@ export class JobQueue {
   }
 
   async status(queue: string, id: string): Promise<JobStatus | null> {
+    if (!UUID.test(id)) return null;
     const boss = await this.#boss();
     const [job] = await boss.findJobs(queue, { id });
     if (job === undefined) return null;

@@ -39,17 +39,25 @@ export function moduleJobs(queue: JobQueue, module: string, knex: Knex, logger: 
       const definition = { ...DEFAULT_DEFINITION, ...options };
       await queue.define(queueName(module, name), definition, async (job) => {
         const log = logger.child({ job: job.id, name, attempt: job.attempt });
-        await handler({
-          actor: `job:${job.id}`,
-          knex,
-          id: job.id,
-          name,
-          data: job.data as T,
-          attempt: job.attempt,
-          signal: job.signal,
-          logger: log,
-          progress: job.progress,
-        });
+        try {
+          await handler({
+            actor: `job:${job.id}`,
+            knex,
+            id: job.id,
+            name,
+            data: job.data as T,
+            attempt: job.attempt,
+            signal: job.signal,
+            logger: log,
+            progress: job.progress,
+          });
+        } catch (error) {
+          log.warn(
+            { err: error },
+            'background job attempt failed; the queue retries it unless its retries are spent',
+          );
+          throw error;
+        }
       });
     },
     enqueue: async (name: string, data: object, options: EnqueueOptions = {}) =>

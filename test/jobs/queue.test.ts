@@ -122,7 +122,7 @@ test('a job enqueued in a transaction that rolls back does not exist', async (t)
   t.is(await sdk.get('tx', id!), null);
 });
 
-test('a job name that is not lowercase letters, digits, _ or - is refused; so is an undefined job', async (t) => {
+test('a job name that is not lowercase letters, digits, _ or - is refused; so is an undefined job; no job has an id that is not one', async (t) => {
   const { jobs: sdk } = await jobs(t);
   await t.throwsAsync(
     sdk.define('Send Mail', async () => undefined),
@@ -131,6 +131,8 @@ test('a job name that is not lowercase letters, digits, _ or - is refused; so is
   await t.throwsAsync(sdk.enqueue('nobody-defined-me', {}), {
     message: 'there is no job queue demo.nobody-defined-me',
   });
+  t.is(await sdk.get('nobody-defined-me', 'not-an-id'), null);
+  t.false(await sdk.cancel('nobody-defined-me', 'not-an-id'));
 });
 
 test('hooks and commands, where no queue runs, are told so', async (t) => {
