@@ -1,7 +1,7 @@
 /**
  * An import job's background runs (validate, execute) on Ward's job queue. A request claims the
- * job row (its state; `worker_id` null until a worker starts it) and enqueues one queue job `run` for it in the same
- * transaction; the queue keeps at most one per import job, leases it to one backend, retries it
+ * job row (its state; `worker_id` null until a worker starts it) and enqueues one queue job `run`
+ * for it in the same transaction; the queue keeps at most one per import job, leases it to one backend, retries it
  * with back-off, and hands it to a live backend when the one running it dies. The handler takes
  * the row (a queued run, or one whose worker's lease lapsed), runs what its state says, fenced on
  * the row, and ends it `validated`/`invalid` or `succeeded`/`partially_succeeded`/`failed`. A run
@@ -78,25 +78,37 @@ class WorkerBusy extends Error {
   }
 }
 
-/** The queue job's handler: takes the job row and runs what its state says. */
+/**
+ * The queue job's handler: takes the job row and runs what its state says, then looks again: a
+ * request that claimed the job for its next run while this one was ending could not queue a job of
+ * its own (the queue still held this one), so this one runs it.
+ */
 export async function handleRun(deps: RunnerDeps, ctx: JobContext<RunData>): Promise<void> {
   const { knex, settings, logger } = deps;
   const workerId = `${hostname()}:${process.pid}:${ctx.id.slice(0, 8)}`;
-  const taken = await takeRun(knex, ctx.data.job, { workerId, leaseMs: settings.leaseMs });
-  if (taken === 'ended') return;
-  // A worker the queue gave up on may still hold the row for a moment (its lease here outlives the
-  // queue's), or only have stalled: the queue tries again after its back-off.
-  if (taken === 'held') throw new WorkerBusy(ctx.data.job);
-  const { row, from } = taken;
-  if (from !== null)
-    logger.info({ job: row.id, state: row.state }, 'migration_import: resuming an interrupted job');
-  const lease = new Lease(knex, row.id, workerId, settings.leaseMs, ctx.signal);
-  const run = row.state === 'validating' ? 'validate' : 'execute';
-  try {
-    await lease.keepWhile(() => work(deps, run, row, lease));
-  } catch (error) {
-    await failed(deps, run, lease, error, ctx.signal);
+  for (;;) {
+    const taken = await takeRun(knex, ctx.data.job, { workerId, leaseMs: settings.leaseMs });
+    if (taken === 'ended') return;
+    // A worker the queue gave up on may still hold the row for a moment (its lease here outlives
+    // the queue's), or only have stalled: the queue tries again after its back-off.
+    if (taken === 'held') throw new WorkerBusy(ctx.data.job);
+    const { row, from } = taken;
+    if (from !== null)
+      logger.info({ job: row.id, state: row.state }, 'migration_import: resuming an interrupted job');
+    const lease = new Lease(knex, row.id, workerId, settings.leaseMs, ctx.signal);
+    const run = row.state === 'validating' ? 'validate' : 'execute';
+    try {
+      await lease.keepWhile(() => work(deps, run, row, lease));
+    } catch (error) {
+      // Another worker took the row over: the run is its now.
+      if (error instanceof LostLease) return lost(logger, lease, error);
+      await failed(deps, run, lease, error, ctx.signal);
+    }
   }
+}
+
+function lost(logger: Logger, lease: Lease, error: LostLease): void {
+  logger.warn({ job: lease.jobId }, `migration_import: ${error.message}; this worker stopped`);
 }
 
 function work(deps: RunnerDeps, run: 'validate' | 'execute', row: JobRow, lease: Lease): Promise<void> {
@@ -122,10 +134,6 @@ async function failed(
   signal: AbortSignal,
 ): Promise<void> {
   const { knex, logger, sdk } = deps;
-  if (error instanceof LostLease) {
-    logger.warn({ job: lease.jobId }, `migration_import: ${error.message}; this worker stopped`);
-    return;
-  }
   // The backend is stopping, or the queue took the job away: the queue runs it again (here or on
   // another backend), which resumes after the last committed batch.
   if (signal.aborted || poolDestroyed(knex)) throw error;
