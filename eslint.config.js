@@ -45,6 +45,7 @@ const LAYERS = [
   'planner',
   'manifests',
   'db',
+  'jobs',
   'backup',
   'auth',
   'sdk',

@@ -46,6 +46,7 @@ function randomDag(): Inventory {
       hooks: null,
       routes: null,
       commands: null,
+      services: null,
       frontend: null,
       api: null,
     });

@@ -1,9 +1,8 @@
 /**
  * migration_import at /api/v1/migration_import/: the eight routes of its contract and the purge
- * of a job's raw data, each behind its permission. Validate and execute answer 202 and run in the background (see
- * lib/jobs/runner.ts); GET /jobs/{id} shows their progress. Loading the routes (backend start)
- * removes the uploads a dead backend left unfinished and starts the sweeper that resumes jobs a
- * dead backend left running.
+ * of a job's raw data, each behind its permission. Validate and execute answer 202 and run in the
+ * background, as jobs on Ward's job queue (lib/jobs/runner.ts, defined in services.ts); GET
+ * /jobs/{id} shows their progress.
  */
 import type { ModuleRoutes } from '../../src/sdk/index.ts';
 import { createJob } from './lib/http/create-job.ts';
@@ -15,7 +14,7 @@ import { listJobs } from './lib/jobs/job-store.ts';
 import { peers } from './lib/jobs/peers.ts';
 import { previewJob } from './lib/jobs/preview-run.ts';
 import { purgeJob } from './lib/jobs/purge.ts';
-import { JobRunner } from './lib/jobs/runner.ts';
+import { startExecute, startValidate } from './lib/jobs/runner.ts';
 import { importSettings } from './lib/jobs/settings.ts';
 import { visibleStep, visibleWarning } from './lib/jobs/visibility.ts';
 import { listWarnings, WARNING_SORT_KEY } from './lib/jobs/warning-store.ts';
@@ -26,14 +25,12 @@ const EXECUTE = 'migration_import.job.execute';
 const BINARY = 'migration_import.binary.write';
 const PURGE = 'migration_import.job.purge';
 
-const routes: ModuleRoutes = async ({ knex, storageDir, logger, module, sdk }) => {
+const routes: ModuleRoutes = ({ knex, storageDir, logger, module, sdk }) => {
   const settings = importSettings(sdk);
   const maxBinaryBytes = peers(sdk).documents.maxBytes();
   const mount = `/api/v1/${module}`;
-  const runner = new JobRunner({ knex, storageDir, logger, settings, sdk });
+  const runner = { knex, storageDir, logger, settings, sdk };
   const { pageRequest } = sdk.http;
-  await runner.removeUnfinishedUploads();
-  runner.startSweeper();
   return [
     {
       method: 'GET',
@@ -110,7 +107,7 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, module, sdk }) =
       summary: 'Validate the source in the background (202); errors make the job invalid',
       handler: async (ctx) => {
         const id = jobId(sdk, ctx);
-        const claimed = await runner.validate(id);
+        const claimed = await startValidate(runner, id);
         if (claimed === undefined) throw cannotValidate(sdk, await foundJob(sdk, knex, id));
         ctx.status = 202;
         ctx.set('Location', `${mount}/jobs/${id}`);
@@ -124,7 +121,7 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, module, sdk }) =
       summary: 'Execute in the background (202): a re-run updates, a job whose worker died resumes',
       handler: async (ctx) => {
         const id = jobId(sdk, ctx);
-        const claimed = await runner.execute(id);
+        const claimed = await startExecute(runner, id);
         if (claimed === undefined) throw cannotExecute(sdk, await foundJob(sdk, knex, id));
         ctx.status = 202;
         ctx.set('Location', `${mount}/jobs/${id}`);

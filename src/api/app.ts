@@ -28,6 +28,10 @@ import { requestContext } from './request-context.ts';
 import type { AnsweredRequest } from './http-metrics.ts';
 import { frontendMiddleware } from './frontend.ts';
 import { frontendModulesFile } from '../manifests/frontend-layers.ts';
+import { JobQueue } from '../jobs/queue.ts';
+import { moduleJobs } from '../sdk/jobs.ts';
+import { ModuleApis } from '../sdk/module-apis.ts';
+import { startModuleServices } from './module-services.ts';
 import { loadModuleRoutes, type ModuleFailure } from './mount-modules.ts';
 import { buildRouter } from './router.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -82,9 +86,15 @@ export interface WardApp {
   openapi: object;
   /** Modules whose routes could not be mounted (their prefix answers 503). */
   failures: readonly ModuleFailure[];
-  /** Stops listening for auth changes. Call after the HTTP server has closed, before `knex.destroy()`. */
-  close(): Promise<void>;
+  /**
+   * Stops the modules' services and the job queue (running jobs get `jobGraceMs`, default 5 s, to
+   * stop, then are left to the queue to run again) and the auth listener. Call after the HTTP
+   * server has closed, before `knex.destroy()`. A second call waits for the first.
+   */
+  close(jobGraceMs?: number): Promise<void>;
 }
+
+const JOB_GRACE_MS = 5000;
 
 /** Builds the HTTP app from the modules installed now; routes of modules that fail to load answer 503. */
 export async function createApp(deps: AppDeps): Promise<WardApp> {
@@ -96,7 +106,16 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
   const listening = listenForAuth(deps, active);
   try {
     const grants = deps.grants ?? {};
-    const loaded = await loadModuleRoutes(active, { knex, logger, storageDir: deps.storageDir });
+    const jobs = new JobQueue(knex, logger);
+    // One SDK view per module, shared by its routes, its services and its API.
+    const apis = new ModuleApis({
+      modules: new Map(active.map((installed) => [installed.module.name, installed.module])),
+      knex,
+      logger,
+      storageDir: deps.storageDir,
+      jobsFor: (module) => moduleJobs(jobs, module, knex, logger.child({ module })),
+    });
+    const loaded = await loadModuleRoutes(active, { knex, logger, storageDir: deps.storageDir, apis });
     const map = buildPermissionMap(
       installed.map(({ module }) => ({ name: module.name, manifest: module.manifest })),
       grants,
@@ -152,7 +171,26 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     // Serving without the listener is safe (the cache stays off), only slower; it keeps retrying.
     // Awaited last, so that its handshake overlaps building the router.
     await listening?.listener.ready.catch(() => undefined);
-    return { koa, openapi, failures, close: async () => listening?.listener.close() };
+    // Last, so that a service's start (which may define jobs that start running at once) sees the
+    // app complete; still before the caller listens.
+    const services = await startModuleServices(active, {
+      knex,
+      logger,
+      storageDir: deps.storageDir,
+      sdkFor: (module) => apis.sdkFor(module),
+    });
+    let closing: Promise<void> | null = null;
+    return {
+      koa,
+      openapi,
+      failures,
+      close: (jobGraceMs = JOB_GRACE_MS) =>
+        (closing ??= (async () => {
+          await services.stop();
+          await jobs.stop(jobGraceMs);
+          await listening?.listener.close();
+        })()),
+    };
   } catch (error) {
     await listening?.listener.close();
     throw error;

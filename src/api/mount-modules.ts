@@ -38,6 +38,8 @@ export interface LoadDeps {
   knex: Knex;
   logger: Logger;
   storageDir: string;
+  /** The modules' SDK views, shared by their routes, services and APIs. Default: views without jobs. */
+  apis?: ModuleApis;
 }
 
 /**
@@ -112,10 +114,12 @@ export async function loadModuleRoutes(
   const routes: ApiRoute[] = [];
   const failures: ModuleFailure[] = [];
   // A module's routes reach the APIs of the installed modules it depends on, each loaded once.
-  const apis = new ModuleApis({
-    modules: new Map(modules.map((installed) => [installed.module.name, installed.module])),
-    ...deps,
-  });
+  const apis =
+    deps.apis ??
+    new ModuleApis({
+      modules: new Map(modules.map((installed) => [installed.module.name, installed.module])),
+      ...deps,
+    });
   for (const installed of modules) {
     if (installed.module.routes === null) continue;
     try {

@@ -43,6 +43,7 @@ export async function loadModuleDir({ dir, category, expectedName }: Candidate):
   const hooks = optionalFile('hooks');
   const routes = optionalFile('routes');
   const commands = optionalFile('commands');
+  const services = optionalFile('services');
   const layer = manifest.frontend === undefined ? null : await layerEntry(dir, manifest.frontend);
   if (layer?.ok === false) report('/frontend', layer.message);
   const api = manifest.api ?? null;
@@ -69,6 +70,7 @@ export async function loadModuleDir({ dir, category, expectedName }: Candidate):
       hooks,
       routes,
       commands,
+      services,
       frontend: layer?.ok === true ? layer.entry : null,
       api: api === null ? null : join(dir, api),
     },

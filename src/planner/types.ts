@@ -34,6 +34,8 @@ export interface DiskModule {
   routes: string | null;
   /** The operator's commands (`commands.ts`/`.js`), run by `ward modules run`. */
   commands: string | null;
+  /** Long-running work started with the backend and stopped before it exits (`services.ts`/`.js`). */
+  services: string | null;
   /**
    * The frontend layer's entry file, relative to the module directory and `/`-separated: the
    * manifest's `frontend`, or `<folder>/index.js` when it names a folder.

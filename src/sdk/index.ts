@@ -28,6 +28,11 @@
  * route, `acting` in a hook's or a command's context, `sdk.jobActing(id)` for background work),
  * whose `transaction(work)` records the actor where database triggers read it:
  * `current_setting('ward.actor', true)`.
+ *
+ * Services: a module's `services.ts` (or `services.js`) may default-export `ModuleServices`,
+ * long-running work (job handlers, a periodic sweep) that Ward starts with each backend, after the
+ * routes load and before it listens, and stops when the backend stops, after the last request has
+ * been answered and before the pool closes. Background jobs (`sdk.jobs`) are defined there.
  */
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
@@ -125,6 +130,51 @@ export interface CommandContext {
   acting: Acting;
   sdk: WardSdk;
 }
+
+/**
+ * Who acts, and where their writes go: the part of the acting context every handler, command, hook
+ * and job shares. A background job acts as `job:<id>`.
+ */
+export interface ActingContext {
+  /** `job:<id>` for a background job. */
+  readonly actor: string;
+  /** The connection pool; work that changes several things opens its own transaction on it. */
+  readonly knex: Knex;
+}
+
+/** What a service's `start` receives, once per backend. */
+export interface ServiceContext {
+  /** The connection pool. */
+  knex: Knex;
+  /** Ward's logger, tagged with the module and the service. */
+  logger: Logger;
+  /** Ward's storage directory; the module's files are under `<storageDir>/<module>/`. */
+  storageDir: string;
+  /** The module's own name. */
+  module: string;
+  sdk: WardSdk;
+}
+
+/** A started service: what its `start` returned. */
+export interface StartedService {
+  /** Ends the work and resolves once nothing of it runs; Ward calls it once. */
+  stop(): void | Promise<void>;
+}
+
+/**
+ * One of a module's services. `start` returns once the work is set up (a timer armed, a job
+ * defined), not when it ends, with the handle that stops it: one process may run several backends
+ * (tests do), so a service keeps its state there, not in the module's top level. A `start` that
+ * throws is logged and there is nothing to stop; the module's routes are served all the same.
+ */
+export interface ServiceDefinition {
+  /** Lowercase letters, digits and hyphens: `sweeper`, `import-runs`, for the log. */
+  name: string;
+  start(ctx: ServiceContext): StartedService | Promise<StartedService>;
+}
+
+/** The default export of `services.ts`/`services.js`, started in order and stopped in reverse. */
+export type ModuleServices = readonly ServiceDefinition[];
 
 /** What a command hands back: the lines `ward` prints, and what it prints with `--json`. */
 export interface CommandResult {
@@ -329,6 +379,100 @@ export interface SdkText {
   textProblem(value: string, options?: { multiline?: boolean }): TextProblem | null;
 }
 
+/** What a job's handler receives: who acts (`job:<id>`), the job, and a way to report progress. */
+export interface JobContext<T = unknown> extends ActingContext {
+  /** The job's id, as `enqueue` returned it. */
+  readonly id: string;
+  /** The job's name within its module, as given to `define`. */
+  readonly name: string;
+  /** What `enqueue` was given, as JSON brought it back. */
+  readonly data: T;
+  /** 1 for the first attempt; more when a failure or a dead backend made the queue retry it. */
+  readonly attempt: number;
+  /**
+   * Aborted when the job is cancelled, when its lease was lost (another backend has taken it
+   * over), or when this backend stops and the grace period ends. Stop at the next safe point: a
+   * handler that returns completes the job; one that throws has it retried.
+   */
+  readonly signal: AbortSignal;
+  /** Ward's logger, tagged with the module and the job. */
+  readonly logger: Logger;
+  /** Records how far the job is (`done` of `total`), readable from any backend with `jobs.get`. */
+  progress(done: number, total: number): Promise<void>;
+}
+
+/** Runs one job. Resolving completes it; throwing fails this attempt, and the queue retries it. */
+export type JobHandler<T = unknown> = (ctx: JobContext<T>) => Promise<void>;
+
+/** How a kind of job runs; every field is optional. */
+export interface JobOptions {
+  /** Retries after a failed attempt, or one whose backend died (default 5). */
+  retryLimit?: number;
+  /** Seconds before the first retry; each next one waits about twice as long (default 1). */
+  retryDelaySeconds?: number;
+  /**
+   * The lease, in seconds (at least 10, default 30): a running job renews it while its backend
+   * lives; once it lapses, another backend retries the job. Keep writes a lapsed attempt might
+   * still make fenced (a row that names the attempt holding it), as the queue cannot stop a
+   * backend that only stalled.
+   */
+  leaseSeconds?: number;
+  /** Longest one attempt may run, in seconds (default 12 hours): then it fails and is retried. */
+  timeoutSeconds?: number;
+  /** Jobs of this kind one backend runs at once (default 2). */
+  concurrency?: number;
+  /** At most one job per `key` queued or running at a time (default false); fixed by the first `define`. */
+  uniquePerKey?: boolean;
+}
+
+export interface EnqueueOptions {
+  /** With `uniquePerKey`: the job is not added while another with this key is queued or running. */
+  key?: string;
+  /** Start no sooner than this many seconds from now. */
+  startAfterSeconds?: number;
+  /** Enqueue inside this transaction: the job exists only if it commits. */
+  trx?: Knex.Transaction;
+}
+
+/** A job as the queue knows it. */
+export interface JobInfo {
+  id: string;
+  name: string;
+  /** `retrying`: an attempt failed (or its backend died) and the next waits for its back-off. */
+  state: 'queued' | 'running' | 'retrying' | 'completed' | 'cancelled' | 'failed';
+  /** Attempts started so far. */
+  attempts: number;
+  /** As the handler last reported it; null before it reported any. */
+  progress: { done: number; total: number } | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+/**
+ * Background jobs, kept in PostgreSQL: a job enqueued on one backend may run on any, survives
+ * restarts, and is retried with back-off when it fails or its backend dies. Names are the module's
+ * own (`run`, `send-reminder`); two modules' jobs never meet. Available in routes and services; in
+ * hooks and commands every call rejects with WardError `jobs_unavailable`.
+ */
+export interface SdkJobs {
+  /**
+   * Runs `handler` for the module's jobs named `name` on this backend (call it from a service's
+   * `start`), and applies `options` to the queue. Rejects when the name is not lowercase letters,
+   * digits, `_` or `-` starting with a letter.
+   */
+  define<T = unknown>(name: string, handler: JobHandler<T>, options?: JobOptions): Promise<void>;
+  /**
+   * Adds a job with `data` (JSON); resolves to its id, or null when `uniquePerKey` kept it out.
+   * Rejects with WardError `job_undefined` when no backend ever defined `name`.
+   */
+  enqueue(name: string, data: object, options?: EnqueueOptions): Promise<string | null>;
+  /** Cancels a queued or running job (a running one sees its `signal` abort); false when it had ended. */
+  cancel(name: string, id: string): Promise<boolean>;
+  /** The job, or null when there is none with this id (or the queue has deleted it since). */
+  get(name: string, id: string): Promise<JobInfo | null>;
+}
+
 /** The object handed to a module's routes factory and hooks as `sdk`. */
 export interface WardSdk {
   /** The SDK's semantic version: a minor release adds members, only a major one changes or removes any. */
@@ -353,6 +497,7 @@ export interface WardSdk {
    * the job so it is unique across Ward: `<module>:<your id>`, such as `migration_import:42`.
    */
   jobActing(id: string): Acting;
+  readonly jobs: SdkJobs;
 }
 
 /** How a kind of partial file is named: `<prefix><owner tag>-<pid>-<random><suffix>`. */

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
 import type { DiskModule } from '../planner/types.ts';
-import type { ModuleApiFactory, WardSdk } from './index.ts';
+import type { ModuleApiFactory, SdkJobs, WardSdk } from './index.ts';
 import { moduleSdk } from './runtime.ts';
 
 export interface ModuleApisEnv {
@@ -17,24 +17,39 @@ export interface ModuleApisEnv {
   knex: Knex;
   storageDir: string;
   logger: Logger;
+  /** Each module's view of the backend's job queue; without it, views have no jobs. */
+  jobsFor?: (module: string) => SdkJobs;
 }
 
 export class ModuleApis {
   readonly #env: ModuleApisEnv;
   readonly #apis = new Map<string, Promise<object | null>>();
+  readonly #views = new Map<string, Promise<WardSdk>>();
 
   constructor(env: ModuleApisEnv) {
     this.#env = env;
   }
 
   /** The SDK view of `module`, its depends' APIs loaded; throws when one of them fails to load. */
-  async sdkFor(module: DiskModule): Promise<WardSdk> {
+  sdkFor(module: DiskModule): Promise<WardSdk> {
+    let view = this.#views.get(module.name);
+    if (view === undefined) this.#views.set(module.name, (view = this.#view(module)));
+    return view;
+  }
+
+  async #view(module: DiskModule): Promise<WardSdk> {
     const apis = new Map<string, object>();
     for (const name of module.depends) {
       const api = await this.#api(name);
       if (api !== null) apis.set(name, api);
     }
-    return moduleSdk({ module: module.name, knex: this.#env.knex, apis, depends: module.depends });
+    return moduleSdk({
+      module: module.name,
+      knex: this.#env.knex,
+      apis,
+      depends: module.depends,
+      jobs: this.#env.jobsFor?.(module.name),
+    });
   }
 
   #api(name: string): Promise<object | null> {

@@ -1,9 +1,9 @@
 /**
- * The SDK object Ward hands to a module's routes factory and hooks (the contract is `WardSdk` in
- * index.ts). Each call gets a view of its own, frozen: the stateless parts are shared, and
- * `validation` has its own ajv, so one module's schemas (an `$id` used twice) never meet another's.
- * A view knows its module: whom its `acting` contexts write with, which APIs `modules.get` hands
- * out (module-apis.ts loads them).
+ * The SDK object Ward hands to a module's routes factory, services, API factory and hooks (the
+ * contract is `WardSdk` in index.ts). Each call gets a view of its own, frozen: the stateless parts
+ * are shared, `validation` has its own ajv, so one module's schemas (an `$id` used twice) never meet
+ * another's, and `jobs` names the module's own queues. A view knows its module: whom its `acting`
+ * contexts write with, which APIs `modules.get` hands out (module-apis.ts loads them).
  */
 import { newPartialFile, removeAbandoned } from './partial-files.ts';
 import type { Context } from 'koa';
@@ -19,7 +19,8 @@ import {
   constraintError,
 } from './db-errors.ts';
 import { bodyTooLarge, invalidBody, invalidQuery, notFound } from './errors.ts';
-import type { WardSdk } from './index.ts';
+import type { SdkJobs, WardSdk } from './index.ts';
+import { noJobs } from './jobs.ts';
 import { insertRows, insertUnique, nextIds, updateRows, upsertRows } from './batch.ts';
 import { pageRequest, toPage } from './page.ts';
 import { callerOf } from '../auth/request-caller.ts';
@@ -29,7 +30,7 @@ import { parseSize } from './settings.ts';
 import { identifierProblem, textProblem } from '../text/text.ts';
 
 /** Semantic version of the contract in index.ts: a minor adds members, a major changes or removes one. */
-export const SDK_VERSION = '1.1.0';
+export const SDK_VERSION = '1.2.0';
 
 /** What every view shares: nothing here keeps state. */
 const stateless = {
@@ -67,6 +68,8 @@ export interface SdkScope {
   apis: ReadonlyMap<string, object>;
   /** Its `depends`: the modules whose APIs it may ask for. */
   depends: readonly string[];
+  /** The module's view of the backend's job queue; hooks, commands and tests have none. */
+  jobs?: SdkJobs;
 }
 
 const UNBOUND: SdkScope = { module: null, knex: null, apis: new Map(), depends: [] };
@@ -117,6 +120,7 @@ export function moduleSdk(scope: SdkScope = UNBOUND): WardSdk {
     modules: Object.freeze({ get: <T extends object>(name: string) => moduleApi(scope, name) as T }),
     acting: (ctx: Context) => requestActing(scope, ctx),
     jobActing: (id: string) => acting(pool(scope), jobActor(id)),
+    jobs: scope.jobs ?? noJobs,
   });
 }
 

@@ -45,8 +45,9 @@ export interface Backend {
   /** What the next start would refuse, read afresh: a restart asks before it stops this backend. */
   preflight(): Promise<Finding[]>;
   /**
-   * Graceful stop: accept nothing new, let requests in flight finish (at most `graceMs`, then
-   * their connections are cut), then close the app's listeners and the pool.
+   * Graceful stop: accept nothing new, let requests in flight finish (drain.ts; at most `graceMs`,
+   * then their connections are cut), then stop the modules' services and the job queue (running
+   * jobs are left to the queue to run again), the app's listeners, and last the pool.
    */
   close(graceMs?: number): Promise<void>;
 }

@@ -109,7 +109,7 @@ test('an npm-packed community module installs, serves its guarded routes through
   );
   t.deepEqual(
     await knex('vitals_log').pluck('event'),
-    ['installed 1.0.0 with SDK 1.1.0'],
+    ['installed 1.0.0 with SDK 1.2.0'],
     'post_install ran, handed the sdk',
   );
 

@@ -39,6 +39,7 @@ export function diskModule(name: string, spec: ModuleSpec = {}): DiskModule {
     hooks: null,
     routes: null,
     commands: null,
+    services: null,
     frontend: null,
     api: null,
   };

@@ -42,6 +42,7 @@ test('the repository ships base, patients and appointments as official modules',
     hooks: null,
     routes: join(repo, 'modules/patients/routes.ts'),
     commands: null,
+    services: null,
     frontend: 'frontend/index.js',
     api: null,
   });
@@ -182,7 +183,7 @@ test('folders without a manifest and stray files are not modules', async (t) => 
   t.deepEqual(inventory, { modules: new Map(), problems: [] });
 });
 
-test('a module ships hooks.js, routes.js and commands.js as well as .ts', async (t) => {
+test('a module ships hooks.js, routes.js, commands.js and services.ts as either .js or .ts', async (t) => {
   const root = await emptyRoot();
   const dir = join(root, 'modules/notes');
   await mkdir(join(dir, 'migrations'), { recursive: true });
@@ -190,12 +191,14 @@ test('a module ships hooks.js, routes.js and commands.js as well as .ts', async 
   await writeFile(join(dir, 'hooks.js'), '');
   await writeFile(join(dir, 'routes.ts'), '');
   await writeFile(join(dir, 'commands.js'), '');
+  await writeFile(join(dir, 'services.ts'), '');
   const inventory = await discoverIn(root);
   t.like(inventory.modules.get('notes'), {
     category: 'official',
     hooks: join(dir, 'hooks.js'),
     routes: join(dir, 'routes.ts'),
     commands: join(dir, 'commands.js'),
+    services: join(dir, 'services.ts'),
     hasMigrationBranch: true,
     removable: true,
   });

@@ -10,6 +10,13 @@
  * the escape state carried across, then joined once when it ends. The parser itself is
  * synchronous; a caller feeding a large text should push it in slices (`inSlices`) so that the
  * event loop runs between them.
+ *
+ * Why not a library: the well-kept streaming parsers are slower at the parsing alone, before the
+ * caps, notes and line/column errors below are added on top (bench/json-parsers.ts: 1.5 to 2.3x
+ * this parser's time for @streamparser/json, 3.7 to 7x for stream-json, on a 13 MB Bundle), and
+ * neither can keep them cheaply: @streamparser/json works on UTF-8 bytes (its offsets are not
+ * columns) and reports no position for an error at the end of input, and stream-json says it is
+ * not meant for untrusted input.
  */
 import { InputFault } from './fault.ts';
 import { warn } from './warnings.ts';

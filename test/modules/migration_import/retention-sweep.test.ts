@@ -37,7 +37,11 @@ test('the sweeper purges jobs older than the retention, as retention, and keeps 
     job = (await w.api('GET', `/jobs/${old.id}`)).body as typeof job;
   }
   t.is(job.purgedBy, 'retention');
-  await t.throwsAsync(stat(sourcePath(w.storage, old.id)), { code: 'ENOENT' });
+  // The purge commits its marking first and removes the file just after: wait for that.
+  const source = sourcePath(w.storage, old.id);
+  while (Date.now() < deadline && (await stat(source).catch(() => null)) !== null)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  await t.throwsAsync(stat(source), { code: 'ENOENT' });
   t.like((await w.api('GET', `/jobs/${young.id}`)).body, { purgedBy: null, purgedAt: null });
   t.true((await stat(sourcePath(w.storage, young.id))).isFile());
 });

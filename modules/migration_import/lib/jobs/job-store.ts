@@ -51,7 +51,8 @@ export async function insertJob(trx: Knex.Transaction, job: NewJob): Promise<Job
 }
 
 export interface Claim {
-  workerId: string;
+  /** Who runs it; null for a run that is queued, which no worker has started yet. */
+  workerId: string | null;
   leaseMs: number;
 }
 
@@ -126,4 +127,36 @@ export async function orphanedRuns(knex: Knex): Promise<Array<Pick<JobRow, 'id' 
     .whereRaw(LAPSED)
     .orderBy('id')
     .select('id', 'state')) as Array<Pick<JobRow, 'id' | 'state'>>;
+}
+
+/**
+ * The run's job starting on a worker: takes the row of a run that is queued (claimed by a request,
+ * `worker_id` null, started by no backend yet) or whose worker's lease lapsed; `from` is who held
+ * it before, null for a fresh start. `ended` when the job is not running (it ended, or was
+ * purged); `held` while another worker's lease on it is live.
+ */
+export async function takeRun(
+  knex: Knex,
+  id: number,
+  claim: Claim,
+): Promise<{ row: JobRow; from: string | null } | 'ended' | 'held'> {
+  return knex.transaction(async (trx) => {
+    const held = (await trx(TABLE)
+      .where({ id })
+      .whereIn('state', ['validating', 'executing'])
+      .forUpdate()
+      .first()
+      .select('*', trx.raw(`${LAPSED} as lapsed`))) as (JobRow & { lapsed: boolean }) | undefined;
+    if (held === undefined) return 'ended';
+    if (held.worker_id !== null && !held.lapsed) return 'held';
+    const [row] = (await trx(TABLE)
+      .where({ id })
+      .update({
+        worker_id: claim.workerId,
+        lease_expires_at: leaseUntil(trx, claim.leaseMs),
+        updated_at: trx.fn.now(),
+      })
+      .returning('*')) as JobRow[];
+    return { row: row!, from: held.worker_id };
+  });
 }

@@ -1,10 +1,12 @@
 /**
- * Who runs a job in the background, and proof that they still do. A worker holds a lease on the
- * job row (`worker_id`, `lease_expires_at`, both judged by the database clock) and renews it while
- * it works; every write it makes is fenced on still holding it. A worker that died (killed
- * process, lost host) stops renewing, its lease lapses, and any backend may take the job over:
- * the sweeper of every running backend, or POST execute/validate. A worker that merely stalled
- * and lost its lease finds out at its next fenced write and stops, so two workers never both write.
+ * Who runs an import job's background run, and proof that they still do. The run is a job on
+ * Ward's job queue (sdk.jobs), which leases it to one backend and hands it to another when that one
+ * dies; the job row mirrors the attempt that holds it (`worker_id`, `lease_expires_at`, both judged
+ * by the database clock), renewed while it works, and every write the run makes is fenced on still
+ * holding it. The queue cannot stop a backend that merely stalled: such a worker finds out at its
+ * next fenced write that the row names another, and stops, so two workers never both write. The
+ * same write stops the run once its job's signal aborts (the backend stops, or the queue took the
+ * job away).
  */
 import type { Knex } from 'knex';
 
@@ -40,12 +42,14 @@ export class Lease {
   readonly workerId: string;
   readonly #knex: Knex;
   readonly #leaseMs: number;
+  readonly #signal: AbortSignal | undefined;
 
-  constructor(knex: Knex, jobId: number, workerId: string, leaseMs: number) {
+  constructor(knex: Knex, jobId: number, workerId: string, leaseMs: number, signal?: AbortSignal) {
     this.#knex = knex;
     this.jobId = jobId;
     this.workerId = workerId;
     this.#leaseMs = leaseMs;
+    this.#signal = signal;
   }
 
   /** The job row, locked to this worker: `update`s through it are fenced. */
@@ -53,8 +57,12 @@ export class Lease {
     return db(TABLE).where({ id: this.jobId, worker_id: this.workerId });
   }
 
-  /** Updates the job row (renewing the lease with it) or throws LostLease. */
+  /**
+   * Updates the job row (renewing the lease with it) or throws LostLease; throws the signal's reason
+   * instead, writing nothing, once the run's signal has aborted.
+   */
   async update(db: Knex | Knex.Transaction, values: Record<string, unknown> = {}): Promise<void> {
+    this.#signal?.throwIfAborted();
     const updated = await this.mine(db).update({
       ...values,
       lease_expires_at: leaseUntil(this.#knex, this.#leaseMs),

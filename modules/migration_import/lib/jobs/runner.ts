@@ -1,25 +1,33 @@
 /**
- * Starts and supervises this backend's background runs (validate, execute). A run is started
- * only after its lease is claimed in the database, so across replicas each job has one worker.
- * The sweeper takes over runs whose worker died (lease lapsed): at start-up, when a killed
- * backend left a job `validating` or `executing`, and every half lease afterwards, when
- * another replica died. A run that fails for a reason other than a lost lease ends `failed`
- * (execute) or `invalid` (validate) with the reason; executing it again resumes safely. Each
- * sweep also removes the partial files of uploads (sources, binaries) a dead backend left behind.
+ * An import job's background runs (validate, execute) on Ward's job queue. A request claims the
+ * job row (its state; `worker_id` null until a worker starts it) and enqueues one queue job `run`
+ * for it in the same transaction; the queue keeps at most one per import job, leases it to one backend, retries it
+ * with back-off, and hands it to a live backend when the one running it dies. The handler takes
+ * the row (a queued run, or one whose worker's lease lapsed), runs what its state says, fenced on
+ * the row, and ends it `validated`/`invalid` or `succeeded`/`partially_succeeded`/`failed`. A run
+ * that fails for a reason other than a lost lease or a stop ends `failed` (execute) or `invalid`
+ * (validate) with the reason; executing it again resumes safely.
+ *
+ * The sweeper (sweeper.ts) enqueues runs the queue does not know of: a row left running by a
+ * version of the module before the queue, or by a request whose enqueue never committed.
  */
-import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Knex } from 'knex';
-import type { Logger, WardSdk } from '../../../../src/sdk/index.ts';
+import type { JobContext, Logger, WardSdk } from '../../../../src/sdk/index.ts';
 import { executeRun } from './execute-run.ts';
-import { peers } from './peers.ts';
 import type { JobRow } from './job-row.ts';
-import { claimExecute, claimValidate, orphanedRuns } from './job-store.ts';
+import { peers } from './peers.ts';
+import { claimExecute, claimValidate, takeRun } from './job-store.ts';
 import { endedRun, Lease, LostLease } from './lease.ts';
-import { purgeExpired } from './purge.ts';
 import type { ImportSettings } from './settings.ts';
-import { removeAbandonedSources } from './source-file.ts';
 import { validateRun } from './validate-run.ts';
+
+/** The queue job's name, within the module's queues. */
+export const RUN = 'run';
+
+export interface RunData {
+  job: number;
+}
 
 export interface RunnerDeps {
   knex: Knex;
@@ -29,159 +37,126 @@ export interface RunnerDeps {
   sdk: WardSdk;
 }
 
-type Run = 'validate' | 'execute';
+/** One queue job per import job, whichever run it is: the queue refuses a second while one is queued or running. */
+const runKey = (id: number): string => `job-${id}`;
 
-export class JobRunner {
-  readonly workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  readonly #deps: RunnerDeps;
-  readonly #active = new Map<number, Promise<void>>();
-  #sweeper: NodeJS.Timeout | undefined;
+/** Enqueues the run of job `id`; false when the queue holds one for it already (that one will run it). */
+export async function enqueueRun(sdk: WardSdk, id: number, trx?: Knex.Transaction): Promise<boolean> {
+  const queued = await sdk.jobs.enqueue(RUN, { job: id } satisfies RunData, { key: runKey(id), trx });
+  return queued !== null;
+}
 
-  constructor(deps: RunnerDeps) {
-    this.#deps = deps;
-  }
-
-  /** Claims the job for validation and starts it; undefined when its state does not allow it. */
-  async validate(id: number): Promise<JobRow | undefined> {
-    const row = await claimValidate(this.#deps.knex, id, this.#claim());
-    if (row !== undefined) this.#start('validate', row);
+/** Claims the job for validation and queues the run; undefined when its state does not allow it. */
+export async function startValidate(deps: RunnerDeps, id: number): Promise<JobRow | undefined> {
+  return deps.knex.transaction(async (trx) => {
+    const row = await claimValidate(trx, id, claim(deps.settings));
+    if (row !== undefined) await enqueueRun(deps.sdk, id, trx);
     return row;
-  }
+  });
+}
 
-  /** Claims the job for execution (resuming a run whose worker died) and starts it. */
-  async execute(id: number): Promise<{ row: JobRow; resumed: boolean } | undefined> {
-    const claimed = await claimExecute(this.#deps.knex, id, this.#claim());
-    if (claimed !== undefined) this.#start('execute', claimed.row);
+/** Claims the job for execution (resuming a run whose worker died) and queues the run. */
+export async function startExecute(
+  deps: RunnerDeps,
+  id: number,
+): Promise<{ row: JobRow; resumed: boolean } | undefined> {
+  return deps.knex.transaction(async (trx) => {
+    const claimed = await claimExecute(trx, id, claim(deps.settings));
+    if (claimed !== undefined) await enqueueRun(deps.sdk, id, trx);
     return claimed;
-  }
+  });
+}
 
-  /** Resolves when every run this runner started has ended (tests, graceful stops). */
-  async idle(): Promise<void> {
-    while (this.#active.size > 0) await Promise.all(this.#active.values());
-  }
+/** A queued run: no worker yet, and a lease that keeps other requests out while it waits to start. */
+const claim = (settings: ImportSettings) => ({ workerId: null, leaseMs: settings.leaseMs });
 
-  startSweeper(): void {
-    const sweep = () => {
-      this.sweep().catch((error: unknown) => {
-        if (poolDestroyed(this.#deps.knex)) this.stopSweeper();
-        else this.#deps.logger.warn({ err: error }, 'migration_import: looking for interrupted jobs failed');
-      });
-    };
-    setImmediate(sweep);
-    this.#sweeper = setInterval(sweep, this.#deps.settings.leaseMs / 2);
-    // The sweeper must never keep a stopping backend (or a test process) alive.
-    this.#sweeper.unref();
+/** The job row is held by a worker whose lease is live: not this attempt's to run yet. */
+class WorkerBusy extends Error {
+  constructor(id: number) {
+    super(`migration_import job ${id} is held by a worker whose lease is live; the queue retries it`);
+    this.name = 'WorkerBusy';
   }
+}
 
-  stopSweeper(): void {
-    clearInterval(this.#sweeper);
-  }
-
-  /**
-   * Takes over every job whose background run has no live worker, then purges the raw data of
-   * jobs past WARD_IMPORT_RETENTION_DAYS, then removes the uploads dead backends left unfinished.
-   */
-  async sweep(): Promise<number[]> {
-    const taken = await this.#resumeOrphans();
-    const { storageDir, logger, settings, sdk } = this.#deps;
-    const acting = sdk.jobActing('migration_import:retention');
-    await purgeExpired({ acting, sdk, storageDir, logger }, settings.retentionDays);
-    await this.removeUnfinishedUploads();
-    return taken;
-  }
-
-  /**
-   * Removes the partial files of source and binary uploads whose backend died (see documents'
-   * `sdk.files`); a failure is logged, never thrown: it must not stop the sweep.
-   */
-  async removeUnfinishedUploads(): Promise<void> {
-    const { storageDir, logger, sdk } = this.#deps;
-    for (const [what, remove] of [
-      ['source', () => removeAbandonedSources(sdk.files, storageDir)],
-      ['binary', () => peers(sdk).documents.removeUnfinishedUploads()],
-    ] as const) {
-      const removed = await remove().catch((error: unknown) => {
-        logger.warn({ err: error }, `migration_import: could not look for unfinished ${what} uploads`);
-        return [];
-      });
-      if (removed.length > 0)
-        logger.info(
-          { files: removed },
-          `migration_import: removed ${removed.length} ${what} upload(s) a stopped backend left unfinished`,
-        );
+/**
+ * The queue job's handler: takes the job row and runs what its state says, then looks again: a
+ * request that claimed the job for its next run while this one was ending could not queue a job of
+ * its own (the queue still held this one), so this one runs it.
+ */
+export async function handleRun(deps: RunnerDeps, ctx: JobContext<RunData>): Promise<void> {
+  const { knex, settings, logger } = deps;
+  const workerId = `${hostname()}:${process.pid}:${ctx.id.slice(0, 8)}`;
+  for (;;) {
+    const taken = await takeRun(knex, ctx.data.job, { workerId, leaseMs: settings.leaseMs });
+    if (taken === 'ended') return;
+    // A worker the queue gave up on may still hold the row for a moment (its lease here outlives
+    // the queue's), or only have stalled: the queue tries again after its back-off.
+    if (taken === 'held') throw new WorkerBusy(ctx.data.job);
+    const { row, from } = taken;
+    if (from !== null)
+      logger.info({ job: row.id, state: row.state }, 'migration_import: resuming an interrupted job');
+    const lease = new Lease(knex, row.id, workerId, settings.leaseMs, ctx.signal);
+    const run = row.state === 'validating' ? 'validate' : 'execute';
+    try {
+      await lease.keepWhile(() => work(deps, run, row, lease));
+    } catch (error) {
+      // Another worker took the row over: the run is its now.
+      if (error instanceof LostLease) return lost(logger, lease, error);
+      await failed(deps, run, lease, error, ctx.signal);
     }
   }
+}
 
-  async #resumeOrphans(): Promise<number[]> {
-    const taken: number[] = [];
-    for (const job of await orphanedRuns(this.#deps.knex)) {
-      const claimed =
-        job.state === 'validating' ? await this.validate(job.id) : (await this.execute(job.id))?.row;
-      if (claimed !== undefined) {
-        taken.push(job.id);
-        this.#deps.logger.info(
-          { job: job.id, state: job.state },
-          'migration_import: resuming an interrupted job',
-        );
-      }
-    }
-    return taken;
-  }
+function lost(logger: Logger, lease: Lease, error: LostLease): void {
+  logger.warn({ job: lease.jobId }, `migration_import: ${error.message}; this worker stopped`);
+}
 
-  #claim() {
-    return { workerId: this.workerId, leaseMs: this.#deps.settings.leaseMs };
-  }
-
-  #start(run: Run, row: JobRow): void {
-    const { knex, storageDir, settings, sdk } = this.#deps;
-    const lease = new Lease(knex, row.id, this.workerId, settings.leaseMs);
-    const work =
-      run === 'validate'
-        ? validateRun(
-            {
-              knex,
-              storageDir,
-              sdk,
-              maxDocumentBytes: peers(sdk).documents.maxBytes(),
-              maxWarnings: settings.maxWarnings,
-            },
-            row,
-            lease,
-          )
-        : executeRun(
-            { knex, sdk, storageDir, batchSize: settings.batchSize, maxWarnings: settings.maxWarnings },
-            row,
-            lease,
-          );
-    const done = lease
-      .keepWhile(() => work)
-      .catch((error: unknown) => this.#failed(run, lease, error))
-      .finally(() => this.#active.delete(row.id));
-    this.#active.set(row.id, done);
-  }
-
-  async #failed(run: Run, lease: Lease, error: unknown): Promise<void> {
-    const { knex, logger, sdk } = this.#deps;
-    if (error instanceof LostLease) {
-      logger.warn({ job: lease.jobId }, `migration_import: ${error.message}; this worker stopped`);
-      return;
-    }
-    if (poolDestroyed(knex)) return; // The backend is stopping: the lease lapses and the job resumes later.
-    logger.error({ err: error, job: lease.jobId }, `migration_import: ${run} stopped`);
-    const reason = sdk.errors.isWardError(error)
-      ? error.message
-      : `an internal error stopped it; the backend log has the details`;
-    const stopped = `${run} stopped: ${reason}`;
-    await lease
-      .release(knex, {
-        state: run === 'validate' ? 'invalid' : 'failed',
-        error: stopped,
-        ...(run === 'execute' ? { finished_at: knex.fn.now(), runs: endedRun(knex, 'failed', stopped) } : {}),
-      })
-      .catch((cause: unknown) =>
-        logger.error({ err: cause, job: lease.jobId }, 'migration_import: could not record the failure'),
+function work(deps: RunnerDeps, run: 'validate' | 'execute', row: JobRow, lease: Lease): Promise<void> {
+  const { knex, storageDir, settings, sdk } = deps;
+  return run === 'validate'
+    ? validateRun(
+        {
+          knex,
+          storageDir,
+          sdk,
+          maxDocumentBytes: peers(sdk).documents.maxBytes(),
+          maxWarnings: settings.maxWarnings,
+        },
+        row,
+        lease,
+      )
+    : executeRun(
+        { knex, sdk, storageDir, batchSize: settings.batchSize, maxWarnings: settings.maxWarnings },
+        row,
+        lease,
       );
-  }
+}
+
+async function failed(
+  deps: RunnerDeps,
+  run: 'validate' | 'execute',
+  lease: Lease,
+  error: unknown,
+  signal: AbortSignal,
+): Promise<void> {
+  const { knex, logger, sdk } = deps;
+  // The backend is stopping, or the queue took the job away: the queue runs it again (here or on
+  // another backend), which resumes after the last committed batch.
+  if (signal.aborted || poolDestroyed(knex)) throw error;
+  logger.error({ err: error, job: lease.jobId }, `migration_import: ${run} stopped`);
+  const reason = sdk.errors.isWardError(error)
+    ? error.message
+    : `an internal error stopped it; the backend log has the details`;
+  const stopped = `${run} stopped: ${reason}`;
+  await lease
+    .release(knex, {
+      state: run === 'validate' ? 'invalid' : 'failed',
+      error: stopped,
+      ...(run === 'execute' ? { finished_at: knex.fn.now(), runs: endedRun(knex, 'failed', stopped) } : {}),
+    })
+    .catch((cause: unknown) =>
+      logger.error({ err: cause, job: lease.jobId }, 'migration_import: could not record the failure'),
+    );
 }
 
 /** After `knex.destroy()` the client has no pool: nothing more can be done in this process. */
