@@ -121,6 +121,7 @@ test('all three clinic modules uninstall (every down migration runs) and install
   };
   t.deepEqual(await tables(knex), [
     'appointments_appointment',
+    'appointments_practitioner',
     'appointments_status',
     'documents_document',
     'patients_patient',

@@ -11,6 +11,7 @@
  */
 import type { Knex } from 'knex';
 import type { AppointmentRow as WardAppointmentRow } from '../../../../appointments/lib/appointment.ts';
+import { foldName, upsertPractitioners } from '../../../../appointments/lib/practitioners.ts';
 import { planItem } from '../../index.ts';
 import type { ImportRecordItem, Values } from '../../index.ts';
 import type { StoredWarning } from '../warning-store.ts';
@@ -159,10 +160,26 @@ async function sameVisits(
   return (patientId, start, end) => found.get(visitKey(patientId, start, end))?.shift();
 }
 
-export function writeAppointments(
+/** Each imported practitioner name finds (or becomes) a practitioner record, by its folded name. */
+export async function writeAppointments(
   db: Db,
   scope: Scope,
   plan: KindPlan<AppointmentColumns>,
 ): Promise<KindOutcome> {
-  return writeSequenced(db, scope, 'appointment', SPEC, plan);
+  const practitioners = await upsertPractitioners(
+    db,
+    plan.planned.map(({ columns }) => columns.practitioner_name),
+  );
+  const spec: TableSpec<AppointmentColumns> = {
+    ...SPEC,
+    columns: [
+      ...SPEC.columns,
+      {
+        name: 'practitioner_id',
+        type: 'int',
+        of: (row) => practitioners.get(foldName(row.practitioner_name)) ?? null,
+      },
+    ],
+  };
+  return writeSequenced(db, scope, 'appointment', spec, plan);
 }
