@@ -258,8 +258,9 @@ function PrintList({ title, appointments, patients }) {
         const patient = patients.get(appointment.patientId);
         return html`<li key=${appointment.id}>
           <span class="print-time"
-            >${shortDay(new Date(appointment.startAt))}
-            ${timeLabel(new Date(appointment.startAt))}–${timeLabel(new Date(appointment.endAt))}</span
+            >${`${shortDay(new Date(appointment.startAt))} ${timeLabel(new Date(appointment.startAt))}–${timeLabel(
+              new Date(appointment.endAt),
+            )}`}</span
           >
           ${' '}${patient ? `${patientName(patient)} (MRN ${patient.mrn})` : `Patient ${appointment.patientId}`}
           ${' · '}${appointment.practitionerName || 'No practitioner'}
