@@ -336,6 +336,13 @@ test.serial(
       ],
       "Dr Turing's week: Wednesday at 9:15, Monday at 11:00",
     );
+    t.is(
+      await page.evaluate(
+        `document.querySelector('.table-wrap').scrollWidth - document.querySelector('.table-wrap').clientWidth`,
+      ),
+      0,
+      'the week fits beside the menu',
+    );
     await axeCheck(page, t);
     await screenshot(page, 'appointments-week-grid');
 
