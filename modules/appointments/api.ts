@@ -5,6 +5,7 @@
  */
 import type { Acting, BatchTable, ModuleApiFactory } from '../../src/sdk/index.ts';
 import { APPOINTMENT_LIMITS, type Appointment } from './lib/appointment.ts';
+import { foldName, upsertPractitioners } from './lib/practitioners.ts';
 import { findAppointments, sameVisits, statusCodes, TABLE } from './lib/queries.ts';
 
 /** What a batch write gives an appointment: every field but the id and the timestamps. */
@@ -84,13 +85,29 @@ const api = (({ sdk }) => {
      */
     async upsertMany(acting: Acting, rows: readonly AppointmentUpsert[]): Promise<number[]> {
       rows.forEach(check);
-      return acting.transaction((trx) =>
-        sdk.batch.upsertRows(
+      return acting.transaction(async (trx) => {
+        // Each practitioner name finds (or becomes) a practitioner record, by its folded name.
+        const practitioners = await upsertPractitioners(
           trx,
-          SPEC,
+          rows.map((row) => row.practitionerName),
+        );
+        const spec: BatchTable<AppointmentFields> = {
+          ...SPEC,
+          columns: [
+            ...SPEC.columns,
+            {
+              name: 'practitioner_id',
+              type: 'int',
+              of: (row) => practitioners.get(foldName(row.practitionerName)) ?? null,
+            },
+          ],
+        };
+        return sdk.batch.upsertRows(
+          trx,
+          spec,
           rows.map((row) => ({ id: row.id, columns: row })),
-        ),
-      );
+        );
+      });
     },
   };
 }) satisfies ModuleApiFactory<object>;

@@ -156,7 +156,7 @@ test.serial(
     await page.getByRole('heading', { name: 'New appointment' }).waitFor();
     for (const id of [
       'field-patientId',
-      'field-practitionerName',
+      'field-practitionerId',
       'field-date',
       'field-startAt',
       'field-endAt',
@@ -171,8 +171,8 @@ test.serial(
       'field-patientId',
       'Search for the patient, then choose them.',
     );
-    for (const id of ['field-practitionerName', 'field-startAt', 'field-endAt'])
-      await saysAtField(t, page, id, 'Fill in this field.');
+    await saysAtField(t, page, 'field-practitionerId', 'Choose the practitioner.');
+    for (const id of ['field-startAt', 'field-endAt']) await saysAtField(t, page, id, 'Fill in this field.');
     t.is(await page.locator('#field-date-error').count(), 0, 'the date has its default, today');
     await focused(t, patient, 'the patient search has the focus');
     t.notRegex(await page.locator('main').innerText(), OPERATOR_WORDS);

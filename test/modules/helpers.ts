@@ -16,6 +16,8 @@ export const PERMISSIONS = [
   'patients.patient.write',
   'appointments.appointment.read',
   'appointments.appointment.write',
+  'appointments.appointment.overbook',
+  'appointments.practitioner.write',
   'documents.document.read',
   'documents.document.write',
 ] as const;

@@ -37,6 +37,25 @@ const ROUTES: Route[] = [
   },
   {
     method: 'GET',
+    path: '/api/v1/appointments/practitioners',
+    permission: 'appointments.appointment.read',
+    ok: 200,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/appointments/practitioners/1',
+    permission: 'appointments.appointment.read',
+    ok: 200,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/appointments/practitioners',
+    permission: 'appointments.practitioner.write',
+    ok: 201,
+    json: { name: 'Dr. New' },
+  },
+  {
+    method: 'GET',
     path: '/api/v1/appointments/appointments',
     permission: 'appointments.appointment.read',
     ok: 200,
@@ -52,7 +71,7 @@ const ROUTES: Route[] = [
     path: '/api/v1/appointments/appointments',
     permission: 'appointments.appointment.write',
     ok: 201,
-    json: { patientId: 1, startAt: '2026-05-01T09:00:00Z', endAt: '2026-05-01T09:15:00Z' },
+    json: { patientId: 1, practitionerId: 1, startAt: '2026-05-01T09:00:00Z', endAt: '2026-05-01T09:15:00Z' },
   },
   {
     method: 'PATCH',
@@ -83,15 +102,16 @@ const ROUTES: Route[] = [
   },
 ];
 
-/** Patient 1 with appointment 1 and document 1, so that every route has something to find. */
+/** Patient 1, practitioner 1 with appointment 1 and document 1, so that every route has something to find. */
 async function world(t: ExecutionContext) {
   const running = await clinic(t);
   const { base, as } = running;
   await api(base, as('admin'), 'POST', '/api/v1/patients/patients', {
     json: { mrn: 'P-1', familyName: 'First', givenName: 'Patient' },
   });
+  await api(base, as('admin'), 'POST', '/api/v1/appointments/practitioners', { json: { name: 'Dr. First' } });
   await api(base, as('admin'), 'POST', '/api/v1/appointments/appointments', {
-    json: { patientId: 1, startAt: '2026-04-01T09:00:00Z', endAt: '2026-04-01T09:15:00Z' },
+    json: { patientId: 1, practitionerId: 1, startAt: '2026-04-01T09:00:00Z', endAt: '2026-04-01T09:15:00Z' },
   });
   await api(base, as('admin'), 'POST', '/api/v1/documents/patients/1/documents?title=first', {
     body: Buffer.from('first'),
@@ -133,8 +153,11 @@ for (const route of ROUTES) {
 /** What each manifest role may do, route by route. */
 const ROLE_CAN: Record<Exclude<Role, 'nobody'>, (permission: Permission) => boolean> = {
   admin: () => true,
-  clinician: () => true,
-  receptionist: (permission) => !permission.startsWith('documents.'),
+  clinician: (permission) => permission !== 'appointments.practitioner.write',
+  receptionist: (permission) =>
+    !permission.startsWith('documents.') &&
+    permission !== 'appointments.practitioner.write' &&
+    permission !== 'appointments.appointment.overbook',
 };
 
 for (const [role, can] of Object.entries(ROLE_CAN)) {
@@ -153,7 +176,8 @@ test('a signed-in session reaches the routes too; a cookie-authenticated write n
   const session = await signIn(base, 'cleo');
   const me = await call(base, 'GET', '/api/v1/me', { token: session.token });
   const permissions = (me.body as { permissions: string[] }).permissions;
-  for (const permission of PERMISSIONS) t.true(permissions.includes(permission), permission);
+  for (const permission of PERMISSIONS)
+    t.is(permissions.includes(permission), permission !== 'appointments.practitioner.write', permission);
   t.is((await call(base, 'GET', '/api/v1/patients/patients', { cookie: session.cookie })).status, 200);
   const json = { mrn: 'C-1', familyName: 'Cookie', givenName: 'Monster' };
   const forged = await call(base, 'POST', '/api/v1/patients/patients', { cookie: session.cookie, json });

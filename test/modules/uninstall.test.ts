@@ -121,6 +121,7 @@ test('all three clinic modules uninstall (every down migration runs) and install
   };
   t.deepEqual(await tables(knex), [
     'appointments_appointment',
+    'appointments_practitioner',
     'appointments_status',
     'documents_document',
     'patients_patient',
@@ -138,5 +139,5 @@ test('all three clinic modules uninstall (every down migration runs) and install
       .then((row) => Number(row?.n)),
     5,
   );
-  t.is(await tables(knex).then((names) => names.length), 4);
+  t.is(await tables(knex).then((names) => names.length), 5);
 });

@@ -1,11 +1,16 @@
 /**
  * The appointments module's pages: plain ES modules, no build step, sharing the shell's Preact,
- * htm and components through the import map. `/appointments` lists a day or a week, for every
- * practitioner or one, for every patient or one; `/appointments/new` books one (the patient is
- * found by search); `/appointments/:id` shows one and changes its status. The server's validation
- * errors are shown at the field. Deep links: `/appointments?date=2026-03-02&view=week&patient=12`.
- * The patient page shows the patient's next appointments in its `patient.chart` slot, and the
- * start page today's appointments in its `home.today` slot.
+ * htm and components through the import map. `/appointments` is a grid of a day (a column per
+ * practitioner, a row per half hour) or a week (a column per day), for every practitioner or one,
+ * for every patient or one; what is shown is kept in the address, so Back and reload return to it:
+ * `/appointments?date=2026-03-02&view=week&practitioner=3&patient=12`. `/appointments/new` books
+ * one (the patient found by search, the practitioner chosen from the list); `/appointments/:id`
+ * shows one, reschedules it, cancels it with a reason, marks a no-show or changes its status. A
+ * practitioner busy at that time is said at once; holders of appointments.appointment.overbook
+ * may book anyway. The patient page shows the patient's next appointments in its `patient.chart`
+ * slot, and the start page today's appointments (the signed-in practitioner's, or the clinic's)
+ * in its `home.today` slot. The layer's style sheet (appointments.css) lays the grid out as a list
+ * on small screens and prints the day as a list.
  */
 import { useEffect, useState } from 'preact/hooks';
 import {
@@ -27,9 +32,20 @@ import {
 } from '@ward/ui';
 
 const API = '/appointments/appointments';
+const PRACTITIONERS = '/appointments/practitioners';
 const PATIENTS = '/patients/patients';
 const READ = 'appointments.appointment.read';
 const WRITE = 'appointments.appointment.write';
+const OVERBOOK = 'appointments.appointment.overbook';
+
+// The layer's own style sheet, from its folder (the CSP allows styles from Ward's origin).
+if (!document.querySelector('link[data-layer="appointments"]')) {
+  const link = document.createElement('link');
+  link.rel = 'stylesheet';
+  link.href = new URL('./appointments.css', import.meta.url).href;
+  link.dataset.layer = 'appointments';
+  document.head.append(link);
+}
 /** How many of a patient's next appointments the patient page shows. */
 const CHART_SIZE = 10;
 /** The API's largest page: a day or a week of a clinic is read in a few requests at most. */
@@ -114,11 +130,161 @@ async function patientsOf(api, appointments, signal) {
   return new Map(found.filter(Boolean).map((patient) => [patient.id, patient]));
 }
 
+/** The practitioners, by name; an error leaves the list empty and is reported by `error`. */
+function usePractitioners(context) {
+  const [practitioners, setPractitioners] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    const controller = new AbortController();
+    context.api.get(PRACTITIONERS, { signal: controller.signal }).then(
+      (page) => setPractitioners(page.items),
+      (caught) => {
+        if (caught.name !== 'AbortError') setError(caught);
+      },
+    );
+    return () => controller.abort();
+  }, []);
+  return { practitioners: practitioners ?? [], loaded: practitioners !== null, error };
+}
+
+/** A practitioner id from the address, or '' for every practitioner. */
+const idFrom = (text) => (/^[1-9]\d*$/.test(text ?? '') ? text : '');
+
+/** Minutes since local midnight. */
+const minutesOf = (date) => date.getHours() * 60 + date.getMinutes();
+/** A grid row is half an hour. */
+const SLOT = 30;
+/** The hours the grid always shows: a day from 08:00 to 18:00, more when appointments lie outside. */
+const DAY_START = 8 * 60;
+const DAY_END = 18 * 60;
+
+/** The half hours, as minutes since midnight, that cover the working day and these appointments. */
+function slotsFor(appointments) {
+  let first = DAY_START;
+  let last = DAY_END;
+  for (const appointment of appointments) {
+    const start = new Date(appointment.startAt);
+    const end = new Date(appointment.endAt);
+    first = Math.min(first, minutesOf(start));
+    last = Math.max(last, isoDate(end) === isoDate(start) ? minutesOf(end) : 24 * 60);
+  }
+  const slots = [];
+  for (let minute = first - (first % SLOT); minute < last; minute += SLOT) slots.push(minute);
+  return slots;
+}
+const slotLabel = (minute) => timeLabel(new Date(2000, 0, 1, Math.floor(minute / 60), minute % 60));
+
+/**
+ * The grid: a row per half hour, a column per `columns` entry (`key`, `label`, and `holds`, which
+ * says whether an appointment belongs in the column); each appointment in the row where it starts.
+ * On small screens the stylesheet shows it as a list of the half hours that have appointments.
+ */
+function Grid({ caption, columns, appointments, patients, showPractitioner }) {
+  const slots = slotsFor(appointments);
+  const starting = (column, minute) =>
+    appointments.filter((appointment) => {
+      const start = minutesOf(new Date(appointment.startAt));
+      return column.holds(appointment) && start >= minute && start < minute + SLOT;
+    });
+  return html`<div class="table-wrap appointments-grid-wrap">
+    <table class="table appointments-grid">
+      <caption>
+        ${caption}
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Time</th>
+          ${columns.map((column) => html`<th scope="col" key=${column.key}>${column.label}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${slots.map((minute) => {
+          const cells = columns.map((column) => starting(column, minute));
+          const empty = cells.every((cell) => cell.length === 0);
+          return html`<tr key=${minute} class=${empty ? 'slot-free' : 'slot-taken'}>
+            <th scope="row">${slotLabel(minute)}</th>
+            ${columns.map(
+              (column, index) =>
+                html`<td
+                  key=${column.key}
+                  data-label=${column.label}
+                  class=${cells[index].length === 0 ? 'cell-free' : ''}
+                >
+                  ${cells[index].map(
+                    (appointment) =>
+                      html`<${GridEntry}
+                        key=${appointment.id}
+                        appointment=${appointment}
+                        patient=${patients.get(appointment.patientId)}
+                        showPractitioner=${showPractitioner}
+                      />`,
+                  )}
+                </td>`,
+            )}
+          </tr>`;
+        })}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+function GridEntry({ appointment, patient, showPractitioner }) {
+  const start = new Date(appointment.startAt);
+  const released = appointment.status === 'cancelled' || appointment.status === 'noshow';
+  return html`<div class=${`appointment-entry status-${appointment.status}`}>
+    <a href=${`/appointments/${appointment.id}`}
+      >${timeLabel(start)}–${timeLabel(new Date(appointment.endAt))}</a
+    >
+    ${' '}${patient ? html`<a href=${`/patients/${patient.id}`}>${patientName(patient)}</a>` : `Patient ${appointment.patientId}`}
+    ${showPractitioner && html`<span class="entry-detail">${appointment.practitionerName || 'No practitioner'}</span>`}
+    ${appointment.reason && html`<span class="entry-detail">${appointment.reason}</span>`}
+    ${
+      (appointment.status !== 'booked' || appointment.overbooked) &&
+      html`<span class="entry-detail">
+        ${released ? html`<strong>${statusLabel(appointment.status)}</strong>` : statusLabel(appointment.status)}${
+          appointment.overbooked ? ' · Overbooked' : ''
+        }
+      </span>`
+    }
+  </div>`;
+}
+
+/** The day as a list, for paper: what the stylesheet prints instead of the grid. */
+function PrintList({ title, appointments, patients }) {
+  return html`<section class="appointments-print" aria-hidden="true">
+    <h2>${title}</h2>
+    <ol>
+      ${appointments.map((appointment) => {
+        const patient = patients.get(appointment.patientId);
+        return html`<li key=${appointment.id}>
+          <span class="print-time"
+            >${`${shortDay(new Date(appointment.startAt))} ${timeLabel(new Date(appointment.startAt))}–${timeLabel(
+              new Date(appointment.endAt),
+            )}`}</span
+          >
+          ${' '}${patient ? `${patientName(patient)} (MRN ${patient.mrn})` : `Patient ${appointment.patientId}`}
+          ${' · '}${appointment.practitionerName || 'No practitioner'}
+          ${appointment.reason ? ` · ${appointment.reason}` : ''} ${' · '}${statusLabel(appointment.status)}
+        </li>`;
+      })}
+    </ol>
+  </section>`;
+}
+
+/** What the list shows as its address: only what differs from the defaults. */
+function listAddress({ day, view, practitioner, patientId }) {
+  const params = new URLSearchParams({ date: day });
+  if (view === 'week') params.set('view', 'week');
+  if (practitioner !== '') params.set('practitioner', practitioner);
+  if (patientId !== null) params.set('patient', String(patientId));
+  return `/appointments?${params}`;
+}
+
 function AppointmentList({ context }) {
   const today = isoDate(new Date());
   const [day, setDay] = useState(VALID_DAY.test(context.query.date ?? '') ? context.query.date : today);
   const [view, setView] = useState(context.query.view === 'week' ? 'week' : 'day');
-  const [practitioner, setPractitioner] = useState(context.query.practitioner ?? '');
+  const [practitioner, setPractitioner] = useState(idFrom(context.query.practitioner));
   const [patientId, setPatientId] = useState(() => {
     const id = Number(context.query.patient);
     return Number.isInteger(id) && id > 0 ? id : null;
@@ -126,12 +292,20 @@ function AppointmentList({ context }) {
   const [patient, setPatient] = useState(null);
   const [loaded, setLoaded] = useState(null);
   const [error, setError] = useState(null);
+  const staff = usePractitioners(context);
   const range = rangeOf(day, view);
 
   const choosePatient = (chosen) => {
     setPatient(chosen);
     setPatientId(chosen?.id ?? null);
   };
+
+  // The address follows what is shown (replaced, not pushed: Back leaves the page, as a person expects).
+  useEffect(() => {
+    const address = listAddress({ day, view, practitioner, patientId });
+    if (`${location.pathname}${location.search}` !== address)
+      history.replaceState(history.state, '', address);
+  }, [day, view, practitioner, patientId]);
 
   // A deep link names the patient by id only: read them, to show whose appointments these are.
   useEffect(() => {
@@ -154,15 +328,10 @@ function AppointmentList({ context }) {
     return () => controller.abort();
   }, [day, view, patientId]);
 
-  const practitioners = loaded
-    ? [...new Set(loaded.appointments.map((appointment) => appointment.practitionerName))]
-        .filter((name) => name !== '')
-        .sort((a, b) => a.localeCompare(b))
-    : [];
-  if (practitioner !== '' && !practitioners.includes(practitioner)) practitioners.push(practitioner);
+  const chosen = staff.practitioners.find((entry) => String(entry.id) === practitioner) ?? null;
   const shown = loaded
     ? loaded.appointments.filter(
-        (appointment) => practitioner === '' || appointment.practitionerName === practitioner,
+        (appointment) => practitioner === '' || String(appointment.practitionerId) === practitioner,
       )
     : [];
 
@@ -171,8 +340,9 @@ function AppointmentList({ context }) {
     view === 'day'
       ? dayLabel(range.from)
       : `Week of ${dayLabel(range.from)} to ${dayLabel(addDays(range.to, -1))}`;
+  const practitionerLabel = chosen?.name ?? (practitioner === '' ? null : `practitioner ${practitioner}`);
   const who = [
-    practitioner === '' ? null : `with ${practitioner}`,
+    practitionerLabel === null ? null : `with ${practitionerLabel}`,
     patientId === null || patient === null ? null : `for ${patientName(patient)}`,
   ]
     .filter(Boolean)
@@ -180,43 +350,49 @@ function AppointmentList({ context }) {
   const when = view === 'day' ? `on ${dayLabel(range.from)}` : `in the week of ${dayLabel(range.from)}`;
   const caption = `Appointments ${who === '' ? '' : `${who} `}${when}`;
 
-  const columns = [
-    {
-      key: 'when',
-      label: view === 'day' ? 'Time' : 'Day and time',
-      render: (appointment) => {
-        const start = new Date(appointment.startAt);
-        const text = `${view === 'week' ? `${shortDay(start)} ` : ''}${timeLabel(start)}–${timeLabel(
-          new Date(appointment.endAt),
-        )}`;
-        return html`<a href=${`/appointments/${appointment.id}`}>${text}</a>`;
-      },
-    },
-    {
-      key: 'patient',
-      label: 'Patient',
-      render: (appointment) => {
-        const found = loaded.patients.get(appointment.patientId);
-        return found
-          ? html`<a href=${`/patients/${found.id}`}>${patientName(found)}</a>`
-          : `Patient ${appointment.patientId}`;
-      },
-    },
-    {
-      key: 'practitionerName',
-      label: 'Practitioner',
-      render: (appointment) => appointment.practitionerName || '—',
-    },
-    { key: 'reason', label: 'Reason', render: (appointment) => appointment.reason ?? '—' },
-    { key: 'status', label: 'Status', render: (appointment) => statusLabel(appointment.status) },
-  ];
+  // Day: a column per practitioner (the chosen one, or each with appointments that day). Week: a column per day.
+  const columns =
+    view === 'day'
+      ? (practitioner !== ''
+          ? [{ id: Number(practitioner), name: practitionerLabel }]
+          : [
+              ...new Map(
+                shown.map((appointment) => [
+                  appointment.practitionerId,
+                  { id: appointment.practitionerId, name: appointment.practitionerName || 'No practitioner' },
+                ]),
+              ).values(),
+            ].sort((a, b) => a.name.localeCompare(b.name))
+        ).map((entry) => ({
+          key: String(entry.id),
+          label: entry.name,
+          holds: (appointment) => appointment.practitionerId === entry.id,
+        }))
+      : Array.from({ length: 7 }, (_, index) => {
+          const date = addDays(range.from, index);
+          return {
+            key: isoDate(date),
+            label: shortDay(date),
+            holds: (appointment) => isoDate(new Date(appointment.startAt)) === isoDate(date),
+          };
+        });
 
   return html`<${PageHeader}
       title="Appointments"
       description=${period}
-      actions=${context.can(WRITE) && html`<${ButtonLink} href="/appointments/new">New appointment<//>`}
+      actions=${
+        context.can(WRITE) &&
+        html`<${ButtonLink}
+          href=${`/appointments/new?${new URLSearchParams({ date: day, ...(practitioner === '' ? {} : { practitioner }) })}`}
+          >New appointment<//
+        >`
+      }
     />
-    <form class="form" aria-label="Which appointments" onSubmit=${(event) => event.preventDefault()}>
+    <form
+      class="form appointments-controls"
+      aria-label="Which appointments"
+      onSubmit=${(event) => event.preventDefault()}
+    >
       <div class="form-grid">
         <${Field}
           label="Date"
@@ -233,7 +409,10 @@ function AppointmentList({ context }) {
           onInput=${setPractitioner}
           options=${[
             { value: '', label: 'All practitioners' },
-            ...practitioners.map((name) => ({ value: name, label: name })),
+            ...staff.practitioners.map((entry) => ({ value: String(entry.id), label: entry.name })),
+            ...(practitioner !== '' && chosen === null
+              ? [{ value: practitioner, label: practitionerLabel }]
+              : []),
           ]}
         />
       </div>
@@ -255,20 +434,29 @@ function AppointmentList({ context }) {
           patientId !== null &&
           html`<${Button} variant="secondary" onClick=${() => choosePatient(null)}>All patients<//>`
         }
+        <${Button} variant="secondary" onClick=${() => window.print()}>Print<//>
       </div>
     </form>
+    ${staff.error && html`<${ErrorBanner} title="The practitioners could not be read" error=${staff.error} />`}
     ${error && html`<${ErrorBanner} error=${error} />`}
     ${!error && loaded === null && html`<${Loading} label="Loading appointments…" />`}
     ${
       !error &&
       loaded !== null &&
-      (shown.length === 0
+      (shown.length === 0 && (view === 'week' || practitioner === '')
         ? html`<${EmptyState}
             title=${`No appointments ${who === '' ? '' : `${who} `}${view === 'day' ? 'on this day' : 'this week'}`}
           >
             ${context.can(WRITE) && html`<p><a href="/appointments/new">Book an appointment</a>.</p>`}
           <//>`
-        : html`<${Table} caption=${caption} columns=${columns} rows=${shown} />`)
+        : html`<${Grid}
+              caption=${caption}
+              columns=${columns}
+              appointments=${shown}
+              patients=${loaded.patients}
+              showPractitioner=${view === 'week' && practitioner === ''}
+            />
+            <${PrintList} title=${caption} appointments=${shown} patients=${loaded.patients} />`)
     }`;
 }
 
@@ -276,11 +464,52 @@ function AppointmentList({ context }) {
 const instantOf = (date, time) =>
   VALID_DAY.test(date) && /^\d{2}:\d{2}/.test(time) ? new Date(`${date}T${time}`).toISOString() : undefined;
 
+/**
+ * The practitioner is busy at that time: the server's sentence names the other appointment's time,
+ * said here in the person's words; holders of the overbook permission may book anyway.
+ */
+function BusyBanner({ context, error, onOverbook, busy }) {
+  const other = /from (\S+) to (\S+) \(appointment (\d+)\)/.exec(error.message);
+  const when = other
+    ? `${dayLabel(new Date(other[1]))}, ${timeLabel(new Date(other[1]))}–${timeLabel(new Date(other[2]))}`
+    : null;
+  const mayOverbook = context.can(OVERBOOK);
+  return html`<${Banner}
+    kind="warning"
+    title="The practitioner is busy at that time"
+    action=${mayOverbook && html`<${Button} variant="secondary" busy=${busy} onClick=${onOverbook}>Book anyway<//>`}
+  >
+    <p>
+      ${
+        other
+          ? html`They already have <a href=${`/appointments/${other[3]}`}>an appointment on ${when}</a>.`
+          : error.message
+      }
+    </p>
+    <p>
+      ${
+        mayOverbook
+          ? 'Choose another time or practitioner, or book anyway: the appointment is marked as overbooked.'
+          : 'Choose another time or practitioner.'
+      }
+    </p>
+  <//>`;
+}
+
+const isBusy = (error) => error?.code === 'practitioner_busy';
+
+/** The practitioners as a select's options, the first asking to choose. */
+const practitionerOptions = (practitioners, loaded) => [
+  { value: '', label: loaded ? 'Choose a practitioner' : 'Loading practitioners…' },
+  ...practitioners.map((entry) => ({ value: String(entry.id), label: entry.name })),
+];
+
 function NewAppointment({ context }) {
   const [patient, setPatient] = useState(null);
+  const staff = usePractitioners(context);
   const [values, setValues] = useState({
-    practitionerName: '',
-    date: isoDate(new Date()),
+    practitionerId: idFrom(context.query.practitioner),
+    date: VALID_DAY.test(context.query.date ?? '') ? context.query.date : isoDate(new Date()),
     startAt: '',
     endAt: '',
     status: 'booked',
@@ -296,20 +525,20 @@ function NewAppointment({ context }) {
     if (first !== undefined) document.getElementById(`field-${first.split('/')[1]}`)?.focus();
   };
 
-  const submit = async (event) => {
-    event.preventDefault();
+  const book = async (overbook) => {
     setErrors({});
     setError(null);
     // Every required field left empty is said at once, before anything is sent; the server would
-    // name only the first, and accepts an empty practitioner.
+    // name only the first.
     const local = missingFields({ ...values, patientId: patient }, [
       'patientId',
-      'practitionerName',
+      'practitionerId',
       'date',
       'startAt',
       'endAt',
     ]);
     if (local['/patientId'] !== undefined) local['/patientId'] = 'Search for the patient, then choose them.';
+    if (local['/practitionerId'] !== undefined) local['/practitionerId'] = 'Choose the practitioner.';
     if (local['/date'] === undefined && !VALID_DAY.test(values.date))
       local['/date'] = 'Choose the day of the appointment.';
     if (Object.keys(local).length > 0) {
@@ -318,10 +547,11 @@ function NewAppointment({ context }) {
       return;
     }
     const body = {
-      practitionerName: values.practitionerName.trim(),
+      practitionerId: Number(values.practitionerId),
       status: values.status,
       reason: values.reason.trim() === '' ? null : values.reason.trim(),
     };
+    if (overbook) body.overbook = true;
     if (patient !== null) body.patientId = patient.id;
     const startAt = instantOf(values.date, values.startAt);
     const endAt = instantOf(values.date, values.endAt);
@@ -336,8 +566,13 @@ function NewAppointment({ context }) {
       setErrors(fields);
       setError(caught);
       setBusy(false);
-      focusFirst(fields);
+      if (!isBusy(caught)) focusFirst(fields);
     }
+  };
+
+  const submit = (event) => {
+    event.preventDefault();
+    return book(false);
   };
 
   const field = (key, label, extra = {}) =>
@@ -352,22 +587,36 @@ function NewAppointment({ context }) {
 
   return html`<${PageHeader} title="New appointment" description="Fields marked * are required." />
     <form class="form" onSubmit=${submit} novalidate>
-      ${error && html`<${ErrorBanner} title="The appointment was not booked" error=${error} />`}
+      ${
+        error &&
+        (isBusy(error)
+          ? html`<${BusyBanner}
+              context=${context}
+              error=${error}
+              busy=${busy}
+              onOverbook=${() => book(true)}
+            />`
+          : html`<${ErrorBanner} title="The appointment was not booked" error=${error} />`)
+      }
+      ${staff.error && html`<${ErrorBanner} title="The practitioners could not be read" error=${staff.error} />`}
       <${PatientPicker}
         context=${context}
         label="Patient"
         patient=${patient}
         onChoose=${setPatient}
         error=${errors['/patientId']}
-        nextFocus="field-practitionerName"
+        nextFocus="field-practitionerId"
         required
       />
       <div class="form-grid">
-        ${field('practitionerName', 'Practitioner', { required: true, autocomplete: 'off' })}
+        ${field('practitionerId', 'Practitioner', {
+          required: true,
+          options: practitionerOptions(staff.practitioners, staff.loaded),
+        })}
         ${field('date', 'Date', { type: 'date', required: true })}
         ${field('startAt', 'Start time', { type: 'time', required: true })}
         ${field('endAt', 'End time', { type: 'time', required: true })}
-        ${field('status', 'Status', { options: STATUSES })}
+        ${field('status', 'Status', { options: STATUSES.filter((status) => status.value !== 'cancelled') })}
         ${field('reason', 'Reason', { autocomplete: 'off' })}
       </div>
       <div class="form-actions">
@@ -375,6 +624,141 @@ function NewAppointment({ context }) {
         <${ButtonLink} variant="secondary" href="/appointments">Cancel<//>
       </div>
     </form>`;
+}
+
+/** `HH:MM` of an instant, in local time, what `<input type="time">` holds. */
+const clockOf = (date) => `${pad(date.getHours())}:${pad(date.getMinutes())}`;
+
+/** Move an appointment to another day, time or practitioner: the same busy check as a booking. */
+function Reschedule({ context, appointment, practitioners, onSaved }) {
+  const start = new Date(appointment.startAt);
+  const [values, setValues] = useState({
+    date: isoDate(start),
+    startAt: clockOf(start),
+    endAt: clockOf(new Date(appointment.endAt)),
+    practitionerId: appointment.practitionerId === null ? '' : String(appointment.practitionerId),
+  });
+  const [errors, setErrors] = useState({});
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const set = (key) => (value) => setValues({ ...values, [key]: value });
+
+  const move = async (overbook) => {
+    setErrors({});
+    setError(null);
+    const local = missingFields(values, ['practitionerId', 'date', 'startAt', 'endAt']);
+    if (local['/practitionerId'] !== undefined) local['/practitionerId'] = 'Choose the practitioner.';
+    if (Object.keys(local).length > 0) {
+      setErrors(local);
+      document.getElementById(`field-move-${Object.keys(local)[0].slice(1)}`)?.focus();
+      return;
+    }
+    const body = {
+      startAt: instantOf(values.date, values.startAt),
+      endAt: instantOf(values.date, values.endAt),
+      practitionerId: Number(values.practitionerId),
+    };
+    if (overbook) body.overbook = true;
+    setBusy(true);
+    try {
+      onSaved(await context.api.patch(`${API}/${appointment.id}`, body), 'The appointment was moved.');
+    } catch (caught) {
+      setErrors(fieldErrors(caught));
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const field = (key, label, extra = {}) =>
+    html`<${Field}
+      id=${`field-move-${key}`}
+      label=${label}
+      name=${key}
+      value=${values[key]}
+      onInput=${set(key)}
+      error=${errors[`/${key}`]}
+      required
+      ...${extra}
+    />`;
+
+  return html`<form
+    class="form"
+    aria-labelledby="reschedule-title"
+    onSubmit=${(event) => {
+      event.preventDefault();
+      move(false);
+    }}
+    novalidate
+  >
+    <h2 id="reschedule-title">Reschedule</h2>
+    ${
+      error &&
+      (isBusy(error)
+        ? html`<${BusyBanner}
+            context=${context}
+            error=${error}
+            busy=${busy}
+            onOverbook=${() => move(true)}
+          />`
+        : html`<${ErrorBanner} title="The appointment was not moved" error=${error} />`)
+    }
+    <div class="form-grid">
+      ${field('practitionerId', 'Practitioner', { options: practitionerOptions(practitioners, true) })}
+      ${field('date', 'Date', { type: 'date' })} ${field('startAt', 'Start time', { type: 'time' })}
+      ${field('endAt', 'End time', { type: 'time' })}
+    </div>
+    <div class="form-actions"><${Button} type="submit" busy=${busy}>Move the appointment<//></div>
+  </form>`;
+}
+
+/** Cancel with the reason, which the server requires. */
+function Cancel({ context, appointment, onSaved }) {
+  const [reason, setReason] = useState('');
+  const [fieldError, setFieldError] = useState(null);
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const cancel = async (event) => {
+    event.preventDefault();
+    setError(null);
+    setFieldError(null);
+    if (reason.trim() === '') {
+      setFieldError('Say why the appointment is cancelled.');
+      document.getElementById('field-cancellationReason')?.focus();
+      return;
+    }
+    setBusy(true);
+    try {
+      onSaved(
+        await context.api.patch(`${API}/${appointment.id}`, {
+          status: 'cancelled',
+          cancellationReason: reason.trim(),
+        }),
+        'The appointment was cancelled.',
+      );
+    } catch (caught) {
+      setError(caught);
+      setFieldError(fieldErrors(caught)['/cancellationReason'] ?? null);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return html`<form class="form" aria-labelledby="cancel-title" onSubmit=${cancel} novalidate>
+    <h2 id="cancel-title">Cancel the appointment</h2>
+    ${error && html`<${ErrorBanner} title="The appointment was not cancelled" error=${error} />`}
+    <div class="search">
+      <${Field}
+        label="Reason for cancelling"
+        name="cancellationReason"
+        value=${reason}
+        onInput=${setReason}
+        error=${fieldError}
+        required
+        autocomplete="off"
+      />
+      <${Button} type="submit" variant="secondary" busy=${busy}>Cancel the appointment<//>
+    </div>
+  </form>`;
 }
 
 function AppointmentDetail({ context }) {
@@ -386,6 +770,7 @@ function AppointmentDetail({ context }) {
   const [saveError, setSaveError] = useState(null);
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState(context.query.created === '1' ? 'The appointment was booked.' : null);
+  const staff = usePractitioners(context);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -407,26 +792,40 @@ function AppointmentDetail({ context }) {
 
   const start = new Date(appointment.startAt);
   const end = new Date(appointment.endAt);
-  const statuses = STATUSES.some((known) => known.value === appointment.status)
-    ? STATUSES
-    : [...STATUSES, { value: appointment.status, label: appointment.status }];
+  // Cancelling has its own form, which asks for the reason.
+  const statuses = [
+    ...STATUSES.filter((known) => known.value !== 'cancelled' || appointment.status === 'cancelled'),
+    ...(STATUSES.some((known) => known.value === appointment.status)
+      ? []
+      : [{ value: appointment.status, label: appointment.status }]),
+  ];
+  const released = appointment.status === 'cancelled' || appointment.status === 'noshow';
 
-  const save = async (event) => {
-    event.preventDefault();
-    if (status === appointment.status) return;
+  const saved = (next, message) => {
+    setAppointment(next);
+    setStatus(next.status);
+    setNotice(message);
+    document.querySelector('.banner-success')?.focus();
+  };
+
+  const changeStatus = async (next) => {
     setBusy(true);
     setSaveError(null);
     setNotice(null);
     try {
-      const saved = await context.api.patch(`${API}/${appointment.id}`, { status });
-      setAppointment(saved);
-      setNotice(`The status is now ${statusLabel(saved.status)}.`);
+      const changed = await context.api.patch(`${API}/${appointment.id}`, { status: next });
+      saved(changed, `The status is now ${statusLabel(changed.status)}.`);
     } catch (caught) {
       setSaveError(caught);
       document.getElementById('field-status')?.focus();
     } finally {
       setBusy(false);
     }
+  };
+
+  const save = (event) => {
+    event.preventDefault();
+    if (status !== appointment.status) changeStatus(status);
   };
 
   const rows = [
@@ -441,8 +840,16 @@ function AppointmentDetail({ context }) {
     ['Time', `${timeLabel(start)}–${timeLabel(end)}`],
     ['Reason', appointment.reason ?? '—'],
     ['Status', statusLabel(appointment.status)],
+    ...(appointment.cancellationReason ? [['Reason for cancelling', appointment.cancellationReason]] : []),
+    ...(appointment.overbooked
+      ? [['Overbooked', 'Yes: booked over another appointment of the practitioner']]
+      : []),
   ];
   const day = isoDate(start);
+  const practitionerDay =
+    appointment.practitionerId === null
+      ? null
+      : `/appointments?date=${day}&practitioner=${appointment.practitionerId}`;
 
   return html`<${PageHeader}
       title=${`Appointment on ${dayLabel(start)} at ${timeLabel(start)}`}
@@ -459,27 +866,44 @@ function AppointmentDetail({ context }) {
     ${
       context.can(WRITE) &&
       html`<form class="form" aria-label="Change the status" onSubmit=${save} novalidate>
-        ${saveError && html`<${ErrorBanner} title="The status was not changed" error=${saveError} />`}
-        <div class="search">
-          <${Field}
-            label="New status"
-            name="status"
-            value=${status}
-            onInput=${setStatus}
-            options=${statuses}
-            error=${fieldErrors(saveError)['/status']}
-          />
-          <${Button} type="submit" busy=${busy}>Change status<//>
-        </div>
-      </form>`
+          ${saveError && html`<${ErrorBanner} title="The status was not changed" error=${saveError} />`}
+          <div class="search">
+            <${Field}
+              label="New status"
+              name="status"
+              value=${status}
+              onInput=${setStatus}
+              options=${statuses}
+              error=${fieldErrors(saveError)['/status']}
+            />
+            <${Button} type="submit" busy=${busy}>Change status<//>
+            ${
+              !released &&
+              html`<${Button} variant="secondary" busy=${busy} onClick=${() => changeStatus('noshow')}
+                >Mark as did not attend<//
+              >`
+            }
+          </div>
+        </form>
+        ${
+          !released &&
+          html`<${Reschedule}
+              key=${`${appointment.id}-${appointment.updatedAt}`}
+              context=${context}
+              appointment=${appointment}
+              practitioners=${staff.practitioners}
+              onSaved=${saved}
+            />
+            <${Cancel} context=${context} appointment=${appointment} onSaved=${saved} />`
+        }`
     }
     <p>
       <a href=${`/appointments?date=${day}&patient=${appointment.patientId}`}
         >This patient's appointments that day</a
-      >${SEPARATOR}<a
-        href=${`/appointments?date=${day}&practitioner=${encodeURIComponent(appointment.practitionerName)}`}
-        >The practitioner's day</a
-      >${SEPARATOR}<a href="/appointments">Back to the appointments</a>
+      >${practitionerDay && html`${SEPARATOR}<a href=${practitionerDay}>The practitioner's day</a>`}${SEPARATOR}<a
+        href="/appointments"
+        >Back to the appointments</a
+      >
     </p>`;
 }
 
@@ -544,7 +968,10 @@ function ChartAppointments({ context, patient }) {
   </section>`;
 }
 
-/** The start page's `home.today` part: today's appointments, for every patient and practitioner. */
+/**
+ * The start page's `home.today` part: today's appointments of the signed-in practitioner when the
+ * user is linked to one, otherwise the clinic's, every practitioner's.
+ */
 function TodayAppointments({ context }) {
   const [loaded, setLoaded] = useState(null);
   const [error, setError] = useState(null);
@@ -552,11 +979,19 @@ function TodayAppointments({ context }) {
 
   useEffect(() => {
     const controller = new AbortController();
-    appointmentsIn(context.api, { ...rangeOf(today, 'day'), patientId: null }, controller.signal)
-      .then(async (appointments) => ({
-        appointments,
-        patients: await patientsOf(context.api, appointments, controller.signal),
-      }))
+    const { signal } = controller;
+    context.api
+      .get(`${PRACTITIONERS}/me`, { signal })
+      .catch((caught) => {
+        if (caught.status === 404) return null;
+        throw caught;
+      })
+      .then(async (mine) => {
+        const all = await appointmentsIn(context.api, { ...rangeOf(today, 'day'), patientId: null }, signal);
+        const appointments =
+          mine === null ? all : all.filter((appointment) => appointment.practitionerId === mine.id);
+        return { mine, appointments, patients: await patientsOf(context.api, appointments, signal) };
+      })
       .then(setLoaded, (caught) => {
         if (caught.name !== 'AbortError') setError(caught);
       });
@@ -578,16 +1013,24 @@ function TodayAppointments({ context }) {
         return found ? patientName(found) : `Patient ${appointment.patientId}`;
       },
     },
-    {
-      key: 'practitionerName',
-      label: 'Practitioner',
-      render: (appointment) => appointment.practitionerName || '—',
-    },
+    ...(loaded?.mine
+      ? []
+      : [
+          {
+            key: 'practitionerName',
+            label: 'Practitioner',
+            render: (appointment) => appointment.practitionerName || '—',
+          },
+        ]),
     { key: 'status', label: 'Status', render: (appointment) => statusLabel(appointment.status) },
   ];
+  const title = loaded?.mine ? `Your appointments today (${loaded.mine.name})` : "Today's appointments";
+  const dayLink = loaded?.mine
+    ? `/appointments?date=${today}&practitioner=${loaded.mine.id}`
+    : `/appointments?date=${today}`;
 
   return html`<section aria-labelledby="today-appointments-title">
-    <h2 id="today-appointments-title">Today's appointments</h2>
+    <h2 id="today-appointments-title">${title}</h2>
     ${error && html`<${ErrorBanner} title="Today's appointments could not be read" error=${error} />`}
     ${!error && loaded === null && html`<${Loading} label="Loading today's appointments…" />`}
     ${
@@ -596,12 +1039,12 @@ function TodayAppointments({ context }) {
       (loaded.appointments.length === 0
         ? html`<p>No appointments today.</p>`
         : html`<${Table}
-            caption=${`Appointments on ${dayLabel(midnight(today))}`}
+            caption=${`${loaded.mine ? `${loaded.mine.name}: appointments` : 'Appointments'} on ${dayLabel(midnight(today))}`}
             columns=${columns}
             rows=${loaded.appointments}
           />`)
     }
-    <p><a href=${`/appointments?date=${today}`}>Open the day</a></p>
+    <p><a href=${dayLink}>Open the day</a></p>
   </section>`;
 }
 

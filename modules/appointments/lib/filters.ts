@@ -1,5 +1,5 @@
 /**
- * The filters of `GET /appointments`: `?patientId=`, `?status=` (one code or several, comma
+ * The filters of `GET /appointments`: `?patientId=`, `?practitionerId=`, `?status=` (one code or several, comma
  * separated), `?from=` (starts at or after) and `?to=` (starts before), both RFC 3339 instants.
  * An unknown status is refused rather than matching nothing, so a typo is not an empty calendar.
  */
@@ -25,6 +25,12 @@ export async function appointmentFilter(sdk: WardSdk, ctx: Context, knex: Knex):
   if (patient !== undefined) {
     filter.patientId = http.parseId(patient) ?? undefined;
     if (filter.patientId === undefined) throw errors.invalidQuery('patientId', 'must be a patient id');
+  }
+  const practitioner = http.queryText(ctx, 'practitionerId');
+  if (practitioner !== undefined) {
+    filter.practitionerId = http.parseId(practitioner) ?? undefined;
+    if (filter.practitionerId === undefined)
+      throw errors.invalidQuery('practitionerId', 'must be a practitioner id');
   }
   const status = http.queryText(ctx, 'status');
   if (status !== undefined) {

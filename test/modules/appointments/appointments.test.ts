@@ -14,7 +14,17 @@ async function world(t: ExecutionContext) {
     { mrn: 'A1', family_name: 'Ada', given_name: 'A' },
     { mrn: 'B1', family_name: 'Bo', given_name: 'B' },
   ]);
-  return { ...running, ada: ada as number, bo: bo as number, token: running.as('receptionist') };
+  const [osei] = (await running
+    .knex('appointments_practitioner')
+    .insert({ name: 'Dr. Osei', folded_name: 'dr osei' })
+    .returning('id')) as Array<{ id: number }>;
+  return {
+    ...running,
+    ada: ada as number,
+    bo: bo as number,
+    osei: osei!.id,
+    token: running.as('receptionist'),
+  };
 }
 
 test('install seeds the five status codes, tracked as seed records', async (t) => {
@@ -30,11 +40,11 @@ test('install seeds the five status codes, tracked as seed records', async (t) =
 });
 
 test('book, read and reschedule an appointment: status defaults to booked', async (t) => {
-  const { base, token, ada } = await world(t);
+  const { base, token, ada, osei } = await world(t);
   const created = await api(base, token, 'POST', PATH, {
     json: {
       patientId: ada,
-      practitionerName: 'Dr. Osei',
+      practitionerId: osei,
       startAt: '2026-03-02T09:00:00+01:00',
       endAt: '2026-03-02T09:20:00+01:00',
       reason: 'Follow-up',
@@ -44,7 +54,10 @@ test('book, read and reschedule an appointment: status defaults to booked', asyn
   const appointment = created.body as { id: number; createdAt: string; updatedAt: string };
   t.like(appointment, {
     patientId: ada,
+    practitionerId: osei,
     practitionerName: 'Dr. Osei',
+    overbooked: false,
+    cancellationReason: null,
     startAt: '2026-03-02T08:00:00.000Z',
     endAt: '2026-03-02T08:20:00.000Z',
     status: 'booked',
@@ -67,8 +80,13 @@ test('book, read and reschedule an appointment: status defaults to booked', asyn
 });
 
 test('an end before the start, an unknown patient or an unknown status is 422 naming the field', async (t) => {
-  const { base, token, ada, knex } = await world(t);
-  const valid = { patientId: ada, startAt: '2026-03-02T09:00:00Z', endAt: '2026-03-02T09:30:00Z' };
+  const { base, token, ada, knex, osei } = await world(t);
+  const valid = {
+    patientId: ada,
+    practitionerId: osei,
+    startAt: '2026-03-02T09:00:00Z',
+    endAt: '2026-03-02T09:30:00Z',
+  };
   const cases: Array<[object, string]> = [
     [{ ...valid, endAt: '2026-03-02T08:00:00Z' }, '/endAt: must be after startAt'],
     [{ ...valid, endAt: valid.startAt }, '/endAt: must be after startAt'],
@@ -80,7 +98,15 @@ test('an end before the start, an unknown patient or an unknown status is 422 na
     [{ ...valid, startAt: '2026-03-02 09:00' }, '/startAt: must match format "date-time"'],
     [{ ...valid, startAt: '2026-03-02T09:00:00' }, '/startAt: must match format "date-time"'],
     [{ ...valid, patientId: '1' }, '/patientId: must be an integer'],
-    [{ patientId: ada, startAt: valid.startAt }, '/: missing required field "endAt"'],
+    [
+      { ...valid, practitionerId: 999 },
+      '/practitionerId: there is no practitioner 999; GET /api/v1/appointments/practitioners lists them',
+    ],
+    [
+      { ...valid, practitionerName: 'Dr. Osei' },
+      '/practitionerName: unknown field; allowed fields are patientId, practitionerId, startAt, endAt, status, reason, cancellationReason, overbook',
+    ],
+    [{ patientId: ada, practitionerId: osei, startAt: valid.startAt }, '/: missing required field "endAt"'],
   ];
   for (const [json, where] of cases) {
     const answer = await api(base, token, 'POST', PATH, { json });

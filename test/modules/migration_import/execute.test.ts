@@ -73,6 +73,13 @@ test('patients then encounters land in the clinic tables, with every field', asy
     .first();
   t.is(visit.status, 'fulfilled');
   t.true(visit.end_at > visit.start_at);
+  // Each PROVIDER id becomes a practitioner named after it, one per id, and every visit books one.
+  const practitioner = await w.knex('appointments_practitioner').where({ id: visit.practitioner_id }).first();
+  t.is(practitioner.name, visit.practitioner_name);
+  const providers = await w.knex('appointments_appointment').countDistinct('practitioner_name as n').first();
+  const records = await w.knex('appointments_practitioner').count('* as n').first();
+  t.is(Number(records!.n), Number(providers!.n));
+  t.deepEqual(await w.knex('appointments_appointment').whereNull('practitioner_id').select('id'), []);
 });
 
 test('executing a job again, or a new job of the same source, creates no duplicate', async (t) => {

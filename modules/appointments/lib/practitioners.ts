@@ -1,0 +1,127 @@
+/**
+ * Practitioners: the people appointments are booked with (`appointments_practitioner`), each
+ * optionally linked to the staff user who signs in as them. A practitioner's name is unique once
+ * folded (`foldName`), so "Dr. Cho" and "Dr Cho" are one person wherever a name arrives as text:
+ * the migration of the free-text names, the importer, and `POST /practitioners`.
+ */
+import type { Knex } from 'knex';
+
+export interface Practitioner {
+  id: number;
+  name: string;
+  /** The staff user (base_user) who signs in as this practitioner, or null. */
+  userId: number | null;
+}
+
+export interface PractitionerRow {
+  id: number;
+  name: string;
+  folded_name: string;
+  user_id: number | null;
+}
+
+export const PRACTITIONER_TABLE = 'appointments_practitioner';
+const SELECT = ['id', 'name', 'folded_name', 'user_id'];
+
+export const PRACTITIONER_LIMITS = { name: 255 } as const;
+
+export const CREATE_PRACTITIONER = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: PRACTITIONER_LIMITS.name },
+    userId: { anyOf: [{ type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 }, { type: 'null' }] },
+  },
+};
+
+export const presentPractitioner = (row: PractitionerRow): Practitioner => ({
+  id: row.id,
+  name: row.name,
+  userId: row.user_id,
+});
+
+/**
+ * The key two spellings of one name share: compatibility-decomposed, accents dropped, lower case,
+ * apostrophes dropped ("O'Brien" is "obrien"), every other run of punctuation or space one space.
+ * "Dr. Cho", "Dr Cho" and "dr.  cho" all fold to "dr cho". Empty for a name of punctuation only.
+ */
+export function foldName(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/['’ʼ`]/gu, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/**
+ * Of the spellings of one folded name, the one shown: the most used, then the longest (it keeps
+ * the punctuation: "Dr. Cho" over "Dr Cho"), then the first in code-point order.
+ */
+export function preferredSpelling(uses: ReadonlyMap<string, number>): string {
+  const ranked = [...uses].sort(
+    ([a, aUses], [b, bUses]) => bUses - aUses || b.length - a.length || (a < b ? -1 : a > b ? 1 : 0),
+  );
+  return ranked[0]![0];
+}
+
+export async function listPractitioners(knex: Knex): Promise<Practitioner[]> {
+  const rows = (await knex(PRACTITIONER_TABLE)
+    .select(SELECT)
+    .orderBy(['folded_name', 'id'])) as PractitionerRow[];
+  return rows.map(presentPractitioner);
+}
+
+export async function findPractitioner(
+  knex: Knex | Knex.Transaction,
+  id: number,
+): Promise<Practitioner | null> {
+  const row = (await knex(PRACTITIONER_TABLE).select(SELECT).where({ id }).first()) as
+    PractitionerRow | undefined;
+  return row === undefined ? null : presentPractitioner(row);
+}
+
+/** The practitioner the staff user signs in as, or null. */
+export async function practitionerOfUser(knex: Knex, userId: number): Promise<Practitioner | null> {
+  const row = (await knex(PRACTITIONER_TABLE).select(SELECT).where({ user_id: userId }).first()) as
+    PractitionerRow | undefined;
+  return row === undefined ? null : presentPractitioner(row);
+}
+
+/**
+ * The ids of the practitioners these names fold to, creating those that do not exist yet (named
+ * with the name's preferred spelling among `names`): one key per folded name. Names that fold to
+ * nothing are left out. Safe against a concurrent writer of the same name (on conflict).
+ */
+export async function upsertPractitioners(
+  db: Knex | Knex.Transaction,
+  names: readonly string[],
+): Promise<Map<string, number>> {
+  const spellings = new Map<string, Map<string, number>>();
+  for (const raw of names) {
+    const name = raw.trim();
+    const folded = foldName(name);
+    if (folded === '') continue;
+    const uses = spellings.get(folded) ?? new Map<string, number>();
+    uses.set(name, (uses.get(name) ?? 0) + 1);
+    spellings.set(folded, uses);
+  }
+  const ids = new Map<string, number>();
+  if (spellings.size === 0) return ids;
+  const folded = [...spellings.keys()];
+  await db.raw(
+    `insert into ${PRACTITIONER_TABLE} (name, folded_name)
+     select * from unnest(?::text[], ?::text[]) on conflict (folded_name) do nothing`,
+    [folded.map((key) => preferredSpelling(spellings.get(key)!)), folded],
+  );
+  const rows = (await db(PRACTITIONER_TABLE)
+    .whereIn('folded_name', folded)
+    .select('id', 'folded_name')) as Array<{
+    id: number;
+    folded_name: string;
+  }>;
+  for (const row of rows) ids.set(row.folded_name, row.id);
+  return ids;
+}
