@@ -805,7 +805,7 @@ function AppointmentDetail({ context }) {
     setAppointment(next);
     setStatus(next.status);
     setNotice(message);
-    document.querySelector('.banner-success')?.focus();
+    /** @type {HTMLElement | null} */ (document.querySelector('.banner-success'))?.focus();
   };
 
   const changeStatus = async (next) => {
