@@ -27,8 +27,17 @@ async function must(args: string[], env: WardEnv): Promise<string> {
  * The whole database as `pg_dump` prints it, schema and rows; `\restrict` lines carry a random
  * key per dump. `skipData` names tables (and sequences) whose rows are left out.
  */
+/**
+ * The database as pg_dump writes it, less the job queue's own schema: every backend that serves
+ * keeps the queue's state there (pg-boss creates and maintains it), whatever the restart applies.
+ */
 function dump(url: string, skipData: string[] = []): string {
-  const args = [url, '--no-owner', ...skipData.map((table) => `--exclude-table-data=${table}`)];
+  const args = [
+    url,
+    '--no-owner',
+    '--exclude-schema=ward_jobs',
+    ...skipData.map((table) => `--exclude-table-data=${table}`),
+  ];
   const result = spawnSync('pg_dump', args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (result.status !== 0) throw new Error(`pg_dump failed: ${result.stderr}`);
   return result.stdout

@@ -193,6 +193,8 @@ test('the manifest grants * to admin only, with exactly the five permissions', a
   t.deepEqual(manifest.permissions, [READ, WRITE, EXECUTE, BINARY, PURGE]);
   t.deepEqual(manifest.role_permissions, { admin: ['*'] });
   t.deepEqual(manifest.depends, ['patients', 'appointments', 'documents']);
-  t.deepEqual(manifest.navigation, [{ label: 'Data import', path: '/migration_import', permission: READ }]);
+  t.deepEqual(manifest.navigation, [
+    { label: 'Data import', path: '/migration_import', permission: READ, order: 800 },
+  ]);
   t.false(manifest.removable);
 });
