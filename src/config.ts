@@ -42,6 +42,8 @@ export interface Config {
   trustProxy: string | null;
   /** WARD_SPARE_BACKEND as given (default on): `ward serve` keeps a warm spare (src/server/spare.ts). */
   spareBackend: string | null;
+  /** WARD_SESSION_IDLE_MINUTES as given (default 15); `parseSessionIdle` checks it where a backend starts. */
+  sessionIdleMinutes: string | null;
   /** LOG_LEVEL (default info). */
   logLevel: string;
   /** Every setting of the table, its value and where it came from: for `ward config` and doctor's hints. */
@@ -87,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     jsonLimit: value('WARD_JSON_LIMIT'),
     trustProxy: value('WARD_TRUST_PROXY'),
     spareBackend: value('WARD_SPARE_BACKEND'),
+    sessionIdleMinutes: value('WARD_SESSION_IDLE_MINUTES'),
     logLevel: value('LOG_LEVEL') ?? 'info',
     resolved: settings,
     files: [storageFile, rootFile].map((file) => ({ path: file.path, found: file.entries !== null })),

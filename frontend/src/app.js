@@ -49,17 +49,38 @@ const session = {
   },
 };
 
-const api = createApi(
-  session,
-  () => {
-    if (phase.value !== 'ready') return;
-    expired.value = true;
-    expiredUser = me.value?.user.username ?? null;
-    me.value = null;
-    phase.value = 'signed-out';
-  },
-  () => void refreshAccess(),
-);
+/** Where the tabs of this browser share when the session was last used. */
+const LAST_REQUEST_KEY = 'ward.lastRequestAt';
+/** When this browser last had an answer from the API, in any tab: the server's idle clock runs from there. */
+const lastRequestAt = signal(Date.now());
+/** When the session ends for want of use, while the shell warns of it; null otherwise. */
+const idleEnd = signal(null);
+
+function noteRequest() {
+  const at = Date.now();
+  lastRequestAt.value = at;
+  try {
+    globalThis.localStorage.setItem(LAST_REQUEST_KEY, String(at));
+  } catch {
+    // Storage may be off (a private window): then each tab keeps its own clock.
+  }
+}
+
+globalThis.addEventListener?.('storage', (event) => {
+  const at = Number(event.newValue);
+  if (event.key === LAST_REQUEST_KEY && at > lastRequestAt.value) lastRequestAt.value = at;
+});
+
+function sessionEnded() {
+  if (phase.value !== 'ready') return;
+  expired.value = true;
+  expiredUser = me.value?.user.username ?? null;
+  me.value = null;
+  idleEnd.value = null;
+  phase.value = 'signed-out';
+}
+
+const api = createApi(session, sessionEnded, () => void refreshAccess(), noteRequest);
 
 /**
  * Whose session expired: the page they were on is theirs to return to, not the next person's who
@@ -340,7 +361,7 @@ function ChangePassword() {
 async function signOut(route) {
   signOutError.value = null;
   try {
-    await api.post('/auth/logout');
+    await api.post('/auth/logout', undefined, { usesSession: false });
   } catch (caught) {
     if (!(caught instanceof ApiRequestError && caught.status === 401)) {
       signOutError.value = caught;
@@ -428,10 +449,83 @@ function Shell() {
     <div class="layout">
       <${Sidebar} path=${path} />
       <main id="main" tabindex="-1">
+        <${IdleWarning} />
         <${ShellBanners} />
         <${Routes} />
       </main>
     </div>`;
+}
+
+/**
+ * The server ends a session after `idleSeconds` without a request. A minute before (half the idle
+ * time when that is shorter) the shell says so, with a button that uses the session and so keeps
+ * it; at the end it signs out, so an unattended screen shows no patient, and sign-in brings the
+ * person back to this page. Any tab's request counts, as it does for the server.
+ */
+function IdleWarning() {
+  const idleSeconds = me.value?.credential?.idleSeconds ?? null;
+  const last = lastRequestAt.value;
+  useEffect(() => {
+    if (idleSeconds === null) return undefined;
+    const idleMs = idleSeconds * 1000;
+    const end = last + idleMs;
+    const warnAt = end - Math.min(60_000, idleMs / 2);
+    const warn = () => {
+      idleEnd.value = end;
+    };
+    if (Date.now() >= warnAt) warn();
+    else idleEnd.value = null;
+    const timers = [
+      setTimeout(warn, Math.max(0, warnAt - Date.now())),
+      setTimeout(() => void idleSignOut(), Math.max(0, end - Date.now())),
+    ];
+    return () => timers.forEach(clearTimeout);
+  }, [idleSeconds, last]);
+  const [error, setError] = useState(null);
+  if (idleEnd.value === null) return null;
+  const stay = async () => {
+    setError(null);
+    try {
+      await api.get('/me');
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  const at = new Date(idleEnd.value).toLocaleTimeString([], {
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
+  return html`<div class="idle-warning">
+    <${Banner}
+      kind="warning"
+      title="You will be signed out soon"
+      action=${html`<${Button} onClick=${stay}>Stay signed in<//>`}
+    >
+      <p>
+        Nothing was done here for a while, so Ward will sign you out at ${at}. Your page comes back when you
+        sign in again.
+      </p>
+    <//>
+    ${error && html`<${ErrorBanner} title="Could not keep you signed in" error=${error} />`}
+  </div>`;
+}
+
+/** The idle end came: the session is ended on the server too, in case its clock runs behind. */
+async function idleSignOut() {
+  if (phase.value !== 'ready' || me.value === null) return;
+  // Another tab may have used the session a moment ago, and told this one too late for the timer.
+  try {
+    const stored = Number(globalThis.localStorage.getItem(LAST_REQUEST_KEY));
+    if (stored > lastRequestAt.value) {
+      lastRequestAt.value = stored;
+      return;
+    }
+  } catch {
+    // No storage: this tab's clock is the only one.
+  }
+  await api.post('/auth/logout', undefined, { signIn: true, usesSession: false }).catch(() => undefined);
+  sessionEnded();
 }
 
 function Sidebar({ path }) {

@@ -23,6 +23,7 @@ import type { Inventory, ModuleRow } from '../planner/types.ts';
 import type { Logger } from '../logger.ts';
 import { doctorReport, type ModuleSources } from '../inspect/module-reports.ts';
 import { DEFAULT_JSON_LIMIT } from '../config/size.ts';
+import { DEFAULT_SESSION_IDLE_MINUTES } from '../config/backend-settings.ts';
 import { appErrorListener, errorHandler } from './errors.ts';
 import { frontendMiddleware } from './frontend.ts';
 import { frontendModulesFile, layerInModule } from '../manifests/frontend-layers.ts';
@@ -70,6 +71,8 @@ export interface AppDeps {
   signInThrottle?: SignInThrottle;
   /** Places for sign-ins hashing at once (src/auth/hash-limit.ts). Default: HASHING_ADMISSIONS per app. */
   signInHashing?: Admissions;
+  /** A session without a request for this long ends (WARD_SESSION_IDLE_MINUTES). Default 15 minutes. */
+  sessionIdleMs?: number;
 }
 
 export interface WardApp {
@@ -109,7 +112,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
         hashing: deps.signInHashing ?? admissions(HASHING_ADMISSIONS),
         storageDir: deps.storageDir,
       }),
-      ...meRoutes({ map }),
+      ...meRoutes({ map, idleMs: auth?.idleMs ?? null }),
       ...moduleRoutes({
         knex,
         backend,
@@ -200,5 +203,11 @@ function startAuth(deps: AppDeps, listening: AuthListening | null, map: Permissi
     );
     return null;
   }
-  return createAuthenticator({ knex: deps.knex, map, cache: listening.cache, logger: deps.logger });
+  return createAuthenticator({
+    knex: deps.knex,
+    map,
+    cache: listening.cache,
+    logger: deps.logger,
+    idleMs: deps.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MINUTES * 60_000,
+  });
 }

@@ -13,6 +13,7 @@ interface SessionRow {
   roles: string[];
   csrf_secret: string;
   expires_at: Date;
+  last_seen_at: Date;
   must_change_password: boolean;
 }
 
@@ -42,7 +43,8 @@ export async function loadCredential(
 ): Promise<StoredCredential | null> {
   if (kind === 'session') {
     const { rows } = (await knex.raw(
-      `select s.user_id, u.username, ${ROLES_OF_USER} as roles, s.csrf_secret, s.expires_at, ${MUST_CHANGE}
+      `select s.user_id, u.username, ${ROLES_OF_USER} as roles, s.csrf_secret, s.expires_at,
+              s.last_seen_at, ${MUST_CHANGE}
          from base_session s join base_user u on u.id = s.user_id
         where s.id_hash = ? and ${ENABLED}`,
       [hash],
@@ -55,7 +57,12 @@ export async function loadCredential(
       roles: row.roles,
       revokedAt: null,
       mustChangePassword: row.must_change_password,
-      credential: { kind: 'session', csrfSecret: row.csrf_secret, expiresAt: row.expires_at },
+      credential: {
+        kind: 'session',
+        csrfSecret: row.csrf_secret,
+        expiresAt: row.expires_at,
+        lastSeenAt: row.last_seen_at,
+      },
     };
   }
   const { rows } = (await knex.raw(
@@ -81,9 +88,11 @@ export async function loadCredential(
   };
 }
 
-/** Columns the change-notification triggers ignore, so this write never empties a cache. */
-export async function recordUse(knex: Knex, kind: SecretKind, hash: Buffer): Promise<void> {
-  if (kind === 'session')
-    await knex('base_session').where({ id_hash: hash }).update({ last_seen_at: knex.fn.now() });
-  else await knex('base_api_token').where({ token_hash: hash }).update({ last_used_at: knex.fn.now() });
+/**
+ * Columns the change-notification triggers ignore, so this write never empties a cache. `at` is
+ * the backend's clock: the idle check compares a session's last_seen_at with it.
+ */
+export async function recordUse(knex: Knex, kind: SecretKind, hash: Buffer, at: Date): Promise<void> {
+  if (kind === 'session') await knex('base_session').where({ id_hash: hash }).update({ last_seen_at: at });
+  else await knex('base_api_token').where({ token_hash: hash }).update({ last_used_at: at });
 }

@@ -9,6 +9,8 @@ export interface SessionCredential {
   kind: 'session';
   csrfSecret: string;
   expiresAt: Date;
+  /** The last request with it that a backend recorded (at most SESSION_TOUCH_MS behind). */
+  lastSeenAt: Date;
 }
 
 export interface TokenCredential {

@@ -16,6 +16,8 @@ export interface BackendSettings {
   trustProxy: boolean;
   /** LOG_LEVEL, one pino knows. */
   logLevel: string;
+  /** WARD_SESSION_IDLE_MINUTES in milliseconds: a session without a request for this long ends. */
+  sessionIdleMs: number;
 }
 
 /** Throws a WardError naming the variable and the fix for the first bad setting. */
@@ -26,7 +28,25 @@ export function backendSettings(config: Config): BackendSettings {
     jsonLimit: config.jsonLimit === null ? DEFAULT_JSON_LIMIT : parseSize(config.jsonLimit),
     trustProxy: parseSwitch('WARD_TRUST_PROXY', config.trustProxy, false),
     logLevel: parseLogLevel(config),
+    sessionIdleMs: parseSessionIdle(config.sessionIdleMinutes),
   };
+}
+
+export const DEFAULT_SESSION_IDLE_MINUTES = 15;
+/** A tenth of a minute at least, so a test can wait for an expiry; 12 h at most, a session's whole life. */
+const IDLE_MINUTES = { min: 0.1, max: 720 };
+
+/** WARD_SESSION_IDLE_MINUTES: minutes, a decimal allowed; unset means 15. In milliseconds. */
+export function parseSessionIdle(value: string | null): number {
+  const text = value?.trim() ?? String(DEFAULT_SESSION_IDLE_MINUTES);
+  const minutes = /^\d{1,3}(\.\d{1,3})?$/.test(text) ? Number(text) : NaN;
+  if (!(minutes >= IDLE_MINUTES.min && minutes <= IDLE_MINUTES.max))
+    throw new WardError(
+      'invalid_setting',
+      `WARD_SESSION_IDLE_MINUTES=${JSON.stringify(value)} is not a number of minutes from ${IDLE_MINUTES.min} to ${IDLE_MINUTES.max}`,
+      `give minutes, such as 15 or 0.5; unset, it is ${DEFAULT_SESSION_IDLE_MINUTES}`,
+    );
+  return Math.round(minutes * 60_000);
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

@@ -126,6 +126,14 @@ export const SETTINGS: readonly Setting[] = [
     fallback: () => 'on',
   },
   {
+    name: 'WARD_SESSION_IDLE_MINUTES',
+    kind: 'text',
+    documentedDefault: '`15`',
+    meaning:
+      'minutes without a request after which a sign-in session ends (a decimal such as `0.5` works), 0.1 to 720; sessions also end 12 h after sign-in',
+    fallback: () => '15',
+  },
+  {
     name: 'WARD_DOCUMENT_MAX_BYTES',
     kind: 'text',
     documentedDefault: '`25mb`',

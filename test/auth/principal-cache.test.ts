@@ -9,7 +9,7 @@ const principal = (userId: number): Principal => ({
   roles: [],
   activeRoles: [],
   permissions: NO_PERMISSIONS,
-  credential: { kind: 'session', csrfSecret: 'c', expiresAt: new Date(8.64e15) },
+  credential: { kind: 'session', csrfSecret: 'c', expiresAt: new Date(8.64e15), lastSeenAt: new Date(0) },
   mustChangePassword: false,
 });
 

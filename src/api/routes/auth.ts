@@ -143,13 +143,18 @@ export function authRoutes(deps: {
       throw signInBusy();
     }
     try {
-      await checkedLogin(ctx, body, event);
+      await checkedLogin(ctx, body, event, deps.auth);
     } finally {
       leave();
     }
   };
 
-  const checkedLogin = async (ctx: Context, body: LoginBody, event: { username: string; ip: string }) => {
+  const checkedLogin = async (
+    ctx: Context,
+    body: LoginBody,
+    event: { username: string; ip: string },
+    auth: Authenticator,
+  ) => {
     // Before the password: a refused attempt must cost no scrypt work and say nothing about it.
     const decision = deps.throttle.attempt(body.username, ctx.ip);
     if (!decision.allowed) {
@@ -161,7 +166,7 @@ export function authRoutes(deps: {
     }
     const user = await checkPassword(deps.knex, body.username.toLowerCase(), body.password);
     // No session also when the user was disabled while the password was being checked.
-    const session = user === null ? null : await createSession(deps.knex, user.id);
+    const session = user === null ? null : await createSession(deps.knex, user.id, { idleMs: auth.idleMs });
     if (user === null || session === null) {
       deps.logger.warn(event, 'sign-in failed');
       throw new ApiError(

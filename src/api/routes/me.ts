@@ -25,6 +25,11 @@ const ME_RESPONSE = {
         kind: { enum: ['session', 'token'] },
         expiresAt: { type: ['string', 'null'], format: 'date-time' },
         scope: { type: ['string', 'null'], description: 'The one role a scoped API token acts with.' },
+        idleSeconds: {
+          type: ['number', 'null'],
+          description:
+            'A session ends after this many seconds without a request (this one counts); null for API tokens.',
+        },
       },
     },
     csrfToken: { type: 'string', description: 'Only for cookie sessions: send as X-CSRF-Token on writes.' },
@@ -35,7 +40,7 @@ const ME_RESPONSE = {
   },
 };
 
-export function meRoutes(deps: { map: PermissionMap }): ApiRoute[] {
+export function meRoutes(deps: { map: PermissionMap; idleMs: number | null }): ApiRoute[] {
   const me = async (ctx: Context) => {
     const { principal, source } = callerOf(ctx);
     const { credential } = principal;
@@ -47,6 +52,7 @@ export function meRoutes(deps: { map: PermissionMap }): ApiRoute[] {
         kind: credential.kind,
         expiresAt: credential.expiresAt?.toISOString() ?? null,
         scope: credential.kind === 'token' ? credential.scope : null,
+        idleSeconds: credential.kind === 'session' && deps.idleMs !== null ? deps.idleMs / 1000 : null,
       },
       ...(credential.kind === 'session' && source === 'cookie' ? { csrfToken: credential.csrfSecret } : {}),
       mustChangePassword: principal.mustChangePassword,
