@@ -329,7 +329,7 @@ function ChangePassword() {
         name="newPassword"
         type="password"
         autocomplete="new-password"
-        hint="At least 12 characters; a few unrelated words work well. Changing it signs you out everywhere else."
+        hint="At least 12 characters, and not a common password; three or four unrelated words work well. Changing it signs you out everywhere else."
         required
         error=${errors['/newPassword']}
         value=${next}

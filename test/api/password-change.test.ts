@@ -77,7 +77,7 @@ test('the first admin signs in, is told to change the password, and every other 
   t.is((await call(base, 'POST', '/api/v1/auth/logout', { token })).status, 204, 'sign-out still works');
 });
 
-test('a wrong current password, a short, blank or control-character new one and the same one are refused, and the change stays required', async (t) => {
+test('a wrong current password, a short, blank, breached, guessable or control-character new one and the same one are refused, and the change stays required', async (t) => {
   const { knex, base, password, file } = await firstRun(t);
   const { token } = await signIn(base, 'admin', password);
   const before = await snapshot(knex);
@@ -91,6 +91,8 @@ test('a wrong current password, a short, blank or control-character new one and 
   t.regex(errorOf(short.body).message, /at least 12 characters/);
   for (const [blank, message] of [
     [' '.repeat(12), 'the password is only spaces'],
+    ['123456789012', 'the password is on the list of passwords most often found in breaches'],
+    ['passwordpassword', 'the password repeats a short part'],
     ['\0'.repeat(12), 'the password holds a control character (such as NUL, tab or escape)'],
   ] as const) {
     const refused = await changePassword(base, token, password, blank);

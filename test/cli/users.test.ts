@@ -110,6 +110,12 @@ test('users create refuses bad input and changes nothing', async (t) => {
   await refused(
     t,
     knex,
+    ward(['users', 'create', 'bob', '--password-stdin'], env, { input: 'qwertyuiop123\n' }),
+    { code: 1, message: /a common password with small changes/, hint: /unrelated words/ },
+  );
+  await refused(
+    t,
+    knex,
     ward(['users', 'create', 'bob', '--password-stdin'], env, { input: `${' '.repeat(12)}\n` }),
     { code: 1, message: /the password is only spaces/, hint: /letters, digits or punctuation/ },
   );

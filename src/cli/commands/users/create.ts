@@ -35,7 +35,7 @@ export default class UsersCreate extends AuthCommand {
     const knex = await this.authDb();
     const roles = [...new Set(flags.role)].sort();
     await this.assertKnownRoles(roles);
-    const password = flags['password-stdin'] ? await this.readPassword() : null;
+    const password = flags['password-stdin'] ? await this.readPassword(args.username) : null;
     const passwordHash = password === null ? null : await hashPassword(password);
     const id = await createUser(knex, { username: args.username, passwordHash, roles });
     const held = roles.length === 0 ? 'no role' : `role${roles.length === 1 ? '' : 's'} ${roles.join(', ')}`;
