@@ -271,6 +271,7 @@ function focusFirstField(errors) {
 /** The field a refused password change is about, by the server's error code. */
 const PASSWORD_FIELDS = {
   weak_password: '/newPassword',
+  guessable_password: '/newPassword',
   same_password: '/newPassword',
   wrong_password: '/currentPassword',
 };

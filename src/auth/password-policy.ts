@@ -60,6 +60,11 @@ export function guessabilityProblem(
   };
 }
 
+export interface NewPasswordProblem extends PasswordProblem {
+  /** `weak_password`: the basic rules; `guessable_password`: too easy to guess. */
+  code: 'weak_password' | 'guessable_password';
+}
+
 /**
  * Why a new password is refused, or null: passwordProblem's rules (length, control characters),
  * then guessability, with `username` counted as known to a guesser.
@@ -67,9 +72,10 @@ export function guessabilityProblem(
 export async function newPasswordProblem(
   password: string,
   username: string,
-): Promise<PasswordProblem | null> {
+): Promise<NewPasswordProblem | null> {
   const basic = passwordProblem(password);
-  if (basic !== null) return basic;
+  if (basic !== null) return { code: 'weak_password', ...basic };
   const zxcvbn = await estimator();
-  return guessabilityProblem(zxcvbn.check(password.normalize('NFC'), [username]));
+  const guessable = guessabilityProblem(zxcvbn.check(password.normalize('NFC'), [username]));
+  return guessable === null ? null : { code: 'guessable_password', ...guessable };
 }

@@ -83,7 +83,7 @@ export abstract class AuthCommand extends ModuleCommand {
       );
     const problem = await newPasswordProblem(password, username);
     if (problem !== null)
-      throw new WardError('weak_password', problem.message, problem.hint, { exitCode: 1 });
+      throw new WardError(problem.code, problem.message, problem.hint, { exitCode: 1 });
     return password;
   }
 }

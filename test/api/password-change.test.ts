@@ -91,13 +91,19 @@ test('a wrong current password, a short, blank, breached, guessable or control-c
   t.regex(errorOf(short.body).message, /at least 12 characters/);
   for (const [blank, message] of [
     [' '.repeat(12), 'the password is only spaces'],
-    ['123456789012', 'the password is on the list of passwords most often found in breaches'],
-    ['passwordpassword', 'the password repeats a short part'],
     ['\0'.repeat(12), 'the password holds a control character (such as NUL, tab or escape)'],
   ] as const) {
     const refused = await changePassword(base, token, password, blank);
     t.is(refused.status, 422, refused.text);
     t.like(errorOf(refused.body), { code: 'weak_password', message });
+  }
+  for (const [guessable, message] of [
+    ['123456789012', 'the password is on the list of passwords most often found in breaches'],
+    ['passwordpassword', 'the password repeats a short part'],
+  ] as const) {
+    const refused = await changePassword(base, token, password, guessable);
+    t.is(refused.status, 422, refused.text);
+    t.like(errorOf(refused.body), { code: 'guessable_password', message });
   }
   const same = await changePassword(base, token, password, password);
   t.is(same.status, 422, same.text);

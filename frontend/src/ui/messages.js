@@ -48,6 +48,11 @@ export const MESSAGES = {
       'Choose a password of at least 12 characters, with letters, digits or punctuation you can type (not only spaces).',
     hint: 'A few unrelated words make a good password.',
   },
+  guessable_password: {
+    message:
+      'This password is too easy to guess: it is a common password, close to one, a pattern such as a repeat or a keyboard row, or it holds your username.',
+    hint: 'Three or four unrelated words make a good password.',
+  },
   same_password: {
     message: 'The new password is the one you have now.',
     hint: 'Choose a different password.',

@@ -216,7 +216,7 @@ export function authRoutes(deps: {
     const { principal } = callerOf(ctx);
     const body = ctx.request.body as PasswordBody;
     const problem = await newPasswordProblem(body.newPassword, principal.username);
-    if (problem !== null) throw new ApiError(422, 'weak_password', problem.message, problem.hint);
+    if (problem !== null) throw new ApiError(422, problem.code, problem.message, problem.hint);
     if (body.newPassword === body.currentPassword)
       throw new ApiError(
         422,
@@ -319,7 +319,7 @@ export function authRoutes(deps: {
       permission: null,
       body: PASSWORD_BODY,
       summary:
-        "Change the caller's password (the current one and a new one of 12 characters or more that is not easy to guess: 422 weak_password); ends the user's other sessions (429 after repeated wrong current passwords, 503 with Retry-After when too many passwords are being checked at once, 409 while another change for the user runs)",
+        "Change the caller's password (the current one and a new one of 12 characters or more that is not easy to guess: 422 weak_password or guessable_password); ends the user's other sessions (429 after repeated wrong current passwords, 503 with Retry-After when too many passwords are being checked at once, 409 while another change for the user runs)",
       response: { status: 204, description: 'Changed' },
       beforePasswordChange: true,
       handler: changePassword,
