@@ -44,6 +44,8 @@ export interface Config {
   spareBackend: string | null;
   /** WARD_SESSION_IDLE_MINUTES as given (default 15); `parseSessionIdle` checks it where a backend starts. */
   sessionIdleMinutes: string | null;
+  /** WARD_REQUIRE_2FA as given (default off): who must have two-factor sign-in. */
+  requireTwoFactor: string | null;
   /** LOG_LEVEL (default info). */
   logLevel: string;
   /** Every setting of the table, its value and where it came from: for `ward config` and doctor's hints. */
@@ -90,6 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     trustProxy: value('WARD_TRUST_PROXY'),
     spareBackend: value('WARD_SPARE_BACKEND'),
     sessionIdleMinutes: value('WARD_SESSION_IDLE_MINUTES'),
+    requireTwoFactor: value('WARD_REQUIRE_2FA'),
     logLevel: value('LOG_LEVEL') ?? 'info',
     resolved: settings,
     files: [storageFile, rootFile].map((file) => ({ path: file.path, found: file.entries !== null })),

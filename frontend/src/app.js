@@ -172,6 +172,7 @@ function Root() {
   if (phase.value === 'unreachable') return html`<${Unreachable} />`;
   if (phase.value === 'signed-out' || me.value === null) return html`<${SignIn} />`;
   if (me.value.mustChangePassword) return html`<${ChangePassword} />`;
+  if (me.value.mustEnrolTwoFactor) return html`<${RequiredTwoFactor} />`;
   return html`<${Shell} />`;
 }
 
@@ -201,6 +202,14 @@ async function signInPatiently(username, password, attempts = 5) {
   }
 }
 
+/** Signed in: the shell loads, and the page stays unless another person signed in at it. */
+async function afterSignIn(route) {
+  expired.value = false;
+  await loadMe();
+  if (expiredUser !== null && me.value?.user.username !== expiredUser) route('/', true);
+  expiredUser = null;
+}
+
 function SignIn() {
   const { route } = useLocation();
   const [username, setUsername] = useState('');
@@ -208,6 +217,8 @@ function SignIn() {
   const [error, setError] = useState(null);
   const [errors, setErrors] = useState({});
   const [busy, setBusy] = useState(false);
+  /** Set when the password was right and a second factor must follow. */
+  const [challenge, setChallenge] = useState(null);
   const submit = async (event) => {
     event.preventDefault();
     setError(null);
@@ -216,16 +227,21 @@ function SignIn() {
     if (focusFirstField(missing)) return;
     setBusy(true);
     try {
-      await signInPatiently(username, password);
-      expired.value = false;
-      await loadMe();
-      if (expiredUser !== null && me.value?.user.username !== expiredUser) route('/', true);
-      expiredUser = null;
+      const answer = await signInPatiently(username, password);
+      if (answer.secondFactorRequired) {
+        setPassword('');
+        setBusy(false);
+        setChallenge(answer.challenge);
+        return;
+      }
+      await afterSignIn(route);
     } catch (caught) {
       setError(caught);
       setBusy(false);
     }
   };
+  if (challenge !== null)
+    return html`<${SecondFactor} challenge=${challenge} onRestart=${() => setChallenge(null)} />`;
   return html`<main id="main" class="centered narrow">
     <h1>Sign in to Ward</h1>
     ${
@@ -256,6 +272,88 @@ function SignIn() {
         onInput=${setPassword}
       />
       <${Button} type="submit" busy=${busy}>Sign in<//>
+    </form>
+  </main>`;
+}
+
+/** The field a refused code is about, by the server's error code. */
+const CODE_FIELDS = { wrong_code: '/code', invalid_body: '/code' };
+
+/** The second sign-in step: a code from the authenticator app, or a recovery code. */
+function SecondFactor({ challenge, onRestart }) {
+  const { route } = useLocation();
+  const [code, setCode] = useState('');
+  const [recovery, setRecovery] = useState(false);
+  const [error, setError] = useState(null);
+  const [errors, setErrors] = useState({});
+  const [busy, setBusy] = useState(false);
+  useEffect(() => document.getElementById('field-code')?.focus(), [recovery]);
+  const submit = async (event) => {
+    event.preventDefault();
+    setError(null);
+    const missing = missingFields({ code }, ['code']);
+    setErrors(missing);
+    if (focusFirstField(missing)) return;
+    setBusy(true);
+    try {
+      await api.post(
+        '/auth/login/second-factor',
+        recovery ? { challenge, recoveryCode: code } : { challenge, code: code.replace(/\s/g, '') },
+        { signIn: true },
+      );
+      await afterSignIn(route);
+    } catch (caught) {
+      if (
+        caught instanceof ApiRequestError &&
+        ['challenge_expired', 'too_many_codes'].includes(caught.code)
+      ) {
+        setBusy(false);
+        setError(caught);
+        return;
+      }
+      const at = caught instanceof ApiRequestError ? CODE_FIELDS[caught.code] : undefined;
+      const fields = at === undefined ? {} : { [at]: personMessage(caught).message };
+      setErrors(fields);
+      setError(caught);
+      setBusy(false);
+      focusFirstField(fields);
+    }
+  };
+  return html`<main id="main" class="centered narrow">
+    <h1>Two-factor sign-in</h1>
+    <p>
+      ${
+        recovery
+          ? 'Type one of the recovery codes you saved when you set up two-factor sign-in. Each works once.'
+          : 'Open the authenticator app on your phone and type the 6-digit code it shows for Ward.'
+      }
+    </p>
+    ${error && html`<${ErrorBanner} title="Sign-in failed" error=${error} />`}
+    <form class="form" onSubmit=${submit} novalidate>
+      <${Field}
+        label=${recovery ? 'Recovery code' : 'Code'}
+        name="code"
+        autocomplete="one-time-code"
+        inputmode=${recovery ? undefined : 'numeric'}
+        autocapitalize="none"
+        required
+        error=${errors['/code']}
+        value=${code}
+        onInput=${setCode}
+      />
+      <div class="form-actions">
+        <${Button} type="submit" busy=${busy}>Sign in<//>
+        <${Button}
+          variant="secondary"
+          onClick=${() => {
+            setRecovery(!recovery);
+            setCode('');
+            setErrors({});
+          }}
+          >${recovery ? 'Use the app instead' : 'Use a recovery code'}<//
+        >
+        <${Button} variant="secondary" onClick=${onRestart}>Start over<//>
+      </div>
     </form>
   </main>`;
 }
@@ -444,6 +542,9 @@ function Shell() {
       <div class="topbar-user">
         <span>Signed in as <strong>${user.user.username}</strong></span>
         <span class="roles">${user.roles.length === 0 ? 'no roles' : `Roles: ${user.roles.join(', ')}`}</span>
+        <a class="topbar-link" href="/account" aria-current=${path === '/account' ? 'page' : undefined}
+          >Your account</a
+        >
         <${Button} variant="secondary" onClick=${() => signOut(route)}>Sign out<//>
       </div>
     </header>
@@ -598,6 +699,7 @@ function Routes() {
   );
   return html`<${Router}>
     <${Home} path="/" />
+    <${Account} path="/account" />
     ${pages}
     <${Missing} default />
   <//>`;
@@ -708,4 +810,249 @@ function Missing() {
       title=${module ? `Module ${module.name} has no page at ${path}` : `There is no page at ${path}`}
       action=${html`<a href="/">Go to the start page</a>`}
     />`;
+}
+
+/**
+ * The clinic requires two-factor sign-in of this user, who has none: setting it up comes before
+ * anything else, as a Ward-chosen password's change does.
+ */
+function RequiredTwoFactor() {
+  const { route } = useLocation();
+  return html`<main id="main" class="centered narrow">
+    <h1>Set up two-factor sign-in</h1>
+    <p>
+      Your clinic requires a second step at sign-in for your account: a code from an authenticator app on your
+      phone (such as Google Authenticator, Microsoft Authenticator or FreeOTP).
+    </p>
+    <${TwoFactorSetup} onDone=${() => loadMe()} />
+    <p><${Button} variant="secondary" onClick=${() => signOut(route)}>Sign out<//></p>
+  </main>`;
+}
+
+/**
+ * Setting up two-factor sign-in: the QR code and the secret (shown this once), a code from the app
+ * to confirm, then the recovery codes (shown this once) until the person says they saved them.
+ */
+function TwoFactorSetup({ onDone }) {
+  const [setup, setSetup] = useState(null);
+  const [codes, setCodes] = useState(null);
+  const [code, setCode] = useState('');
+  const [error, setError] = useState(null);
+  const [errors, setErrors] = useState({});
+  const [busy, setBusy] = useState(false);
+  const start = async () => {
+    setError(null);
+    setBusy(true);
+    try {
+      setSetup(await api.post('/auth/two-factor/setup'));
+    } catch (caught) {
+      setError(caught);
+    }
+    setBusy(false);
+  };
+  const confirm = async (event) => {
+    event.preventDefault();
+    setError(null);
+    const missing = missingFields({ code }, ['code']);
+    setErrors(missing);
+    if (focusFirstField(missing)) return;
+    setBusy(true);
+    try {
+      const answer = await api.post('/auth/two-factor/confirm', { code: code.replace(/\s/g, '') });
+      setCodes(answer.recoveryCodes);
+    } catch (caught) {
+      const fields =
+        caught instanceof ApiRequestError && caught.code === 'wrong_code'
+          ? { '/code': personMessage(caught).message }
+          : {};
+      setErrors(fields);
+      setError(caught);
+      focusFirstField(fields);
+    }
+    setBusy(false);
+  };
+  if (codes !== null)
+    return html`<section aria-labelledby="recovery-title">
+      <h2 id="recovery-title">Two-factor sign-in is on: save your recovery codes</h2>
+      <p>
+        If you lose your phone, each of these codes signs you in once instead of a code from the app. Print
+        them or keep them in a password manager: they are not shown again.
+      </p>
+      <ul class="recovery-codes">
+        ${codes.map((one) => html`<li key=${one}><code>${one}</code></li>`)}
+      </ul>
+      <${Button} onClick=${onDone}>I have saved the codes<//>
+    </section>`;
+  if (setup === null)
+    return html`${error && html`<${ErrorBanner} title="Two-factor sign-in could not be set up" error=${error} />`}
+      <${Button} busy=${busy} onClick=${start}>Set up two-factor sign-in<//>`;
+  return html`<section aria-labelledby="setup-title">
+    <h2 id="setup-title">Scan this code with your authenticator app</h2>
+    <img
+      class="totp-qr"
+      src=${`data:image/svg+xml;base64,${globalThis.btoa(setup.qrSvg)}`}
+      alt="QR code for your authenticator app; the key below holds the same"
+      width="200"
+      height="200"
+    />
+    <p>Or type this key into the app: <code class="totp-secret">${setup.secret}</code></p>
+    ${error && html`<${ErrorBanner} title="Two-factor sign-in is not on yet" error=${error} />`}
+    <form class="form" onSubmit=${confirm} novalidate>
+      <${Field}
+        label="Code from the app"
+        name="code"
+        autocomplete="one-time-code"
+        inputmode="numeric"
+        hint="The 6 digits the app shows for Ward now."
+        required
+        error=${errors['/code']}
+        value=${code}
+        onInput=${setCode}
+      />
+      <${Button} type="submit" busy=${busy}>Turn on two-factor sign-in<//>
+    </form>
+  </section>`;
+}
+
+/** Every user's own account: two-factor sign-in, and the password. */
+function Account() {
+  const [status, setStatus] = useState(null);
+  const [error, setError] = useState(null);
+  const load = async () => {
+    try {
+      setStatus(await api.get('/auth/two-factor'));
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  useEffect(() => void load(), []);
+  return html`<${PageHeader} title="Your account" description=${`Signed in as ${me.value.user.username}.`} />
+    <section class="card" aria-labelledby="two-factor-title">
+      <h2 id="two-factor-title">Two-factor sign-in</h2>
+      ${error && html`<${ErrorBanner} title="The two-factor state could not be read" error=${error} />`}
+      ${status === null && !error && html`<${Loading} />`}
+      ${status !== null && status.enabled && html`<${TwoFactorOn} status=${status} onChange=${load} />`}
+      ${
+        status !== null &&
+        !status.enabled &&
+        html`<p>
+            Off. With it on, signing in also asks for a code from an authenticator app on your phone, so a
+            stolen password alone does not open your account.
+          </p>
+          <${TwoFactorSetup} onDone=${load} />`
+      }
+    </section>
+    <section class="card" aria-labelledby="password-title">
+      <h2 id="password-title">Password</h2>
+      <${OwnPassword} />
+    </section>`;
+}
+
+function TwoFactorOn({ status, onChange }) {
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState(null);
+  const [errors, setErrors] = useState({});
+  const [busy, setBusy] = useState(false);
+  const disable = async (event) => {
+    event.preventDefault();
+    setError(null);
+    const missing = missingFields({ disablePassword: password }, ['disablePassword']);
+    setErrors(missing);
+    if (focusFirstField(missing)) return;
+    setBusy(true);
+    try {
+      await api.post('/auth/two-factor/disable', { password });
+      await onChange();
+    } catch (caught) {
+      const fields =
+        caught instanceof ApiRequestError && caught.code === 'wrong_password'
+          ? { '/disablePassword': personMessage(caught).message }
+          : {};
+      setErrors(fields);
+      setError(caught);
+      setBusy(false);
+      focusFirstField(fields);
+    }
+  };
+  return html`<p>
+      On. ${status.recoveryCodesLeft} of your recovery codes are left.
+      ${status.required ? ' Your clinic requires it: turned off, it must be set up again at once.' : ''}
+    </p>
+    ${error && html`<${ErrorBanner} title="Two-factor sign-in is still on" error=${error} />`}
+    <form class="form" onSubmit=${disable} novalidate>
+      <input type="text" name="username" autocomplete="username" value=${me.value.user.username} hidden />
+      <${Field}
+        label="Your password, to turn it off"
+        name="disablePassword"
+        type="password"
+        autocomplete="current-password"
+        required
+        error=${errors['/disablePassword']}
+        value=${password}
+        onInput=${setPassword}
+      />
+      <${Button} type="submit" variant="secondary" busy=${busy}>Turn off two-factor sign-in<//>
+    </form>`;
+}
+
+/** Changing one's own password: the other sessions end, as the hint says. */
+function OwnPassword() {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [error, setError] = useState(null);
+  const [errors, setErrors] = useState({});
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState(false);
+  const submit = async (event) => {
+    event.preventDefault();
+    setError(null);
+    setDone(false);
+    const missing = missingFields({ currentPassword: current, newPassword: next }, [
+      'currentPassword',
+      'newPassword',
+    ]);
+    setErrors(missing);
+    if (focusFirstField(missing)) return;
+    setBusy(true);
+    try {
+      await api.post('/auth/password', { currentPassword: current, newPassword: next });
+      setCurrent('');
+      setNext('');
+      setDone(true);
+    } catch (caught) {
+      const at = caught instanceof ApiRequestError ? PASSWORD_FIELDS[caught.code] : undefined;
+      const fields = at === undefined ? fieldErrors(caught) : { [at]: personMessage(caught).message };
+      setErrors(fields);
+      setError(caught);
+      focusFirstField(fields);
+    }
+    setBusy(false);
+  };
+  return html`${done && html`<${Banner} kind="success"><p>Your password was changed; your other sessions ended.</p><//>`}
+    ${error && html`<${ErrorBanner} title="The password was not changed" error=${error} />`}
+    <form class="form" onSubmit=${submit} novalidate>
+      <input type="text" name="username" autocomplete="username" value=${me.value.user.username} hidden />
+      <${Field}
+        label="Current password"
+        name="currentPassword"
+        type="password"
+        autocomplete="current-password"
+        required
+        error=${errors['/currentPassword']}
+        value=${current}
+        onInput=${setCurrent}
+      />
+      <${Field}
+        label="New password"
+        name="newPassword"
+        type="password"
+        autocomplete="new-password"
+        hint="At least 12 characters, and not a common password; three or four unrelated words work well."
+        required
+        error=${errors['/newPassword']}
+        value=${next}
+        onInput=${setNext}
+      />
+      <${Button} type="submit" busy=${busy}>Change password<//>
+    </form>`;
 }

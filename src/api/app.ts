@@ -32,6 +32,8 @@ import { buildRouter } from './router.ts';
 import { authRoutes } from './routes/auth.ts';
 import { healthRoutes, type HealthSources } from './routes/health.ts';
 import { meRoutes } from './routes/me.ts';
+import { twoFactorRoutes } from './routes/two-factor.ts';
+import type { TwoFactorPolicy } from '../auth/two-factor.ts';
 import { moduleAdminRoutes } from './routes/modules-admin.ts';
 import { moduleRoutes } from './routes/modules.ts';
 import { ajvPerModule } from './validation.ts';
@@ -73,6 +75,8 @@ export interface AppDeps {
   signInHashing?: Admissions;
   /** A session without a request for this long ends (WARD_SESSION_IDLE_MINUTES). Default 15 minutes. */
   sessionIdleMs?: number;
+  /** Who must have two-factor sign-in (WARD_REQUIRE_2FA). Default: nobody. */
+  twoFactorPolicy?: TwoFactorPolicy;
 }
 
 export interface WardApp {
@@ -102,16 +106,12 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     for (const warning of map.warnings) logger.warn(warning);
     const auth = startAuth(deps, listening, map);
     const backend = { startId: randomUUID(), startedAt: new Date() };
+    const throttle = deps.signInThrottle ?? createSignInThrottle();
+    const hashing = deps.signInHashing ?? admissions(HASHING_ADMISSIONS);
     const core = [
       ...healthRoutes({ knex, health: deps.health ?? { drift: () => [] } }),
-      ...authRoutes({
-        knex,
-        auth,
-        logger,
-        throttle: deps.signInThrottle ?? createSignInThrottle(),
-        hashing: deps.signInHashing ?? admissions(HASHING_ADMISSIONS),
-        storageDir: deps.storageDir,
-      }),
+      ...authRoutes({ knex, auth, logger, throttle, hashing, storageDir: deps.storageDir }),
+      ...twoFactorRoutes({ knex, policy: deps.twoFactorPolicy ?? 'off', throttle, hashing, logger }),
       ...meRoutes({ map, idleMs: auth?.idleMs ?? null }),
       ...moduleRoutes({
         knex,
@@ -209,5 +209,6 @@ function startAuth(deps: AppDeps, listening: AuthListening | null, map: Permissi
     cache: listening.cache,
     logger: deps.logger,
     idleMs: deps.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MINUTES * 60_000,
+    twoFactorPolicy: deps.twoFactorPolicy ?? 'off',
   });
 }

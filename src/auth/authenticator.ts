@@ -12,6 +12,7 @@ import { isExpired, toPrincipal, type Principal } from './principal.ts';
 import type { PrincipalCache } from './principal-cache.ts';
 import { SESSION_TTL_MS } from './sessions.ts';
 import { secretKey, secretKind } from './tokens.ts';
+import type { TwoFactorPolicy } from './two-factor.ts';
 
 const TOKEN_TOUCH_MS = 60_000;
 /** How far behind another backend's view of a session's last request may be. */
@@ -46,6 +47,8 @@ export function createAuthenticator(deps: {
   logger: Logger;
   /** Default: the absolute lifetime, so only that counts. */
   idleMs?: number;
+  /** Who must have a second factor (WARD_REQUIRE_2FA). Default: nobody. */
+  twoFactorPolicy?: TwoFactorPolicy;
   now?: () => number;
 }): Authenticator {
   const { knex, map, cache, logger } = deps;
@@ -81,7 +84,8 @@ export function createAuthenticator(deps: {
 
   const load = async (key: string, kind: 'session' | 'token', at: number) => {
     const generation = cache.generation;
-    const principal = toPrincipal(await loadCredential(knex, kind, Buffer.from(key, 'base64')), map, at);
+    const stored = await loadCredential(knex, kind, Buffer.from(key, 'base64'));
+    const principal = toPrincipal(stored, map, at, deps.twoFactorPolicy);
     if (principal === null || idle(principal, key, at)) return null;
     cache.set(key, principal, generation);
     return principal;

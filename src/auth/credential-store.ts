@@ -15,6 +15,7 @@ interface SessionRow {
   expires_at: Date;
   last_seen_at: Date;
   must_change_password: boolean;
+  has_two_factor: boolean;
 }
 
 interface TokenRow {
@@ -44,7 +45,9 @@ export async function loadCredential(
   if (kind === 'session') {
     const { rows } = (await knex.raw(
       `select s.user_id, u.username, ${ROLES_OF_USER} as roles, s.csrf_secret, s.expires_at,
-              s.last_seen_at, ${MUST_CHANGE}
+              s.last_seen_at, ${MUST_CHANGE},
+              exists(select 1 from base_user_totp t where t.user_id = u.id and t.confirmed_at is not null)
+                as has_two_factor
          from base_session s join base_user u on u.id = s.user_id
         where s.id_hash = ? and ${ENABLED}`,
       [hash],
@@ -57,6 +60,7 @@ export async function loadCredential(
       roles: row.roles,
       revokedAt: null,
       mustChangePassword: row.must_change_password,
+      hasTwoFactor: row.has_two_factor,
       credential: {
         kind: 'session',
         csrfSecret: row.csrf_secret,
@@ -84,6 +88,7 @@ export async function loadCredential(
     // A token is minted by an operator with shell access (`ward tokens create`), never with that
     // password, so it is not held back until the password changes.
     mustChangePassword: false,
+    hasTwoFactor: false,
     credential: { kind: 'token', id: row.id, name: row.name, scope: row.scope, expiresAt: row.expires_at },
   };
 }

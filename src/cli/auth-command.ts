@@ -82,8 +82,7 @@ export abstract class AuthCommand extends ModuleCommand {
         { exitCode: 2 },
       );
     const problem = await newPasswordProblem(password, username);
-    if (problem !== null)
-      throw new WardError(problem.code, problem.message, problem.hint, { exitCode: 1 });
+    if (problem !== null) throw new WardError(problem.code, problem.message, problem.hint, { exitCode: 1 });
     return password;
   }
 }

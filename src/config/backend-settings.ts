@@ -18,6 +18,8 @@ export interface BackendSettings {
   logLevel: string;
   /** WARD_SESSION_IDLE_MINUTES in milliseconds: a session without a request for this long ends. */
   sessionIdleMs: number;
+  /** WARD_REQUIRE_2FA: who must have a second factor. */
+  requireTwoFactor: TwoFactorPolicy;
 }
 
 /** Throws a WardError naming the variable and the fix for the first bad setting. */
@@ -29,6 +31,7 @@ export function backendSettings(config: Config): BackendSettings {
     trustProxy: parseSwitch('WARD_TRUST_PROXY', config.trustProxy, false),
     logLevel: parseLogLevel(config),
     sessionIdleMs: parseSessionIdle(config.sessionIdleMinutes),
+    requireTwoFactor: parseTwoFactorPolicy(config.requireTwoFactor),
   };
 }
 
@@ -66,5 +69,22 @@ export function parseLogLevel(config: Config): string {
     'invalid_setting',
     `LOG_LEVEL=${JSON.stringify(config.logLevel)}${where} is not a log level`,
     `give one of ${LOG_LEVELS.join(', ')}; unset, it is info`,
+  );
+}
+
+/** Who must have two-factor sign-in: nobody, users holding the `admin` role, or everyone. */
+export type TwoFactorPolicy = 'off' | 'admins' | 'everyone';
+
+const POLICIES: readonly TwoFactorPolicy[] = ['off', 'admins', 'everyone'];
+
+/** WARD_REQUIRE_2FA: off (the default), admins or everyone. */
+export function parseTwoFactorPolicy(value: string | null): TwoFactorPolicy {
+  const policy = (value ?? 'off').trim().toLowerCase();
+  const found = POLICIES.find((candidate) => candidate === policy);
+  if (found !== undefined) return found;
+  throw new WardError(
+    'invalid_setting',
+    `WARD_REQUIRE_2FA=${JSON.stringify(value)} is not one of off, admins, everyone`,
+    'give admins (users holding the admin role) or everyone; unset, it is off',
   );
 }

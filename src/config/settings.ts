@@ -134,6 +134,14 @@ export const SETTINGS: readonly Setting[] = [
     fallback: () => '15',
   },
   {
+    name: 'WARD_REQUIRE_2FA',
+    kind: 'text',
+    documentedDefault: '`off`',
+    meaning:
+      '`admins` or `everyone`: who must sign in with a second factor; such a user without one is sent to set it up after the password',
+    fallback: () => 'off',
+  },
+  {
     name: 'WARD_DOCUMENT_MAX_BYTES',
     kind: 'text',
     documentedDefault: '`25mb`',

@@ -54,7 +54,7 @@ const DEFAULT_GRACE_MS = 10_000;
 
 export async function startBackend(config: Config, logger: Logger, hooks: BackendHooks): Promise<Backend> {
   // Settings first: one that is wrong must stop the start before it touches the database.
-  const { port, host, jsonLimit, trustProxy, sessionIdleMs } = backendSettings(config);
+  const { port, host, jsonLimit, trustProxy, sessionIdleMs, requireTwoFactor } = backendSettings(config);
   await ensureStorageDir(config.storageDir);
   const grants = await readGrants(config.grantsFile);
   const url = await databaseUrl(config);
@@ -88,6 +88,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
       jsonLimit,
       trustProxy,
       sessionIdleMs,
+      twoFactorPolicy: requireTwoFactor,
       grants,
     });
   } catch (error) {

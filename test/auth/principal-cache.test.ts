@@ -11,6 +11,7 @@ const principal = (userId: number): Principal => ({
   permissions: NO_PERMISSIONS,
   credential: { kind: 'session', csrfSecret: 'c', expiresAt: new Date(8.64e15), lastSeenAt: new Date(0) },
   mustChangePassword: false,
+  mustEnrolTwoFactor: false,
 });
 
 function enabled(options = {}) {

@@ -37,6 +37,11 @@ const ME_RESPONSE = {
       type: 'boolean',
       description: 'The user must change their password (POST /api/v1/auth/password) before anything else.',
     },
+    mustEnrolTwoFactor: {
+      type: 'boolean',
+      description:
+        'The clinic requires two-factor sign-in of this user, who must set it up (POST /api/v1/auth/two-factor/setup) before anything else.',
+    },
   },
 };
 
@@ -56,6 +61,7 @@ export function meRoutes(deps: { map: PermissionMap; idleMs: number | null }): A
       },
       ...(credential.kind === 'session' && source === 'cookie' ? { csrfToken: credential.csrfSecret } : {}),
       mustChangePassword: principal.mustChangePassword,
+      mustEnrolTwoFactor: principal.mustEnrolTwoFactor,
     };
   };
   return [
@@ -67,6 +73,7 @@ export function meRoutes(deps: { map: PermissionMap; idleMs: number | null }): A
       permission: null,
       summary: 'The caller: user, roles and the expanded permission list',
       beforePasswordChange: true,
+      beforeTwoFactorEnrolment: true,
       response: { status: 200, description: 'The caller', schema: ME_RESPONSE },
       handler: me,
     },
