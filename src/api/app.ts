@@ -33,6 +33,7 @@ import { authRoutes } from './routes/auth.ts';
 import { healthRoutes, type HealthSources } from './routes/health.ts';
 import { meRoutes } from './routes/me.ts';
 import { twoFactorRoutes } from './routes/two-factor.ts';
+import { userRoutes } from './routes/users.ts';
 import type { TwoFactorPolicy } from '../auth/two-factor.ts';
 import { moduleAdminRoutes } from './routes/modules-admin.ts';
 import { moduleRoutes } from './routes/modules.ts';
@@ -113,6 +114,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
       ...authRoutes({ knex, auth, logger, throttle, hashing, storageDir: deps.storageDir }),
       ...twoFactorRoutes({ knex, policy: deps.twoFactorPolicy ?? 'off', throttle, hashing, logger }),
       ...meRoutes({ map, idleMs: auth?.idleMs ?? null }),
+      ...(auth === null ? [] : userRoutes({ knex, map, logger })),
       ...moduleRoutes({
         knex,
         backend,

@@ -17,6 +17,7 @@ export default class UsersCreate extends AuthCommand {
   static override examples = [
     'printf \'%s\' "$PASSWORD" | <%= config.bin %> users create alice --role admin --password-stdin',
     '<%= config.bin %> users create sync_agent --role sync_agent',
+    'printf \'%s\' "$TEMPORARY" | <%= config.bin %> users create bob --role receptionist --password-stdin --temporary',
   ];
   static override enableJsonFlag = true;
   static override args = { username: usernameArg };
@@ -28,6 +29,11 @@ export default class UsersCreate extends AuthCommand {
       parse: async (input) => assertRoleName(input),
     }),
     'password-stdin': passwordStdinFlag,
+    temporary: Flags.boolean({
+      description: 'the password is temporary: the user must choose their own at first sign-in',
+      default: false,
+      dependsOn: ['password-stdin'],
+    }),
   };
 
   async run(): Promise<Created> {
@@ -37,9 +43,15 @@ export default class UsersCreate extends AuthCommand {
     await this.assertKnownRoles(roles);
     const password = flags['password-stdin'] ? await this.readPassword(args.username) : null;
     const passwordHash = password === null ? null : await hashPassword(password);
-    const id = await createUser(knex, { username: args.username, passwordHash, roles });
+    const id = await createUser(knex, {
+      username: args.username,
+      passwordHash,
+      roles,
+      mustChangePassword: flags.temporary,
+    });
     const held = roles.length === 0 ? 'no role' : `role${roles.length === 1 ? '' : 's'} ${roles.join(', ')}`;
     this.log(`Created user ${args.username} with ${held}.`);
+    if (flags.temporary) this.log(`${args.username} must choose their own password at first sign-in.`);
     if (password === null)
       this.log(
         `${args.username} has no password, so it cannot sign in; give it an API token (ward tokens create --user ${args.username}) or a password (ward users set-password ${args.username} --password-stdin).`,
