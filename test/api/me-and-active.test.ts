@@ -50,6 +50,7 @@ test('/me lists the user, the roles the credential acts with and every permissio
     permissions: [
       'base.module.read',
       'base.module.restart',
+      'base.user.manage',
       'base.user.read',
       'base.user.write',
       'intake.binary.write',
@@ -87,9 +88,12 @@ test('active modules: every installed module, navigation filtered to what the ca
   t.deepEqual(admin.modules, [
     {
       name: 'base',
-      version: '1.0.0',
+      version: '1.1.0',
       summary: 'Users, roles and permissions',
-      navigation: [{ label: 'Modules', path: '/modules', permission: 'base.module.read' }],
+      navigation: [
+        { label: 'Modules', path: '/modules', permission: 'base.module.read' },
+        { label: 'Staff', path: '/users', permission: 'base.user.manage' },
+      ],
       frontend: 'modules/base/frontend/index.js',
     },
     {

@@ -8,6 +8,7 @@ import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Banner, Button, EmptyState, ErrorBanner, html, Loading, PageHeader, Table } from '@ward/ui';
 import { followRestart, GIVE_UP_AFTER_MS, requestRestart, stepsSince } from './restart.js';
+import { userRoutes } from './users.js';
 
 const READ = 'base.module.read';
 const RESTART = 'base.module.restart';
@@ -446,5 +447,5 @@ function Refused({ context }) {
 
 export default {
   sdk: '^1.2.0',
-  routes: [{ path: '/modules', render: mount(Gate) }],
+  routes: [{ path: '/modules', render: mount(Gate) }, ...userRoutes],
 };
