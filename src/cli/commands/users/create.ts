@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { hashPassword } from '../../../auth/password.ts';
+import { WardError } from '../../../errors/ward-error.ts';
 import { assertRoleName } from '../../../auth/names.ts';
 import { createUser } from '../../../auth/users.ts';
 import { AuthCommand, passwordStdinFlag, usernameArg } from '../../auth-command.ts';
@@ -32,12 +33,18 @@ export default class UsersCreate extends AuthCommand {
     temporary: Flags.boolean({
       description: 'the password is temporary: the user must choose their own at first sign-in',
       default: false,
-      dependsOn: ['password-stdin'],
     }),
   };
 
   async run(): Promise<Created> {
     const { args, flags } = await this.parse(UsersCreate);
+    if (flags.temporary && !flags['password-stdin'])
+      throw new WardError(
+        'missing_password',
+        '--temporary is about a password, and none is given',
+        `pipe the temporary password in: printf '%s' "$TEMPORARY" | ward users create ${args.username} --password-stdin --temporary`,
+        { exitCode: 2 },
+      );
     const knex = await this.authDb();
     const roles = [...new Set(flags.role)].sort();
     await this.assertKnownRoles(roles);
