@@ -112,7 +112,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     const core = [
       ...healthRoutes({ knex, health: deps.health ?? { drift: () => [] } }),
       ...authRoutes({ knex, auth, logger, throttle, hashing, storageDir: deps.storageDir }),
-      ...twoFactorRoutes({ knex, policy: deps.twoFactorPolicy ?? 'off', throttle, hashing, logger }),
+      ...twoFactorRoutes({ knex, auth, policy: deps.twoFactorPolicy ?? 'off', throttle, hashing, logger }),
       ...meRoutes({ map, idleMs: auth?.idleMs ?? null }),
       ...(auth === null ? [] : userRoutes({ knex, map, logger })),
       ...moduleRoutes({

@@ -7,6 +7,7 @@
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import { renderSVG } from 'uqr';
+import type { Authenticator } from '../../auth/authenticator.ts';
 import type { Admissions } from '../../auth/hash-limit.ts';
 import { checkPassword } from '../../auth/sessions.ts';
 import type { SignInThrottle } from '../../auth/throttle.ts';
@@ -59,6 +60,8 @@ const route = (
 
 export function twoFactorRoutes(deps: {
   knex: Knex;
+  /** To drop the caller's cached principal at once: whether they must enrol changes now. */
+  auth: Authenticator | null;
   policy: TwoFactorPolicy;
   throttle: SignInThrottle;
   hashing: Admissions;
@@ -112,6 +115,7 @@ export function twoFactorRoutes(deps: {
         'the code is not right',
         "type the 6 digits the authenticator app shows now for Ward; check that the phone's clock is right",
       );
+    deps.auth?.forget(callerOf(ctx).secret);
     deps.logger.info({ userId: principal.userId, ip: ctx.ip }, 'two-factor sign-in set up');
     ctx.body = result;
   };
@@ -144,6 +148,7 @@ export function twoFactorRoutes(deps: {
         'two-factor sign-in is not set up for this user',
         'set it up with POST /api/v1/auth/two-factor/setup',
       );
+    deps.auth?.forget(callerOf(ctx).secret);
     deps.logger.info({ userId: principal.userId, ip: ctx.ip }, 'two-factor sign-in turned off');
     ctx.status = 204;
   };
