@@ -253,8 +253,9 @@ export function authRoutes(deps: {
   ) => {
     if (user !== null && (await hasTwoFactor(deps.knex, user.id))) {
       // The password alone gets no session: a challenge, which the second step trades for one.
-      // The throttle counts passwords, so the right one resets it and trusts the browser already.
-      await passwordAccepted(ctx, body, device, trusted);
+      // The throttle counts passwords, so the right one resets it; the browser is trusted (its
+      // cookie set) only once the second step signs in.
+      await deps.throttle.succeeded(body.username, ctx.ip, trusted, trusted ? device : null);
       const { challenge, expiresAt } = await createChallenge(deps.knex, user.id);
       deps.logger.info(
         { ...event, userId: user.id, trustedBrowser: trusted },
@@ -275,28 +276,30 @@ export function authRoutes(deps: {
       );
     }
     // Only now: a sign-in refused after the password stays a failure.
-    await passwordAccepted(ctx, body, device, trusted);
-    await signedIn(ctx, user, session, { ...event, trustedBrowser: trusted });
+    const secret = await deviceSecret(ctx, device, trusted);
+    await deps.throttle.succeeded(body.username, ctx.ip, trusted, deviceHash(secret));
+    await signedIn(ctx, user, session, secret, { ...event, trustedBrowser: trusted });
   };
 
-  /** The password was right: the throttle forgets the attempt and trusts the browser for the username. */
-  const passwordAccepted = async (ctx: Context, body: LoginBody, device: Buffer | null, trusted: boolean) => {
-    // A browser already trusted for someone keeps its secret, so that a shared workstation stays
-    // trusted for each of its users; any other gets a new one.
+  /**
+   * The device secret a signed-in browser keeps: one already trusted for someone keeps its own, so
+   * that a shared workstation stays trusted for each of its users; any other gets a new one.
+   */
+  const deviceSecret = async (ctx: Context, device: Buffer | null, trusted: boolean): Promise<string> => {
     const known = device !== null && (trusted || (await deps.throttle.known(device)));
-    const secret = known ? (ctx.cookies.get(DEVICE_COOKIE) as string) : newDeviceSecret();
-    await deps.throttle.succeeded(body.username, ctx.ip, trusted, deviceHash(secret));
-    setDeviceCookie(ctx, secret);
+    return known ? (ctx.cookies.get(DEVICE_COOKIE) as string) : newDeviceSecret();
   };
 
   const signedIn = async (
     ctx: Context,
     user: { id: number; username: string },
     session: NewSession,
+    secret: string,
     event: { username: string; ip: string; trustedBrowser?: boolean },
   ) => {
     deps.logger.info({ ...event, userId: user.id }, 'signed in');
     setSessionCookie(ctx, session.secret, session.expiresAt);
+    setDeviceCookie(ctx, secret);
     ctx.body = {
       token: session.secret,
       csrfToken: session.csrfSecret,
@@ -353,7 +356,11 @@ export function authRoutes(deps: {
         'invalid username or password',
         'check both and try again',
       );
-    await signedIn(ctx, user, session, event);
+    // Both factors were right: the browser is trusted for the user, as after a password alone.
+    const secret = await deviceSecret(ctx, deviceHash(ctx.cookies.get(DEVICE_COOKIE)), false);
+    // `trusted` true: the password step already reset the counts; this only trusts the browser.
+    await deps.throttle.succeeded(user.username, ctx.ip, true, deviceHash(secret));
+    await signedIn(ctx, user, session, secret, event);
   };
 
   const logout = async (ctx: Context) => {
