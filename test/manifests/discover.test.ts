@@ -44,7 +44,7 @@ test('the repository ships base, patients and appointments as official modules',
     commands: null,
     services: null,
     frontend: 'frontend/index.js',
-    api: null,
+    api: join(repo, 'modules/patients/api.ts'),
   });
   for (const module of inventory.modules.values()) t.false(module.removable, `${module.name} is official`);
   t.deepEqual(inventory.modules.get('appointments')?.depends, ['patients']);
