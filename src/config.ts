@@ -44,6 +44,10 @@ export interface Config {
   spareBackend: string | null;
   /** WARD_METRICS_PORT, _HOST and _TOKEN as given (default: no metrics listener); see `metricsSettings`. */
   metrics: { port: string | null; host: string | null; token: string | null };
+  /** WARD_SESSION_IDLE_MINUTES as given (default 15); `parseSessionIdle` checks it where a backend starts. */
+  sessionIdleMinutes: string | null;
+  /** WARD_REQUIRE_2FA as given (default off): who must have two-factor sign-in. */
+  requireTwoFactor: string | null;
   /** LOG_LEVEL (default info). */
   logLevel: string;
   /** Every setting of the table, its value and where it came from: for `ward config` and doctor's hints. */
@@ -94,6 +98,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       host: value('WARD_METRICS_HOST'),
       token: value('WARD_METRICS_TOKEN'),
     },
+    sessionIdleMinutes: value('WARD_SESSION_IDLE_MINUTES'),
+    requireTwoFactor: value('WARD_REQUIRE_2FA'),
     logLevel: value('LOG_LEVEL') ?? 'info',
     resolved: settings,
     files: [storageFile, rootFile].map((file) => ({ path: file.path, found: file.entries !== null })),

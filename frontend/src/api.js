@@ -4,6 +4,7 @@
  * ApiRequestError. A 401 on any call means the session is gone: `onSignedOut` sends the user to
  * sign-in, which brings them back to the page they were on. A 403 may mean a role was revoked
  * since the sidebar was drawn: `onForbidden` has the shell read the user's permissions again.
+ * Every other answer means the session was used: `onAnswered` lets the shell move its idle end on.
  */
 import { ApiRequestError } from '@ward/ui';
 
@@ -42,9 +43,14 @@ const unreachable = (method, path) =>
 /**
  * `session.csrfToken` is read at each write, so a new sign-in's token is used at once.
  * `onSignedOut()` is called on a 401, `onForbidden()` on a 403, of any request (uploads included)
- * but the ones sent with `{signIn: true}`.
+ * but the ones sent with `{signIn: true}`; `onAnswered()` on any answer but a 401, unless sent
+ * with `{usesSession: false}` (a sign-out: the session it answers for is gone).
  */
-export function createApi(session, onSignedOut, onForbidden) {
+export function createApi(session, onSignedOut, onForbidden, onAnswered = () => undefined) {
+  function answered(status, options) {
+    if (status !== 401 && options.usesSession !== false) onAnswered();
+  }
+
   function failed(error, options) {
     if (error.status === 401 && !options.signIn) onSignedOut(error);
     if (error.status === 403 && !options.signIn) onForbidden(error);
@@ -68,6 +74,7 @@ export function createApi(session, onSignedOut, onForbidden) {
       if (cause?.name === 'AbortError') throw cause;
       throw unreachable(method, path);
     }
+    answered(response.status, options);
     if (!response.ok) throw failed(await errorOf(response), options);
     if (response.status === 204) return null;
     const type = response.headers.get('content-type') ?? '';
@@ -101,6 +108,7 @@ export function createApi(session, onSignedOut, onForbidden) {
         xhr.upload.addEventListener('load', () => onProgress(100));
       }
       xhr.addEventListener('load', () => {
+        answered(xhr.status, options);
         if (xhr.status < 200 || xhr.status > 299) {
           reject(failed(errorFrom(xhr.status, xhr.statusText, xhr.responseText), options));
           return;

@@ -51,17 +51,38 @@ const session = {
   },
 };
 
-const api = createApi(
-  session,
-  () => {
-    if (phase.value !== 'ready') return;
-    expired.value = true;
-    expiredUser = me.value?.user.username ?? null;
-    me.value = null;
-    phase.value = 'signed-out';
-  },
-  () => void refreshAccess(),
-);
+/** Where the tabs of this browser share when the session was last used. */
+const LAST_REQUEST_KEY = 'ward.lastRequestAt';
+/** When this browser last had an answer from the API, in any tab: the server's idle clock runs from there. */
+const lastRequestAt = signal(Date.now());
+/** When the session ends for want of use, while the shell warns of it; null otherwise. */
+const idleEnd = signal(null);
+
+function noteRequest() {
+  const at = Date.now();
+  lastRequestAt.value = at;
+  try {
+    globalThis.localStorage.setItem(LAST_REQUEST_KEY, String(at));
+  } catch {
+    // Storage may be off (a private window): then each tab keeps its own clock.
+  }
+}
+
+globalThis.addEventListener?.('storage', (event) => {
+  const at = Number(event.newValue);
+  if (event.key === LAST_REQUEST_KEY && at > lastRequestAt.value) lastRequestAt.value = at;
+});
+
+function sessionEnded() {
+  if (phase.value !== 'ready') return;
+  expired.value = true;
+  expiredUser = me.value?.user.username ?? null;
+  me.value = null;
+  idleEnd.value = null;
+  phase.value = 'signed-out';
+}
+
+const api = createApi(session, sessionEnded, () => void refreshAccess(), noteRequest);
 
 /**
  * Whose session expired: the page they were on is theirs to return to, not the next person's who
@@ -153,6 +174,7 @@ function Root() {
   if (phase.value === 'unreachable') return html`<${Unreachable} />`;
   if (phase.value === 'signed-out' || me.value === null) return html`<${SignIn} />`;
   if (me.value.mustChangePassword) return html`<${ChangePassword} />`;
+  if (me.value.mustEnrolTwoFactor) return html`<${RequiredTwoFactor} />`;
   return html`<${Shell} />`;
 }
 
@@ -182,6 +204,14 @@ async function signInPatiently(username, password, attempts = 5) {
   }
 }
 
+/** Signed in: the shell loads, and the page stays unless another person signed in at it. */
+async function afterSignIn(route) {
+  expired.value = false;
+  await loadMe();
+  if (expiredUser !== null && me.value?.user.username !== expiredUser) route('/', true);
+  expiredUser = null;
+}
+
 function SignIn() {
   const { route } = useLocation();
   const [username, setUsername] = useState('');
@@ -189,6 +219,8 @@ function SignIn() {
   const [error, setError] = useState(null);
   const [errors, setErrors] = useState({});
   const [busy, setBusy] = useState(false);
+  /** Set when the password was right and a second factor must follow. */
+  const [challenge, setChallenge] = useState(null);
   const submit = async (event) => {
     event.preventDefault();
     setError(null);
@@ -197,16 +229,21 @@ function SignIn() {
     if (focusFirstField(missing)) return;
     setBusy(true);
     try {
-      await signInPatiently(username, password);
-      expired.value = false;
-      await loadMe();
-      if (expiredUser !== null && me.value?.user.username !== expiredUser) route('/', true);
-      expiredUser = null;
+      const answer = await signInPatiently(username, password);
+      if (answer.secondFactorRequired) {
+        setPassword('');
+        setBusy(false);
+        setChallenge(answer.challenge);
+        return;
+      }
+      await afterSignIn(route);
     } catch (caught) {
       setError(caught);
       setBusy(false);
     }
   };
+  if (challenge !== null)
+    return html`<${SecondFactor} challenge=${challenge} onRestart=${() => setChallenge(null)} />`;
   return html`<main id="main" class="centered narrow">
     <h1>Sign in to Ward</h1>
     ${
@@ -241,6 +278,88 @@ function SignIn() {
   </main>`;
 }
 
+/** The field a refused code is about, by the server's error code. */
+const CODE_FIELDS = { wrong_code: '/code', invalid_body: '/code' };
+
+/** The second sign-in step: a code from the authenticator app, or a recovery code. */
+function SecondFactor({ challenge, onRestart }) {
+  const { route } = useLocation();
+  const [code, setCode] = useState('');
+  const [recovery, setRecovery] = useState(false);
+  const [error, setError] = useState(null);
+  const [errors, setErrors] = useState({});
+  const [busy, setBusy] = useState(false);
+  useEffect(() => document.getElementById('field-code')?.focus(), [recovery]);
+  const submit = async (event) => {
+    event.preventDefault();
+    setError(null);
+    const missing = missingFields({ code }, ['code']);
+    setErrors(missing);
+    if (focusFirstField(missing)) return;
+    setBusy(true);
+    try {
+      await api.post(
+        '/auth/login/second-factor',
+        recovery ? { challenge, recoveryCode: code } : { challenge, code: code.replace(/\s/g, '') },
+        { signIn: true },
+      );
+      await afterSignIn(route);
+    } catch (caught) {
+      if (
+        caught instanceof ApiRequestError &&
+        ['challenge_expired', 'too_many_codes'].includes(caught.code)
+      ) {
+        setBusy(false);
+        setError(caught);
+        return;
+      }
+      const at = caught instanceof ApiRequestError ? CODE_FIELDS[caught.code] : undefined;
+      const fields = at === undefined ? {} : { [at]: personMessage(caught).message };
+      setErrors(fields);
+      setError(caught);
+      setBusy(false);
+      focusFirstField(fields);
+    }
+  };
+  return html`<main id="main" class="centered narrow">
+    <h1>Two-factor sign-in</h1>
+    <p>
+      ${
+        recovery
+          ? 'Type one of the recovery codes you saved when you set up two-factor sign-in. Each works once.'
+          : 'Open the authenticator app on your phone and type the 6-digit code it shows for Ward.'
+      }
+    </p>
+    ${error && html`<${ErrorBanner} title="Sign-in failed" error=${error} />`}
+    <form class="form" onSubmit=${submit} novalidate>
+      <${Field}
+        label=${recovery ? 'Recovery code' : 'Code'}
+        name="code"
+        autocomplete="one-time-code"
+        inputmode=${recovery ? undefined : 'numeric'}
+        autocapitalize="none"
+        required
+        error=${errors['/code']}
+        value=${code}
+        onInput=${setCode}
+      />
+      <div class="form-actions">
+        <${Button} type="submit" busy=${busy}>Sign in<//>
+        <${Button}
+          variant="secondary"
+          onClick=${() => {
+            setRecovery(!recovery);
+            setCode('');
+            setErrors({});
+          }}
+          >${recovery ? 'Use the app instead' : 'Use a recovery code'}<//
+        >
+        <${Button} variant="secondary" onClick=${onRestart}>Start over<//>
+      </div>
+    </form>
+  </main>`;
+}
+
 /** Focuses the field of the first of `errors` (`{pointer: message}`); false when there is none. */
 function focusFirstField(errors) {
   const first = Object.keys(errors)[0];
@@ -252,6 +371,7 @@ function focusFirstField(errors) {
 /** The field a refused password change is about, by the server's error code. */
 const PASSWORD_FIELDS = {
   weak_password: '/newPassword',
+  guessable_password: '/newPassword',
   same_password: '/newPassword',
   wrong_password: '/currentPassword',
 };
@@ -310,7 +430,7 @@ function ChangePassword() {
         name="newPassword"
         type="password"
         autocomplete="new-password"
-        hint="At least 12 characters; a few unrelated words work well. Changing it signs you out everywhere else."
+        hint="At least 12 characters, and not a common password; three or four unrelated words work well. Changing it signs you out everywhere else."
         required
         error=${errors['/newPassword']}
         value=${next}
@@ -342,7 +462,7 @@ function ChangePassword() {
 async function signOut(route) {
   signOutError.value = null;
   try {
-    await api.post('/auth/logout');
+    await api.post('/auth/logout', undefined, { usesSession: false });
   } catch (caught) {
     if (!(caught instanceof ApiRequestError && caught.status === 401)) {
       signOutError.value = caught;
@@ -424,12 +544,16 @@ function Shell() {
       <div class="topbar-user">
         <span>Signed in as <strong>${user.user.username}</strong></span>
         <span class="roles">${user.roles.length === 0 ? 'no roles' : `Roles: ${user.roles.join(', ')}`}</span>
+        <a class="topbar-link" href="/account" aria-current=${path === '/account' ? 'page' : undefined}
+          >Your account</a
+        >
         <${Button} variant="secondary" onClick=${() => signOut(route)}>Sign out<//>
       </div>
     </header>
     <div class="layout">
       <${Sidebar} path=${path} />
       <main id="main" tabindex="-1">
+        <${IdleWarning} />
         <${ShellBanners} />
         <${Routes} />
       </main>
@@ -442,6 +566,78 @@ function Shell() {
  * lead elsewhere whatever a backend sent.
  */
 const navigationLinks = () => active.value.navigation.filter((entry) => isShellPath(entry.path));
+
+/**
+ * The server ends a session after `idleSeconds` without a request. A minute before (half the idle
+ * time when that is shorter) the shell says so, with a button that uses the session and so keeps
+ * it; at the end it signs out, so an unattended screen shows no patient, and sign-in brings the
+ * person back to this page. Any tab's request counts, as it does for the server.
+ */
+function IdleWarning() {
+  const idleSeconds = me.value?.credential?.idleSeconds ?? null;
+  const last = lastRequestAt.value;
+  useEffect(() => {
+    if (idleSeconds === null) return undefined;
+    const idleMs = idleSeconds * 1000;
+    const end = last + idleMs;
+    const warnAt = end - Math.min(60_000, idleMs / 2);
+    const warn = () => {
+      idleEnd.value = end;
+    };
+    if (Date.now() >= warnAt) warn();
+    else idleEnd.value = null;
+    const timers = [
+      setTimeout(warn, Math.max(0, warnAt - Date.now())),
+      setTimeout(() => void idleSignOut(), Math.max(0, end - Date.now())),
+    ];
+    return () => timers.forEach(clearTimeout);
+  }, [idleSeconds, last]);
+  const [error, setError] = useState(null);
+  if (idleEnd.value === null) return null;
+  const stay = async () => {
+    setError(null);
+    try {
+      await api.get('/me');
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  const at = new Date(idleEnd.value).toLocaleTimeString([], {
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
+  return html`<div class="idle-warning">
+    <${Banner}
+      kind="warning"
+      title="You will be signed out soon"
+      action=${html`<${Button} onClick=${stay}>Stay signed in<//>`}
+    >
+      <p>
+        Nothing was done here for a while, so Ward will sign you out at ${at}. Your page comes back when you
+        sign in again.
+      </p>
+    <//>
+    ${error && html`<${ErrorBanner} title="Could not keep you signed in" error=${error} />`}
+  </div>`;
+}
+
+/** The idle end came: the session is ended on the server too, in case its clock runs behind. */
+async function idleSignOut() {
+  if (phase.value !== 'ready' || me.value === null) return;
+  // Another tab may have used the session a moment ago, and told this one too late for the timer.
+  try {
+    const stored = Number(globalThis.localStorage.getItem(LAST_REQUEST_KEY));
+    if (stored > lastRequestAt.value) {
+      lastRequestAt.value = stored;
+      return;
+    }
+  } catch {
+    // No storage: this tab's clock is the only one.
+  }
+  await api.post('/auth/logout', undefined, { signIn: true, usesSession: false }).catch(() => undefined);
+  sessionEnded();
+}
 
 function Sidebar({ path }) {
   const links = navigationLinks();
@@ -510,6 +706,7 @@ function Routes() {
   );
   return html`<${Router}>
     <${Home} path="/" />
+    <${Account} path="/account" />
     ${pages}
     <${Missing} default />
   <//>`;
@@ -665,4 +862,249 @@ function Missing() {
       title=${module ? `Module ${module.name} has no page at ${path}` : `There is no page at ${path}`}
       action=${html`<a href="/">Go to the start page</a>`}
     />`;
+}
+
+/**
+ * The clinic requires two-factor sign-in of this user, who has none: setting it up comes before
+ * anything else, as a Ward-chosen password's change does.
+ */
+function RequiredTwoFactor() {
+  const { route } = useLocation();
+  return html`<main id="main" class="centered narrow">
+    <h1>Set up two-factor sign-in</h1>
+    <p>
+      Your clinic requires a second step at sign-in for your account: a code from an authenticator app on your
+      phone (such as Google Authenticator, Microsoft Authenticator or FreeOTP).
+    </p>
+    <${TwoFactorSetup} onDone=${() => loadMe()} />
+    <p><${Button} variant="secondary" onClick=${() => signOut(route)}>Sign out<//></p>
+  </main>`;
+}
+
+/**
+ * Setting up two-factor sign-in: the QR code and the secret (shown this once), a code from the app
+ * to confirm, then the recovery codes (shown this once) until the person says they saved them.
+ */
+function TwoFactorSetup({ onDone }) {
+  const [setup, setSetup] = useState(null);
+  const [codes, setCodes] = useState(null);
+  const [code, setCode] = useState('');
+  const [error, setError] = useState(null);
+  const [errors, setErrors] = useState({});
+  const [busy, setBusy] = useState(false);
+  const start = async () => {
+    setError(null);
+    setBusy(true);
+    try {
+      setSetup(await api.post('/auth/two-factor/setup'));
+    } catch (caught) {
+      setError(caught);
+    }
+    setBusy(false);
+  };
+  const confirm = async (event) => {
+    event.preventDefault();
+    setError(null);
+    const missing = missingFields({ code }, ['code']);
+    setErrors(missing);
+    if (focusFirstField(missing)) return;
+    setBusy(true);
+    try {
+      const answer = await api.post('/auth/two-factor/confirm', { code: code.replace(/\s/g, '') });
+      setCodes(answer.recoveryCodes);
+    } catch (caught) {
+      const fields =
+        caught instanceof ApiRequestError && caught.code === 'wrong_code'
+          ? { '/code': personMessage(caught).message }
+          : {};
+      setErrors(fields);
+      setError(caught);
+      focusFirstField(fields);
+    }
+    setBusy(false);
+  };
+  if (codes !== null)
+    return html`<section aria-labelledby="recovery-title">
+      <h2 id="recovery-title">Two-factor sign-in is on: save your recovery codes</h2>
+      <p>
+        If you lose your phone, each of these codes signs you in once instead of a code from the app. Print
+        them or keep them in a password manager: they are not shown again.
+      </p>
+      <ul class="recovery-codes">
+        ${codes.map((one) => html`<li key=${one}><code>${one}</code></li>`)}
+      </ul>
+      <${Button} onClick=${onDone}>I have saved the codes<//>
+    </section>`;
+  if (setup === null)
+    return html`${error && html`<${ErrorBanner} title="Two-factor sign-in could not be set up" error=${error} />`}
+      <${Button} busy=${busy} onClick=${start}>Set up two-factor sign-in<//>`;
+  return html`<section aria-labelledby="setup-title">
+    <h2 id="setup-title">Scan this code with your authenticator app</h2>
+    <img
+      class="totp-qr"
+      src=${`data:image/svg+xml;base64,${globalThis.btoa(setup.qrSvg)}`}
+      alt="QR code for your authenticator app; the key below holds the same"
+      width="200"
+      height="200"
+    />
+    <p>Or type this key into the app: <code class="totp-secret">${setup.secret}</code></p>
+    ${error && html`<${ErrorBanner} title="Two-factor sign-in is not on yet" error=${error} />`}
+    <form class="form" onSubmit=${confirm} novalidate>
+      <${Field}
+        label="Code from the app"
+        name="code"
+        autocomplete="one-time-code"
+        inputmode="numeric"
+        hint="The 6 digits the app shows for Ward now."
+        required
+        error=${errors['/code']}
+        value=${code}
+        onInput=${setCode}
+      />
+      <${Button} type="submit" busy=${busy}>Turn on two-factor sign-in<//>
+    </form>
+  </section>`;
+}
+
+/** Every user's own account: two-factor sign-in, and the password. */
+function Account() {
+  const [status, setStatus] = useState(null);
+  const [error, setError] = useState(null);
+  const load = async () => {
+    try {
+      setStatus(await api.get('/auth/two-factor'));
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+  useEffect(() => void load(), []);
+  return html`<${PageHeader} title="Your account" description=${`Signed in as ${me.value.user.username}.`} />
+    <section class="card" aria-labelledby="two-factor-title">
+      <h2 id="two-factor-title">Two-factor sign-in</h2>
+      ${error && html`<${ErrorBanner} title="The two-factor state could not be read" error=${error} />`}
+      ${status === null && !error && html`<${Loading} />`}
+      ${status !== null && status.enabled && html`<${TwoFactorOn} status=${status} onChange=${load} />`}
+      ${
+        status !== null &&
+        !status.enabled &&
+        html`<p>
+            Off. With it on, signing in also asks for a code from an authenticator app on your phone, so a
+            stolen password alone does not open your account.
+          </p>
+          <${TwoFactorSetup} onDone=${load} />`
+      }
+    </section>
+    <section class="card" aria-labelledby="password-title">
+      <h2 id="password-title">Password</h2>
+      <${OwnPassword} />
+    </section>`;
+}
+
+function TwoFactorOn({ status, onChange }) {
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState(null);
+  const [errors, setErrors] = useState({});
+  const [busy, setBusy] = useState(false);
+  const disable = async (event) => {
+    event.preventDefault();
+    setError(null);
+    const missing = missingFields({ disablePassword: password }, ['disablePassword']);
+    setErrors(missing);
+    if (focusFirstField(missing)) return;
+    setBusy(true);
+    try {
+      await api.post('/auth/two-factor/disable', { password });
+      await onChange();
+    } catch (caught) {
+      const fields =
+        caught instanceof ApiRequestError && caught.code === 'wrong_password'
+          ? { '/disablePassword': personMessage(caught).message }
+          : {};
+      setErrors(fields);
+      setError(caught);
+      setBusy(false);
+      focusFirstField(fields);
+    }
+  };
+  return html`<p>
+      On. ${status.recoveryCodesLeft} of your recovery codes are left.
+      ${status.required ? ' Your clinic requires it: turned off, it must be set up again at once.' : ''}
+    </p>
+    ${error && html`<${ErrorBanner} title="Two-factor sign-in is still on" error=${error} />`}
+    <form class="form" onSubmit=${disable} novalidate>
+      <input type="text" name="username" autocomplete="username" value=${me.value.user.username} hidden />
+      <${Field}
+        label="Your password, to turn it off"
+        name="disablePassword"
+        type="password"
+        autocomplete="current-password"
+        required
+        error=${errors['/disablePassword']}
+        value=${password}
+        onInput=${setPassword}
+      />
+      <${Button} type="submit" variant="secondary" busy=${busy}>Turn off two-factor sign-in<//>
+    </form>`;
+}
+
+/** Changing one's own password: the other sessions end, as the hint says. */
+function OwnPassword() {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [error, setError] = useState(null);
+  const [errors, setErrors] = useState({});
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState(false);
+  const submit = async (event) => {
+    event.preventDefault();
+    setError(null);
+    setDone(false);
+    const missing = missingFields({ currentPassword: current, newPassword: next }, [
+      'currentPassword',
+      'newPassword',
+    ]);
+    setErrors(missing);
+    if (focusFirstField(missing)) return;
+    setBusy(true);
+    try {
+      await api.post('/auth/password', { currentPassword: current, newPassword: next });
+      setCurrent('');
+      setNext('');
+      setDone(true);
+    } catch (caught) {
+      const at = caught instanceof ApiRequestError ? PASSWORD_FIELDS[caught.code] : undefined;
+      const fields = at === undefined ? fieldErrors(caught) : { [at]: personMessage(caught).message };
+      setErrors(fields);
+      setError(caught);
+      focusFirstField(fields);
+    }
+    setBusy(false);
+  };
+  return html`${done && html`<${Banner} kind="success"><p>Your password was changed; your other sessions ended.</p><//>`}
+    ${error && html`<${ErrorBanner} title="The password was not changed" error=${error} />`}
+    <form class="form" onSubmit=${submit} novalidate>
+      <input type="text" name="username" autocomplete="username" value=${me.value.user.username} hidden />
+      <${Field}
+        label="Current password"
+        name="currentPassword"
+        type="password"
+        autocomplete="current-password"
+        required
+        error=${errors['/currentPassword']}
+        value=${current}
+        onInput=${setCurrent}
+      />
+      <${Field}
+        label="New password"
+        name="newPassword"
+        type="password"
+        autocomplete="new-password"
+        hint="At least 12 characters, and not a common password; three or four unrelated words work well."
+        required
+        error=${errors['/newPassword']}
+        value=${next}
+        onInput=${setNext}
+      />
+      <${Button} type="submit" busy=${busy}>Change password<//>
+    </form>`;
 }

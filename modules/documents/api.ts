@@ -12,7 +12,7 @@ import type { Acting, BatchTable, Knex, ModuleApiFactory } from '../../src/sdk/i
 import { withBlobLock, insertUsingBlob } from './lib/blob-lock.ts';
 import { blobPath, putBlob, removeAbandonedUploads, tooLarge, type StoredBlob } from './lib/blob-store.ts';
 import { DEFAULT_MAX_BYTES, documentMaxBytes } from './lib/config.ts';
-import type { Document } from './lib/document.ts';
+import type { Document, Source } from './lib/document.ts';
 import { fileInUse, findDocuments, TABLE } from './lib/queries.ts';
 import { checkDocumentContentType, checkDocumentTitle } from './lib/upload.ts';
 
@@ -25,6 +25,8 @@ export interface DocumentFields {
   contentType: string;
   sha256: string;
   size: number;
+  /** Where the document came from: `import` for what a migration brings; `upload` when not given. */
+  source?: Source;
 }
 
 /** One row of `upsertMany`: with `id`, the document to change; without, a new one. */
@@ -45,6 +47,7 @@ const SPEC: BatchTable<DocumentFields> = {
     { name: 'content_type', type: 'text', of: (row) => row.contentType },
     { name: 'sha256', type: 'text', of: (row) => row.sha256 },
     { name: 'size', type: 'bigint', of: (row) => row.size },
+    { name: 'source', type: 'text', of: (row) => row.source ?? 'upload' },
   ],
   touch: null,
 };

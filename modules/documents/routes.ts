@@ -1,7 +1,9 @@
 /**
  * Documents at /api/v1/documents/: upload a file for a patient (the raw request body, streamed to
- * storage), list a patient's documents, read one's metadata, download its content. Reads need
- * documents.document.read, uploads documents.document.write. Loading the routes (backend start)
+ * storage), list a patient's documents (by category), read one's metadata, download or preview its
+ * content, delete one softly and restore it. Reads need documents.document.read, uploads and
+ * deletes documents.document.write, restores (and listing the deleted) documents.document.restore.
+ * A deleted document is answered 404 everywhere else; its file stays stored. Loading the routes (backend start)
  * removes the temporary files of uploads a dead backend left behind.
  */
 import type { Context } from 'koa';
@@ -10,11 +12,20 @@ import type { PatientsApi } from '../patients/api.ts';
 import { insertUsingBlob } from './lib/blob-lock.ts';
 import { openBlob, putBlob, removeAbandonedUploads, tooLarge } from './lib/blob-store.ts';
 import { documentMaxBytes } from './lib/config.ts';
-import { findDocument, insertDocument, listDocuments, SORT_KEY } from './lib/queries.ts';
-import { uploadMeta } from './lib/upload.ts';
+import { asciiFileName, previewable } from './lib/file-name.ts';
+import {
+  findDocument,
+  insertDocument,
+  listDocuments,
+  restoreDocument,
+  softDeleteDocument,
+  SORT_KEY,
+} from './lib/queries.ts';
+import { categoryOf, uploadMeta } from './lib/upload.ts';
 
 const READ = 'documents.document.read';
 const WRITE = 'documents.document.write';
+const RESTORE = 'documents.document.restore';
 
 const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
   await removeAbandonedUploads(sdk, storageDir).then(
@@ -41,7 +52,8 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
       path: '/patients/:patientId/documents',
       permission: WRITE,
       rawBody: true,
-      summary: 'Upload a file as the raw body; ?title= or X-Document-Title, Content-Type, X-Content-SHA256',
+      summary:
+        'Upload a file as the raw body; ?title= or X-Document-Title, ?fileName= or X-File-Name, ?category=, ?documentDate=, Content-Type, X-Content-SHA256',
       handler: async (ctx) => {
         const id = await patientId(ctx);
         const meta = uploadMeta(sdk, ctx);
@@ -55,7 +67,10 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
           insertDocument(sdk, trx, {
             patientId: id,
             title: meta.title,
+            fileName: meta.fileName,
             contentType: meta.contentType,
+            category: meta.category,
+            documentDate: meta.documentDate,
             sha256: blob.sha256,
             size: blob.size,
           }),
@@ -69,9 +84,24 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
       method: 'GET',
       path: '/patients/:patientId/documents',
       permission: READ,
-      summary: "List a patient's documents, newest first; ?limit, ?cursor or ?offset",
+      summary:
+        "List a patient's documents, newest first; ?category, ?deleted=1 (restorers), ?limit, ?cursor or ?offset",
       handler: async (ctx) => {
-        ctx.body = await listDocuments(sdk, knex, await patientId(ctx), http.pageRequest(ctx, SORT_KEY));
+        const category = categoryOf(sdk, http.queryText(ctx, 'category'));
+        const deleted = http.queryText(ctx, 'deleted');
+        if (deleted !== undefined && deleted !== '1' && deleted !== '0')
+          throw errors.invalidQuery('deleted', 'is neither 1 nor 0');
+        if (deleted === '1' && !http.caller(ctx).can(RESTORE))
+          throw new errors.ApiError(
+            403,
+            'permission_denied',
+            `permission denied: ${RESTORE}`,
+            `only those who may restore documents see the deleted ones; ask an administrator for ${RESTORE}`,
+          );
+        ctx.body = await listDocuments(sdk, knex, await patientId(ctx), http.pageRequest(ctx, SORT_KEY), {
+          ...(category === undefined ? {} : { category }),
+          deleted: deleted === '1',
+        });
       },
     },
     {
@@ -90,8 +120,12 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
       method: 'GET',
       path: '/documents/:id/content',
       permission: READ,
-      summary: "Download a document's content, as an attachment with its content type",
+      summary:
+        "Download a document's content, as an attachment named by its file name; ?inline=1 to show a PDF, image or plain text in the page",
       handler: async (ctx) => {
+        const inline = http.queryText(ctx, 'inline');
+        if (inline !== undefined && inline !== '1' && inline !== '0')
+          throw errors.invalidQuery('inline', 'is neither 1 nor 0');
         const id = http.idParam(ctx, 'id', 'document');
         const document = await findDocument(knex, id);
         if (document === null) throw errors.notFound('document', id);
@@ -100,13 +134,51 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
           logger.error({ document: id, sha256: document.sha256 }, 'document content missing from storage');
           throw errors.notFound('stored content of document', id);
         }
-        // attachment() also guesses a type from the title's extension; the stored type replaces it.
-        ctx.attachment(document.title);
+        const shown = inline === '1' && previewable(document.contentType);
+        // attachment() writes an ASCII filename= and, for a name beyond ASCII, the exact RFC 5987
+        // filename*=UTF-8''; it also guesses a type from the extension, which the stored type replaces.
+        ctx.attachment(document.fileName, {
+          type: shown ? 'inline' : 'attachment',
+          fallback: asciiFileName(document.fileName),
+        });
         ctx.set('Content-Type', document.contentType);
-        // Whatever the type says (text/html, SVG), a browser must not run it on Ward's origin.
-        ctx.set('Content-Security-Policy', "sandbox; default-src 'none'");
+        // Whatever the type says (text/html, SVG), a browser must not run it on Ward's origin; only
+        // Ward's own pages may frame it. A PDF is not sandboxed: Chromium's viewer refuses to run
+        // in a sandboxed document, and it runs no script of the PDF on Ward's origin.
+        ctx.set(
+          'Content-Security-Policy',
+          shown && document.contentType.startsWith('application/pdf')
+            ? "default-src 'none'; frame-ancestors 'self'"
+            : `sandbox; default-src 'none'${shown ? "; frame-ancestors 'self'" : ''}`,
+        );
         ctx.body = blob.stream;
         ctx.length = blob.size;
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/documents/:id',
+      permission: WRITE,
+      summary: 'Delete a document softly: hidden from lists and downloads until an admin restores it',
+      handler: async (ctx) => {
+        const id = http.idParam(ctx, 'id', 'document');
+        const caller = http.caller(ctx);
+        if (!(await softDeleteDocument(knex, id, caller.userId))) throw errors.notFound('document', id);
+        logger.info({ document: id, user: caller.username }, 'documents: document deleted (soft)');
+        ctx.status = 204;
+      },
+    },
+    {
+      method: 'POST',
+      path: '/documents/:id/restore',
+      permission: RESTORE,
+      summary: 'Undo the soft delete of a document',
+      handler: async (ctx) => {
+        const id = http.idParam(ctx, 'id', 'document');
+        const document = await restoreDocument(knex, id);
+        if (document === null) throw errors.notFound('deleted document', id);
+        logger.info({ document: id, user: http.caller(ctx).username }, 'documents: document restored');
+        ctx.body = document;
       },
     },
   ];

@@ -23,6 +23,7 @@ import type { Inventory, ModuleRow } from '../planner/types.ts';
 import type { Logger } from '../logger.ts';
 import { doctorReport, type ModuleSources } from '../inspect/module-reports.ts';
 import { DEFAULT_JSON_LIMIT } from '../config/size.ts';
+import { DEFAULT_SESSION_IDLE_MINUTES } from '../config/backend-settings.ts';
 import { appErrorListener, errorHandler } from './errors.ts';
 import { requestContext } from './request-context.ts';
 import type { AnsweredRequest } from './http-metrics.ts';
@@ -37,6 +38,9 @@ import { buildRouter } from './router.ts';
 import { authRoutes } from './routes/auth.ts';
 import { healthRoutes, type HealthSources } from './routes/health.ts';
 import { meRoutes } from './routes/me.ts';
+import { twoFactorRoutes } from './routes/two-factor.ts';
+import { userRoutes } from './routes/users.ts';
+import type { TwoFactorPolicy } from '../auth/two-factor.ts';
 import { moduleAdminRoutes } from './routes/modules-admin.ts';
 import { moduleRoutes } from './routes/modules.ts';
 import { ajvPerModule } from '../sdk/schema.ts';
@@ -78,6 +82,10 @@ export interface AppDeps {
   signInHashing?: Admissions;
   /** Told of every answered request and its seconds (`observeRequest` when metrics are on). Default: none. */
   observeRequest?: (request: AnsweredRequest, seconds: number) => void;
+  /** A session without a request for this long ends (WARD_SESSION_IDLE_MINUTES). Default 15 minutes. */
+  sessionIdleMs?: number;
+  /** Who must have two-factor sign-in (WARD_REQUIRE_2FA). Default: nobody. */
+  twoFactorPolicy?: TwoFactorPolicy;
 }
 
 export interface WardApp {
@@ -124,17 +132,14 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     for (const warning of map.warnings) logger.warn(warning);
     const auth = startAuth(deps, listening, map);
     const backend = { startId: randomUUID(), startedAt: new Date() };
+    const throttle = deps.signInThrottle ?? postgresSignInThrottle(knex);
+    const hashing = deps.signInHashing ?? admissions(HASHING_ADMISSIONS);
     const core = [
       ...healthRoutes({ knex, health: deps.health ?? { drift: () => [] } }),
-      ...authRoutes({
-        knex,
-        auth,
-        logger,
-        throttle: deps.signInThrottle ?? postgresSignInThrottle(knex),
-        hashing: deps.signInHashing ?? admissions(HASHING_ADMISSIONS),
-        storageDir: deps.storageDir,
-      }),
-      ...meRoutes({ map }),
+      ...authRoutes({ knex, auth, logger, throttle, hashing, storageDir: deps.storageDir }),
+      ...twoFactorRoutes({ knex, auth, policy: deps.twoFactorPolicy ?? 'off', throttle, hashing, logger }),
+      ...meRoutes({ map, idleMs: auth?.idleMs ?? null }),
+      ...(auth === null ? [] : userRoutes({ knex, map, logger })),
       ...moduleRoutes({
         knex,
         backend,
@@ -244,5 +249,12 @@ function startAuth(deps: AppDeps, listening: AuthListening | null, map: Permissi
     );
     return null;
   }
-  return createAuthenticator({ knex: deps.knex, map, cache: listening.cache, logger: deps.logger });
+  return createAuthenticator({
+    knex: deps.knex,
+    map,
+    cache: listening.cache,
+    logger: deps.logger,
+    idleMs: deps.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MINUTES * 60_000,
+    twoFactorPolicy: deps.twoFactorPolicy ?? 'off',
+  });
 }

@@ -41,11 +41,12 @@ const passwordChangeRequired = (username: string) =>
 
 /**
  * `auth` is null when the base module is not installed: then nobody can be authenticated.
- * `beforePasswordChange`: the route also answers a user who must change their password first.
+ * `beforePasswordChange`: the route also answers a user who must change their password first;
+ * `beforeTwoFactorEnrolment`: one who must set up two-factor sign-in first.
  */
 export function authenticate(
   auth: Authenticator | null,
-  options: { beforePasswordChange?: boolean } = {},
+  options: { beforePasswordChange?: boolean; beforeTwoFactorEnrolment?: boolean } = {},
 ): (ctx: Context) => Promise<void> {
   return async (ctx: Context) => {
     if (auth === null) throw authUnavailable();
@@ -79,6 +80,13 @@ export function authenticate(
     }
     if (principal.mustChangePassword && options.beforePasswordChange !== true)
       throw passwordChangeRequired(principal.username);
+    if (principal.mustEnrolTwoFactor && options.beforeTwoFactorEnrolment !== true)
+      throw new ApiError(
+        403,
+        'two_factor_enrolment_required',
+        `this clinic requires two-factor sign-in of ${principal.username}, who has not set it up`,
+        'set it up first: POST /api/v1/auth/two-factor/setup, then POST /api/v1/auth/two-factor/confirm {"code"}; GET /api/v1/me and sign-out work meanwhile',
+      );
     rememberCaller(ctx, { principal, source: presented.source, secret: presented.secret });
   };
 }

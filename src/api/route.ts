@@ -21,6 +21,8 @@ export interface ApiRoute extends RouteDefinition {
   access?: 'public' | 'signed_in';
   /** Ward's own routes only: also open to a user who must change their password first (/me, sign-out, the change). */
   beforePasswordChange?: boolean;
+  /** Ward's own routes only: also open to a user who must set up two-factor sign-in first. */
+  beforeTwoFactorEnrolment?: boolean;
   /** For the OpenAPI document: the success status and its JSON body schema. */
   response?: { status: number; description: string; schema?: object };
   /** For the OpenAPI document: the query parameters the handler reads (it checks them itself). */
@@ -70,6 +72,7 @@ export function compileRoute(route: ApiRoute, deps: RouteDeps): Middleware {
     steps.push(
       authenticate(deps.auth, {
         beforePasswordChange: route.module === null && route.beforePasswordChange === true,
+        beforeTwoFactorEnrolment: route.module === null && route.beforeTwoFactorEnrolment === true,
       }),
     );
   if (route.permission !== null) steps.push(requirePermission(route.permission));

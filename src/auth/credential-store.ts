@@ -13,7 +13,9 @@ interface SessionRow {
   roles: string[];
   csrf_secret: string;
   expires_at: Date;
+  last_seen_at: Date;
   must_change_password: boolean;
+  has_two_factor: boolean;
 }
 
 interface TokenRow {
@@ -42,7 +44,10 @@ export async function loadCredential(
 ): Promise<StoredCredential | null> {
   if (kind === 'session') {
     const { rows } = (await knex.raw(
-      `select s.user_id, u.username, ${ROLES_OF_USER} as roles, s.csrf_secret, s.expires_at, ${MUST_CHANGE}
+      `select s.user_id, u.username, ${ROLES_OF_USER} as roles, s.csrf_secret, s.expires_at,
+              s.last_seen_at, ${MUST_CHANGE},
+              exists(select 1 from base_user_totp t where t.user_id = u.id and t.confirmed_at is not null)
+                as has_two_factor
          from base_session s join base_user u on u.id = s.user_id
         where s.id_hash = ? and ${ENABLED}`,
       [hash],
@@ -55,11 +60,13 @@ export async function loadCredential(
       roles: row.roles,
       revokedAt: null,
       mustChangePassword: row.must_change_password,
+      hasTwoFactor: row.has_two_factor,
       credential: {
         kind: 'session',
         ref: hash.toString('hex').slice(0, 16),
         csrfSecret: row.csrf_secret,
         expiresAt: row.expires_at,
+        lastSeenAt: row.last_seen_at,
       },
     };
   }
@@ -82,13 +89,16 @@ export async function loadCredential(
     // A token is minted by an operator with shell access (`ward tokens create`), never with that
     // password, so it is not held back until the password changes.
     mustChangePassword: false,
+    hasTwoFactor: false,
     credential: { kind: 'token', id: row.id, name: row.name, scope: row.scope, expiresAt: row.expires_at },
   };
 }
 
-/** Columns the change-notification triggers ignore, so this write never empties a cache. */
-export async function recordUse(knex: Knex, kind: SecretKind, hash: Buffer): Promise<void> {
-  if (kind === 'session')
-    await knex('base_session').where({ id_hash: hash }).update({ last_seen_at: knex.fn.now() });
-  else await knex('base_api_token').where({ token_hash: hash }).update({ last_used_at: knex.fn.now() });
+/**
+ * Columns the change-notification triggers ignore, so this write never empties a cache. `at` is
+ * the backend's clock: the idle check compares a session's last_seen_at with it.
+ */
+export async function recordUse(knex: Knex, kind: SecretKind, hash: Buffer, at: Date): Promise<void> {
+  if (kind === 'session') await knex('base_session').where({ id_hash: hash }).update({ last_seen_at: at });
+  else await knex('base_api_token').where({ token_hash: hash }).update({ last_used_at: at });
 }

@@ -3,6 +3,7 @@
  * what the database stores for a credential (`toPrincipal`, pure) against the permission map of this
  * process. Expired, revoked or unknown credentials resolve to null.
  */
+import { twoFactorRequired, type TwoFactorPolicy } from './two-factor.ts';
 import { effectiveRoles, permissionsOf, type PermissionMap, type PermissionSet } from './permissions.ts';
 
 export interface SessionCredential {
@@ -11,6 +12,8 @@ export interface SessionCredential {
   ref: string;
   csrfSecret: string;
   expiresAt: Date;
+  /** The last request with it that a backend recorded (at most SESSION_TOUCH_MS behind). */
+  lastSeenAt: Date;
 }
 
 export interface TokenCredential {
@@ -33,6 +36,8 @@ export interface Principal {
   credential: SessionCredential | TokenCredential;
   /** Ward chose the user's password (first run): every route but /me, sign-out and the change refuses them. */
   mustChangePassword: boolean;
+  /** The clinic requires a second factor of this user, who has none: only enrolment, /me and sign-out answer. */
+  mustEnrolTwoFactor: boolean;
 }
 
 /** A credential's row joined with its user and the user's roles, as `credential-store.ts` reads it. */
@@ -43,6 +48,8 @@ export interface StoredCredential {
   credential: SessionCredential | TokenCredential;
   revokedAt: Date | null;
   mustChangePassword: boolean;
+  /** The user has a confirmed second factor. */
+  hasTwoFactor: boolean;
 }
 
 export function isExpired(credential: Principal['credential'], now: number): boolean {
@@ -53,6 +60,7 @@ export function toPrincipal(
   stored: StoredCredential | null,
   map: PermissionMap,
   now: number,
+  policy: TwoFactorPolicy = 'off',
 ): Principal | null {
   if (stored === null || stored.revokedAt !== null || isExpired(stored.credential, now)) return null;
   const scope = stored.credential.kind === 'token' ? stored.credential.scope : null;
@@ -65,5 +73,8 @@ export function toPrincipal(
     permissions: permissionsOf(map, activeRoles),
     credential: stored.credential,
     mustChangePassword: stored.mustChangePassword,
+    // An API token is made by an operator with shell access, never with the password alone.
+    mustEnrolTwoFactor:
+      stored.credential.kind === 'session' && !stored.hasTwoFactor && twoFactorRequired(policy, stored.roles),
   };
 }

@@ -1,6 +1,7 @@
 /**
- * Sign-in and sign-out. A session lasts SESSION_TTL_MS from sign-in, whatever happens in between;
- * its secret is the cookie value and the bearer token handed back at sign-in.
+ * Sign-in and sign-out. A session ends SESSION_TTL_MS after sign-in whatever happens in between,
+ * and earlier when no request uses it for the idle time (authenticator.ts checks that); its secret
+ * is the cookie value and the bearer token handed back at sign-in.
  */
 import type { Knex } from 'knex';
 import { hashPassword, needsRehash, verifyPassword } from './password.ts';
@@ -38,8 +39,9 @@ export async function checkPassword(knex: Knex, username: string, password: stri
 export async function createSession(
   knex: Knex,
   userId: number,
-  now = Date.now(),
+  options: { now?: number; idleMs?: number } = {},
 ): Promise<NewSession | null> {
+  const { now = Date.now(), idleMs = SESSION_TTL_MS } = options;
   const session = {
     secret: newSecret('session'),
     csrfSecret: newCsrfSecret(),
@@ -48,13 +50,20 @@ export async function createSession(
   return knex.transaction(async (trx) => {
     const user = await lockUser(trx, userId);
     if (user === undefined || isDisabled(user.password_hash)) return null;
-    // Expired sessions of this user go now; nothing else would ever delete them.
-    await trx('base_session').where({ user_id: userId }).andWhere('expires_at', '<=', new Date(now)).del();
+    // Expired and idle sessions of this user go now; nothing else would ever delete them.
+    await trx('base_session')
+      .where({ user_id: userId })
+      .andWhere((query) =>
+        query.where('expires_at', '<=', new Date(now)).orWhere('last_seen_at', '<=', new Date(now - idleMs)),
+      )
+      .del();
     await trx('base_session').insert({
       id_hash: hashSecret(session.secret),
       user_id: userId,
       csrf_secret: session.csrfSecret,
       expires_at: session.expiresAt,
+      // The backend's clock, as the idle check compares it with: the database's may differ.
+      last_seen_at: new Date(now),
     });
     return session;
   });

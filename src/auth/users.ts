@@ -206,20 +206,21 @@ export interface PasswordSet {
  * `keepSession` (the SHA-256 of the secret of the one the change was made in), and the user's API
  * tokens are revoked unless `keepTokens`. A password is changed because it may be known; a token
  * made while it was would otherwise outlive the change. Refuses a disabled user: a new hash would
- * silently enable them.
+ * silently enable them. `temporary`: the user must choose their own at the next sign-in.
  */
 export async function setPasswordHash(
   knex: Knex,
   userId: number,
   passwordHash: string,
-  options: { keepSession?: Buffer | null; keepTokens?: boolean } = {},
+  options: { keepSession?: Buffer | null; keepTokens?: boolean; temporary?: boolean } = {},
 ): Promise<PasswordSet> {
-  const { keepSession = null, keepTokens = false } = options;
+  const { keepSession = null, keepTokens = false, temporary = false } = options;
   return knex.transaction(async (trx) => {
     await lockEnabledUser(trx, userId);
     await trx('base_user')
       .where({ id: userId })
-      .update({ password_hash: passwordHash, password_changed_at: trx.fn.now() });
+      // A temporary password (an administrator's reset) leaves the change pending, as the first admin's does.
+      .update({ password_hash: passwordHash, password_changed_at: temporary ? null : trx.fn.now() });
     const sessionsEnded = await trx('base_session')
       .where({ user_id: userId })
       .modify((query) => {

@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { readGrants } from '../auth/grants.ts';
 import { installedModules } from '../auth/installed.ts';
 import { assertRoleName, assertUsername } from '../auth/names.ts';
-import { passwordProblem } from '../auth/password.ts';
+import { newPasswordProblem } from '../auth/password-policy.ts';
 import { buildPermissionMap, knownRoles } from '../auth/permissions.ts';
 import { assertBaseInstalled } from '../auth/users.ts';
 import { WardError } from '../errors/ward-error.ts';
@@ -67,7 +67,8 @@ export abstract class AuthCommand extends ModuleCommand {
     );
   }
 
-  protected async readPassword(): Promise<string> {
+  /** The password on stdin, checked as a new password of `username`. */
+  protected async readPassword(username: string): Promise<string> {
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin as AsyncIterable<Buffer>) chunks.push(chunk);
     const password = Buffer.concat(chunks)
@@ -80,9 +81,8 @@ export abstract class AuthCommand extends ModuleCommand {
         'pipe it in, for example: printf \'%s\' "$PASSWORD" | ward users set-password alice --password-stdin',
         { exitCode: 2 },
       );
-    const problem = passwordProblem(password);
-    if (problem !== null)
-      throw new WardError('weak_password', problem.message, problem.hint, { exitCode: 1 });
+    const problem = await newPasswordProblem(password, username);
+    if (problem !== null) throw new WardError(problem.code, problem.message, problem.hint, { exitCode: 1 });
     return password;
   }
 }

@@ -18,6 +18,10 @@ export interface BackendSettings {
   logLevel: string;
   /** Where metrics are served; null: they are not (WARD_METRICS_PORT unset). */
   metrics: MetricsSettings | null;
+  /** WARD_SESSION_IDLE_MINUTES in milliseconds: a session without a request for this long ends. */
+  sessionIdleMs: number;
+  /** WARD_REQUIRE_2FA: who must have a second factor. */
+  requireTwoFactor: TwoFactorPolicy;
 }
 
 export interface MetricsSettings {
@@ -37,7 +41,26 @@ export function backendSettings(config: Config): BackendSettings {
     trustProxy: parseSwitch('WARD_TRUST_PROXY', config.trustProxy, false),
     logLevel: parseLogLevel(config),
     metrics: metricsSettings(config.metrics, port),
+    sessionIdleMs: parseSessionIdle(config.sessionIdleMinutes),
+    requireTwoFactor: parseTwoFactorPolicy(config.requireTwoFactor),
   };
+}
+
+export const DEFAULT_SESSION_IDLE_MINUTES = 15;
+/** A tenth of a minute at least, so a test can wait for an expiry; 12 h at most, a session's whole life. */
+const IDLE_MINUTES = { min: 0.1, max: 720 };
+
+/** WARD_SESSION_IDLE_MINUTES: minutes, a decimal allowed; unset means 15. In milliseconds. */
+export function parseSessionIdle(value: string | null): number {
+  const text = value?.trim() ?? String(DEFAULT_SESSION_IDLE_MINUTES);
+  const minutes = /^\d{1,3}(\.\d{1,3})?$/.test(text) ? Number(text) : NaN;
+  if (!(minutes >= IDLE_MINUTES.min && minutes <= IDLE_MINUTES.max))
+    throw new WardError(
+      'invalid_setting',
+      `WARD_SESSION_IDLE_MINUTES=${JSON.stringify(value)} is not a number of minutes from ${IDLE_MINUTES.min} to ${IDLE_MINUTES.max}`,
+      `give minutes, such as 15 or 0.5; unset, it is ${DEFAULT_SESSION_IDLE_MINUTES}`,
+    );
+  return Math.round(minutes * 60_000);
 }
 
 /** What RFC 6750 allows in a bearer token, so that it fits an Authorization header as it is. */
@@ -97,5 +120,22 @@ export function parseLogLevel(config: Config): string {
     'invalid_setting',
     `LOG_LEVEL=${JSON.stringify(config.logLevel)}${where} is not a log level`,
     `give one of ${LOG_LEVELS.join(', ')}; unset, it is info`,
+  );
+}
+
+/** Who must have two-factor sign-in: nobody, users holding the `admin` role, or everyone. */
+export type TwoFactorPolicy = 'off' | 'admins' | 'everyone';
+
+const POLICIES: readonly TwoFactorPolicy[] = ['off', 'admins', 'everyone'];
+
+/** WARD_REQUIRE_2FA: off (the default), admins or everyone. */
+export function parseTwoFactorPolicy(value: string | null): TwoFactorPolicy {
+  const policy = (value ?? 'off').trim().toLowerCase();
+  const found = POLICIES.find((candidate) => candidate === policy);
+  if (found !== undefined) return found;
+  throw new WardError(
+    'invalid_setting',
+    `WARD_REQUIRE_2FA=${JSON.stringify(value)} is not one of off, admins, everyone`,
+    'give admins (users holding the admin role) or everyone; unset, it is off',
   );
 }

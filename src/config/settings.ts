@@ -149,6 +149,22 @@ export const SETTINGS: readonly Setting[] = [
       'when set, `/metrics` answers only requests with `Authorization: Bearer <token>` (16 or more characters)',
   },
   {
+    name: 'WARD_SESSION_IDLE_MINUTES',
+    kind: 'text',
+    documentedDefault: '`15`',
+    meaning:
+      'minutes without a request after which a sign-in session ends (a decimal such as `0.5` works), 0.1 to 720; sessions also end 12 h after sign-in',
+    fallback: () => '15',
+  },
+  {
+    name: 'WARD_REQUIRE_2FA',
+    kind: 'text',
+    documentedDefault: '`off`',
+    meaning:
+      '`admins` or `everyone`: who must sign in with a second factor; such a user without one is sent to set it up after the password',
+    fallback: () => 'off',
+  },
+  {
     name: 'WARD_DOCUMENT_MAX_BYTES',
     kind: 'text',
     documentedDefault: '`25mb`',

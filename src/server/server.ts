@@ -64,7 +64,7 @@ const DEFAULT_GRACE_MS = 10_000;
 export async function startBackend(config: Config, logger: Logger, hooks: BackendHooks): Promise<Backend> {
   // Settings first: one that is wrong must stop the start before it touches the database.
   const settings = backendSettings(config);
-  const { port, host, jsonLimit, trustProxy } = settings;
+  const { port, host, jsonLimit, trustProxy, sessionIdleMs, requireTwoFactor } = settings;
   // Before the database too: a metrics port that is taken stops the start first. prom-client
   // loads while the database opens; the first scrape waits for it.
   const metrics = settings.metrics === null ? null : await startMetrics(settings.metrics, logger);
@@ -113,6 +113,8 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
       frontendDir: config.frontendDir,
       jsonLimit,
       trustProxy,
+      sessionIdleMs,
+      twoFactorPolicy: requireTwoFactor,
       grants,
       observeRequest: metrics === null ? undefined : observeRequest,
     });

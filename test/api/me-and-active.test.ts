@@ -50,6 +50,7 @@ test('/me lists the user, the roles the credential acts with and every permissio
     permissions: [
       'base.module.read',
       'base.module.restart',
+      'base.user.manage',
       'base.user.read',
       'base.user.write',
       'intake.binary.write',
@@ -87,9 +88,12 @@ test('active modules: every installed module, navigation filtered to what the ca
   t.deepEqual(admin.modules, [
     {
       name: 'base',
-      version: '1.0.0',
+      version: '1.1.0',
       summary: 'Users, roles and permissions',
-      navigation: [{ label: 'Modules', path: '/modules', permission: 'base.module.read', order: 900 }],
+      navigation: [
+        { label: 'Modules', path: '/modules', permission: 'base.module.read', order: 900 },
+        { label: 'Staff', path: '/users', permission: 'base.user.manage', order: 950 },
+      ],
       frontend: 'modules/base/frontend/index.js',
     },
     {
@@ -116,6 +120,7 @@ test('active modules: every installed module, navigation filtered to what the ca
         order: 500,
       },
       { module: 'base', label: 'Modules', path: '/modules', permission: 'base.module.read', order: 900 },
+      { module: 'base', label: 'Staff', path: '/users', permission: 'base.user.manage', order: 950 },
     ],
     'the sidebar: an entry without an order before administration, whatever the module names',
   );

@@ -77,7 +77,7 @@ test('the first admin signs in, is told to change the password, and every other 
   t.is((await call(base, 'POST', '/api/v1/auth/logout', { token })).status, 204, 'sign-out still works');
 });
 
-test('a wrong current password, a short, blank or control-character new one and the same one are refused, and the change stays required', async (t) => {
+test('a wrong current password, a short, blank, breached, guessable or control-character new one and the same one are refused, and the change stays required', async (t) => {
   const { knex, base, password, file } = await firstRun(t);
   const { token } = await signIn(base, 'admin', password);
   const before = await snapshot(knex);
@@ -96,6 +96,14 @@ test('a wrong current password, a short, blank or control-character new one and 
     const refused = await changePassword(base, token, password, blank);
     t.is(refused.status, 422, refused.text);
     t.like(errorOf(refused.body), { code: 'weak_password', message });
+  }
+  for (const [guessable, message] of [
+    ['123456789012', 'the password is on the list of passwords most often found in breaches'],
+    ['passwordpassword', 'the password repeats a short part'],
+  ] as const) {
+    const refused = await changePassword(base, token, password, guessable);
+    t.is(refused.status, 422, refused.text);
+    t.like(errorOf(refused.body), { code: 'guessable_password', message });
   }
   const same = await changePassword(base, token, password, password);
   t.is(same.status, 422, same.text);

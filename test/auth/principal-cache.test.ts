@@ -9,8 +9,15 @@ const principal = (userId: number): Principal => ({
   roles: [],
   activeRoles: [],
   permissions: NO_PERMISSIONS,
-  credential: { kind: 'session', ref: 'r', csrfSecret: 'c', expiresAt: new Date(8.64e15) },
+  credential: {
+    kind: 'session',
+    ref: 'r',
+    csrfSecret: 'c',
+    expiresAt: new Date(8.64e15),
+    lastSeenAt: new Date(0),
+  },
   mustChangePassword: false,
+  mustEnrolTwoFactor: false,
 });
 
 function enabled(options = {}) {

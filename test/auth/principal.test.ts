@@ -15,6 +15,7 @@ const token = (
   roles: ['admin', 'sync_agent'],
   revokedAt: null,
   mustChangePassword: false,
+  hasTwoFactor: false,
   ...overrides,
   credential: {
     kind: 'token',

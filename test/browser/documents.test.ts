@@ -24,11 +24,15 @@ test.before(async () => {
   browser = await launchBrowser();
   backend = await startBackend({
     modules: ['patients', 'documents'],
-    users: [{ username: 'cleo', roles: ['clinician'] }],
+    users: [
+      { username: 'cleo', roles: ['clinician'] },
+      { username: 'ada', roles: ['admin'] },
+    ],
   });
-  await backend
-    .knex('patients_patient')
-    .insert({ mrn: 'MRN-0042', family_name: 'Lovelace', given_name: 'Ada' });
+  await backend.knex('patients_patient').insert([
+    { mrn: 'MRN-0042', family_name: 'Lovelace', given_name: 'Ada' },
+    { mrn: 'MRN-0043', family_name: 'Müller', given_name: 'Jürgen' },
+  ]);
 });
 
 test.after.always(async () => {
@@ -79,12 +83,18 @@ test('a clinician finds a patient, uploads a file with its progress shown, sees 
   await page.getByText('“referral.bin” was uploaded (21 bytes).').waitFor();
   t.is(await page.locator('#upload-progress').getAttribute('value'), '100');
   const table = page.getByRole('table', { name: 'Documents of Lovelace, Ada, newest first' });
-  await table.getByRole('cell', { name: 'referral.bin', exact: true }).waitFor();
-  t.like(await backend.knex('documents_document').first('title', 'size', 'content_type'), {
-    title: 'referral.bin',
-    size: '21',
-    content_type: 'application/octet-stream',
-  });
+  await table.getByRole('cell', { name: 'referral.bin', exact: true }).first().waitFor();
+  t.like(
+    await backend
+      .knex('documents_document')
+      .where({ title: 'referral.bin' })
+      .first('title', 'size', 'content_type'),
+    {
+      title: 'referral.bin',
+      size: '21',
+      content_type: 'application/octet-stream',
+    },
+  );
   await axeCheck(page, t);
   await screenshot(page, 'documents-uploaded');
 
@@ -93,4 +103,90 @@ test('a clinician finds a patient, uploads a file with its progress shown, sees 
   const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
   t.is(download.suggestedFilename(), 'referral.bin');
   t.deepEqual(await readFile(await download.path()), CONTENT, 'the download has the uploaded bytes');
+});
+
+/** The smallest PNG: one white pixel. */
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+test('an admin files a document by name and category, previews, deletes and restores it', async (t) => {
+  const page = await browser.page(t);
+  await page.goto(backend.base);
+  await signIn(page, 'ada');
+  await page.getByRole('navigation', { name: 'Modules' }).waitFor();
+  const patient = (await backend.knex('patients_patient').where({ mrn: 'MRN-0043' }).first('id')) as {
+    id: number;
+  };
+  await page.goto(`${backend.base}/documents?patient=${patient.id}`);
+  await page.getByRole('heading', { name: 'Documents of Müller, Jürgen' }).waitFor();
+
+  const uploadFile = async (file: { name: string; mimeType: string; buffer: Buffer }, category: string) => {
+    // The first test opens the chooser from the keyboard; here the files are set directly.
+    await page.locator('#field-file').setInputFiles(file);
+    await page.getByRole('combobox', { name: 'Category', exact: true }).selectOption({ label: category });
+    await press(page, 'Upload');
+    await page.getByText(`“${file.name}” was uploaded`).waitFor();
+  };
+  await uploadFile(
+    { name: 'Befund Müller.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n') },
+    'Lab result',
+  );
+  await uploadFile({ name: 'scan.png', mimeType: 'image/png', buffer: PNG }, 'Imaging');
+
+  const table = page.getByRole('table', { name: 'Documents of Müller, Jürgen, newest first', exact: true });
+  const pdfRow = table.getByRole('row').filter({ hasText: 'Befund Müller.pdf' }).first();
+  await pdfRow.getByRole('cell', { name: 'Lab result', exact: true }).waitFor();
+  await pdfRow.getByRole('cell', { name: 'Uploaded', exact: true }).waitFor();
+  await axeCheck(page, t);
+  await screenshot(page, 'documents-filed');
+
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    press(page, 'Download Befund Müller.pdf', 'link'),
+  ]);
+  t.is(download.suggestedFilename(), 'Befund Müller.pdf', 'the download keeps the original name');
+
+  await page.getByRole('combobox', { name: 'Show category' }).selectOption({ label: 'Imaging' });
+  await table.getByRole('cell', { name: 'scan.png' }).first().waitFor();
+  t.is(await table.getByText('Befund Müller.pdf').count(), 0, 'the filter hides other categories');
+  await press(page, 'Preview scan.png');
+  const image = page.getByRole('img', { name: 'scan.png (scan.png)' });
+  await image.waitFor();
+  // Loaded and decoded: the preview shows the picture, not a broken image.
+  await page.waitForFunction("document.querySelector('.document-preview img')?.naturalWidth === 1");
+  await axeCheck(page, t);
+  await screenshot(page, 'documents-preview-image');
+
+  await page.getByRole('combobox', { name: 'Show category' }).selectOption({ label: 'All categories' });
+  await press(page, 'Preview Befund Müller.pdf');
+  const frame = page.locator('iframe[title="Befund Müller.pdf (Befund Müller.pdf)"]');
+  await frame.waitFor();
+  t.regex((await frame.getAttribute('src')) ?? '', /\/content\?inline=1$/);
+  await axeCheck(page, t);
+  await screenshot(page, 'documents-preview-pdf');
+  await press(page, 'Close the preview');
+
+  await press(page, 'Delete Befund Müller.pdf');
+  await page.getByText('Delete “Befund Müller.pdf”?').waitFor();
+  await axeCheck(page, t);
+  await press(page, 'Delete it');
+  await page.getByText('“Befund Müller.pdf” was deleted.').waitFor();
+  const bin = page.getByRole('table', { name: 'Deleted documents of Müller, Jürgen, newest first' });
+  await bin.getByRole('cell', { name: 'Befund Müller.pdf' }).first().waitFor();
+  t.is(await table.getByText('Befund Müller.pdf').count(), 0, 'gone from the list');
+  await axeCheck(page, t);
+  await screenshot(page, 'documents-deleted');
+
+  await press(page, 'Restore Befund Müller.pdf');
+  await page.getByText('“Befund Müller.pdf” was restored.').waitFor();
+  await table.getByRole('cell', { name: 'Befund Müller.pdf' }).first().waitFor();
+  await page.getByText('No deleted documents').waitFor();
+  t.like(await backend.knex('documents_document').where({ file_name: 'Befund Müller.pdf' }).first(), {
+    deleted_at: null,
+    category: 'lab_result',
+  });
+  await axeCheck(page, t);
+  await screenshot(page, 'documents-restored');
 });

@@ -110,6 +110,12 @@ test('users create refuses bad input and changes nothing', async (t) => {
   await refused(
     t,
     knex,
+    ward(['users', 'create', 'bob', '--password-stdin'], env, { input: 'qwertyuiop123\n' }),
+    { code: 1, message: /a common password with small changes/, hint: /unrelated words/ },
+  );
+  await refused(
+    t,
+    knex,
     ward(['users', 'create', 'bob', '--password-stdin'], env, { input: `${' '.repeat(12)}\n` }),
     { code: 1, message: /the password is only spaces/, hint: /letters, digits or punctuation/ },
   );
@@ -289,4 +295,29 @@ test('without the base module, users commands say how to install it', async (t) 
     'error: the base module, which holds users and tokens, is not installed\nhint: run `ward modules install base`, then restart the backend\n',
   );
   t.false(await knex.schema.hasTable('base_user'));
+});
+
+test('users create --temporary: the person must choose their own password at first sign-in', async (t) => {
+  const { knex, env } = await setup(t);
+  const run = await ward(
+    ['users', 'create', 'dan', '--role', 'admin', '--password-stdin', '--temporary'],
+    env,
+    {
+      input: `${PASSWORD}\n`,
+    },
+  );
+  t.is(run.code, 0, run.stderr);
+  t.regex(run.stdout, /dan must choose their own password at first sign-in/);
+  const row = (await knex('base_user')
+    .where({ username: 'dan' })
+    .first('password_hash', 'password_changed_at')) as {
+    password_hash: string;
+    password_changed_at: Date | null;
+  };
+  t.is(row.password_changed_at, null);
+  t.true(await verifyPassword(PASSWORD, row.password_hash));
+  await refused(t, knex, ward(['users', 'create', 'eve', '--temporary'], env), {
+    code: 2,
+    message: /--password-stdin/,
+  });
 });

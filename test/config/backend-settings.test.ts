@@ -1,5 +1,6 @@
 import test from 'ava';
-import { metricsSettings } from '../../src/config/backend-settings.ts';
+import { backendSettings, metricsSettings, parseSessionIdle } from '../../src/config/backend-settings.ts';
+import { loadConfig } from '../../src/config.ts';
 
 const TOKEN = 'a-token-of-32-characters-0123456';
 const given = (port: string | null, host: string | null = null, token: string | null = null) => ({
@@ -44,4 +45,27 @@ test('a bad metrics setting is refused naming the variable and the fix', (t) => 
     'WARD_METRICS_TOKEN is 5 characters long, too short to guard the metrics',
   );
   refused(given('9464', null, 'sixteen chars, with spaces'), /holds characters a bearer token cannot/);
+});
+
+test('parseSessionIdle: unset is 15 minutes; decimals from 0.1 to 720 pass; anything else names the variable and the fix', (t) => {
+  t.is(parseSessionIdle(null), 15 * 60_000);
+  t.is(parseSessionIdle('30'), 30 * 60_000);
+  t.is(parseSessionIdle(' 0.5 '), 30_000);
+  t.is(parseSessionIdle('0.1'), 6_000);
+  t.is(parseSessionIdle('720'), 720 * 60_000);
+  for (const bad of ['0', '0.05', '721', '-5', '15m', '1e2', 'abc', '', '1,5']) {
+    const error = t.throws(() => parseSessionIdle(bad));
+    t.is(
+      error?.message,
+      `WARD_SESSION_IDLE_MINUTES=${JSON.stringify(bad)} is not a number of minutes from 0.1 to 720`,
+    );
+    t.regex((error as Error & { hint: string }).hint, /unset, it is 15/);
+  }
+});
+
+test('backendSettings refuses a bad WARD_SESSION_IDLE_MINUTES before anything starts', (t) => {
+  t.is(backendSettings(loadConfig({ WARD_SESSION_IDLE_MINUTES: '5' })).sessionIdleMs, 300_000);
+  t.throws(() => backendSettings(loadConfig({ WARD_SESSION_IDLE_MINUTES: 'soon' })), {
+    message: /WARD_SESSION_IDLE_MINUTES="soon"/,
+  });
 });

@@ -140,6 +140,7 @@ test("the caller is the principal without its credential's secrets, and can() ho
     permissions: { all: false, namespaces: new Set(['vitals']), names: new Set(['patients.patient.read']) },
     credential: { kind: 'token', id: 9, name: 'lab bench', scope: 'lab', expiresAt: null },
     mustChangePassword: false,
+    mustEnrolTwoFactor: false,
   };
   const ctx = request({});
   rememberCaller(ctx, { principal, source: 'bearer', secret: 's3cret' });

@@ -48,6 +48,27 @@ export const MESSAGES = {
       'Choose a password of at least 12 characters, with letters, digits or punctuation you can type (not only spaces).',
     hint: 'A few unrelated words make a good password.',
   },
+  wrong_code: {
+    message: 'The code is not right.',
+    hint: "Type the 6 digits the app shows for Ward now (each works once), and check that the phone's clock is right.",
+  },
+  too_many_codes: {
+    message: 'Too many wrong codes were tried for your account.',
+    hint: 'Wait five minutes, then sign in again. If it was not you, change your password.',
+  },
+  challenge_expired: {
+    message: 'This sign-in took too long.',
+    hint: 'Press Start over and sign in again with your password.',
+  },
+  two_factor_enrolment_required: {
+    message: 'Your clinic requires two-factor sign-in, which you have not set up yet.',
+    hint: 'Reload the page to set it up.',
+  },
+  guessable_password: {
+    message:
+      'This password is too easy to guess: it is a common password, close to one, a pattern such as a repeat or a keyboard row, or it holds your username.',
+    hint: 'Three or four unrelated words make a good password.',
+  },
   same_password: {
     message: 'The new password is the one you have now.',
     hint: 'Choose a different password.',

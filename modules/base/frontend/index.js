@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { Banner, Button, EmptyState, ErrorBanner, html, Loading, mount, PageHeader, Table } from '@ward/ui';
 import { failedSteps, stepLine } from '@ward/restart';
 import { followRestart, GIVE_UP_AFTER_MS, requestRestart, stepsSince } from './restart.js';
+import { userRoutes } from './users.js';
 
 const READ = 'base.module.read';
 const RESTART = 'base.module.restart';
@@ -485,5 +486,5 @@ function Refused({ context }) {
 
 export default /** @satisfies {import('@ward/ui').Layer} */ ({
   sdk: '^1.3.0',
-  routes: [{ path: '/modules', render: mount(Gate) }],
+  routes: [{ path: '/modules', render: mount(Gate) }, ...userRoutes],
 });

@@ -1,8 +1,9 @@
 /**
  * The documents module's pages: plain ES modules, no build step, sharing the shell's Preact, htm
  * and components through the import map. `/documents` finds a patient; `/documents?patient=<id>`
- * lists that patient's documents, newest first, uploads one with a progress bar and downloads
- * them. Other pages link to a patient's documents with that URL. The patient page shows the same
+ * lists that patient's documents, newest first (by category if chosen), uploads one with its
+ * file name and category and a progress bar, previews PDFs, images and plain text in the page,
+ * downloads them under their file name, deletes them, and (for admins) restores deleted ones. Other pages link to a patient's documents with that URL. The patient page shows the same
  * list in its `patient.chart` slot, with a link here to upload.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -29,7 +30,39 @@ const API = '/api/v1/documents';
 const PATIENTS = '/patients/patients';
 const READ = 'documents.document.read';
 const WRITE = 'documents.document.write';
+const RESTORE = 'documents.document.restore';
 const PAGE_SIZE = 25;
+
+const CATEGORIES = [
+  { value: 'letter', label: 'Letter' },
+  { value: 'lab_result', label: 'Lab result' },
+  { value: 'imaging', label: 'Imaging' },
+  { value: 'referral', label: 'Referral' },
+  { value: 'consent', label: 'Consent' },
+  { value: 'note', label: 'Note' },
+  { value: 'other', label: 'Other' },
+];
+const categoryLabel = (value) => CATEGORIES.find((category) => category.value === value)?.label ?? value;
+
+/** How a document is shown in the page, as the server allows it inline (never HTML or SVG). */
+function previewKind(contentType) {
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  if (type === 'application/pdf') return 'frame';
+  if (['text/plain', 'text/csv'].includes(type)) return 'frame';
+  if (['image/png', 'image/jpeg', 'image/gif', 'image/webp'].includes(type)) return 'image';
+  return null;
+}
+
+const contentUrl = (document) => `${API}/documents/${document.id}/content`;
+
+/** The date the document bears when known (an import's from its source), else the day it was uploaded. */
+function dateLabel(document) {
+  if (document.documentDate !== null) {
+    const [year, month, day] = document.documentDate.split('-').map(Number);
+    return new Date(year, month - 1, day).toLocaleDateString(undefined, { dateStyle: 'medium' });
+  }
+  return new Date(document.createdAt).toLocaleDateString(undefined, { dateStyle: 'medium' });
+}
 
 /** Between links on one line: htm drops the spaces around a bare dot at a line break. */
 const SEPARATOR = ' · ';
@@ -56,6 +89,7 @@ async function sha256Of(file) {
 function UploadForm({ context, patient, onStart, onUploaded }) {
   const [file, setFile] = useState(null);
   const [title, setTitle] = useState('');
+  const [category, setCategory] = useState('other');
   const [progress, setProgress] = useState(null);
   const [error, setError] = useState(null);
   const [missing, setMissing] = useState(null);
@@ -86,6 +120,8 @@ function UploadForm({ context, patient, onStart, onUploaded }) {
       // Percent-encoded: a header carries ASCII only, and titles are often not.
       const headers = {
         'x-document-title': encodeURIComponent(title.trim() === '' ? file.name : title.trim()),
+        'x-file-name': encodeURIComponent(file.name),
+        'x-document-category': category,
       };
       if (sha256 !== null) headers['x-content-sha256'] = sha256;
       const document = await context.api.upload(`${API}/patients/${patient.id}/documents`, file, {
@@ -94,6 +130,7 @@ function UploadForm({ context, patient, onStart, onUploaded }) {
       });
       setFile(null);
       setTitle('');
+      setCategory('other');
       if (fileInput.current) fileInput.current.value = '';
       onUploaded(document);
     } catch (caught) {
@@ -121,8 +158,15 @@ function UploadForm({ context, patient, onStart, onUploaded }) {
         name="title"
         value=${title}
         onInput=${setTitle}
-        hint="The file's name unless you give another; it names the download."
+        hint="The file's name unless you give another. The download keeps the file's own name."
         autocomplete="off"
+      />
+      <${Field}
+        label="Category"
+        name="category"
+        value=${category}
+        onInput=${setCategory}
+        options=${CATEGORIES}
       />
     </div>
     ${
@@ -140,19 +184,51 @@ function UploadForm({ context, patient, onStart, onUploaded }) {
   </form>`;
 }
 
+/** A document shown in the page: images as <img>, PDFs and plain text in a frame Ward's CSP allows. */
+function Preview({ document, onClose }) {
+  const kind = previewKind(document.contentType);
+  const url = `${contentUrl(document)}?inline=1`;
+  return html`<section class="document-preview" aria-labelledby="preview-heading">
+    <h2 id="preview-heading">Preview of ${document.title}</h2>
+    ${
+      kind === 'image'
+        ? html`<img
+            src=${url}
+            alt=${`${document.title} (${document.fileName})`}
+            style=${{ maxWidth: '100%' }}
+          />`
+        : html`<iframe
+            src=${url}
+            title=${`${document.title} (${document.fileName})`}
+            style=${{ width: '100%', height: '70vh', border: '1px solid currentColor' }}
+          ></iframe>`
+    }
+    <div class="form-actions">
+      <${Button} variant="secondary" onClick=${onClose}>Close the preview<//>
+    </div>
+  </section>`;
+}
+
 /**
- * A patient's documents, newest first, a page at a time, with a download link each. Drawn afresh
- * (a new `key`) after an upload, so it starts again at the first page.
+ * A patient's documents, newest first, a page at a time, with preview, download and delete; with
+ * `deleted`, the deleted ones with restore. Drawn afresh (a new `key`) after an upload, a delete
+ * or a restore, so it starts again at the first page.
  */
-function DocumentList({ context, patient }) {
+function DocumentList({ context, patient, category = '', deleted = false, onChanged }) {
   const pager = usePager();
   const [page, setPage] = useState(null);
   const [error, setError] = useState(null);
+  const [previewing, setPreviewing] = useState(null);
+  const [confirming, setConfirming] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const canWrite = context.can(WRITE);
 
   useEffect(() => {
     const controller = new AbortController();
     const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
     if (pager.cursor !== null) params.set('cursor', pager.cursor);
+    if (category !== '') params.set('category', category);
+    if (deleted) params.set('deleted', '1');
     setError(null);
     context.api
       .get(`${API}/patients/${patient.id}/documents?${params}`, { signal: controller.signal })
@@ -160,38 +236,92 @@ function DocumentList({ context, patient }) {
         if (caught.name !== 'AbortError') setError(caught);
       });
     return () => controller.abort();
-  }, [patient.id, pager.cursor]);
+  }, [patient.id, pager.cursor, category, deleted]);
 
-  if (error) return html`<${ErrorBanner} title="The documents could not be read" error=${error} />`;
-  if (page === null) return html`<${Loading} label="Loading documents…" />`;
-  if (page.items.length === 0 && pager.page === 1) return html`<${EmptyState} title="No documents yet" />`;
+  const act = async (work, done) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await work();
+      done();
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const remove = (document) =>
+    act(
+      () => context.api.delete(`${API}/documents/${document.id}`),
+      () => onChanged(`“${document.title}” was deleted.`),
+    );
+  const restore = (document) =>
+    act(
+      () => context.api.post(`${API}/documents/${document.id}/restore`),
+      () => onChanged(`“${document.title}” was restored.`),
+    );
+
+  const what = deleted ? 'Deleted documents' : 'Documents';
+  if (page === null && error)
+    return html`<${ErrorBanner} title=${`The ${what.toLowerCase()} could not be read`} error=${error} />`;
+  if (page === null) return html`<${Loading} label=${`Loading ${what.toLowerCase()}…`} />`;
+  if (page.items.length === 0 && pager.page === 1)
+    return html`<${EmptyState}
+      title=${deleted ? 'No deleted documents' : category === '' ? 'No documents yet' : 'No documents in this category'}
+    />`;
 
   const columns = [
     { key: 'title', label: 'Title' },
-    { key: 'contentType', label: 'Type' },
+    { key: 'category', label: 'Category', render: (document) => categoryLabel(document.category) },
+    {
+      key: 'source',
+      label: 'Source',
+      render: (document) => (document.source === 'import' ? 'Imported' : 'Uploaded'),
+    },
+    { key: 'date', label: 'Date', render: dateLabel },
+    { key: 'fileName', label: 'File' },
     { key: 'size', label: 'Size', render: (document) => sizeLabel(document.size) },
     {
-      key: 'createdAt',
-      label: 'Uploaded',
+      key: 'actions',
+      label: 'Actions',
       render: (document) =>
-        new Date(document.createdAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }),
-    },
-    {
-      key: 'download',
-      label: 'Download',
-      // A plain link: the browser sends the session cookie and saves the attachment itself.
-      render: (document) =>
-        html`<a href=${`${API}/documents/${document.id}/content`} download=${document.title}
-          >Download<span class="visually-hidden"> ${document.title}</span></a
-        >`,
+        deleted
+          ? html`<${Button} variant="secondary" disabled=${busy} onClick=${() => restore(document)}
+              >Restore<span class="visually-hidden"> ${document.title}</span><//
+            >`
+          : html`${
+                previewKind(document.contentType) !== null &&
+                html`<${Button} variant="secondary" onClick=${() => setPreviewing(document)}
+                    >Preview<span class="visually-hidden"> ${document.title}</span><//
+                  >${' '}`
+              }<a href=${contentUrl(document)} download=${document.fileName}
+                >Download<span class="visually-hidden"> ${document.title}</span></a
+              >${
+                canWrite &&
+                html`${' '}<${Button} variant="secondary" onClick=${() => setConfirming(document)}
+                    >Delete<span class="visually-hidden"> ${document.title}</span><//
+                  >`
+              }`,
     },
   ];
-  return html`<${Table}
-      caption=${`Documents of ${patientName(patient)}, newest first`}
+  return html`${error && html`<${ErrorBanner} title="That did not work" error=${error} />`}
+    ${
+      confirming &&
+      html`<${Banner}
+        kind="warning"
+        title=${`Delete “${confirming.title}”?`}
+        action=${html`<${Button} busy=${busy} onClick=${() => remove(confirming)}>Delete it<//
+          >${' '}<${Button} variant="secondary" onClick=${() => setConfirming(null)}>Keep it<//>`}
+        ><p>It leaves the list and can no longer be opened; an administrator can restore it.</p><//
+      >`
+    }
+    <${Table}
+      caption=${`${what} of ${patientName(patient)}, newest first`}
       columns=${columns}
       rows=${page.items}
     />
-    <${Pager} label="Document list pages" pager=${pager} nextCursor=${page.nextCursor} />`;
+    <${Pager} label=${`${what} pages`} pager=${pager} nextCursor=${page.nextCursor} />
+    ${previewing && html`<${Preview} document=${previewing} onClose=${() => setPreviewing(null)} />`}`;
 }
 
 /** The `/documents?patient=<id>` page: the patient's documents and the upload form. */
@@ -199,7 +329,8 @@ function PatientDocuments({ context, patientId }) {
   const [patient, setPatient] = useState(null);
   const [error, setError] = useState(null);
   const [notice, setNotice] = useState(null);
-  const [uploads, setUploads] = useState(0);
+  const [version, setVersion] = useState(0);
+  const [category, setCategory] = useState('');
 
   useEffect(() => {
     const controller = new AbortController();
@@ -216,7 +347,11 @@ function PatientDocuments({ context, patientId }) {
 
   const uploaded = (document) => {
     setNotice(`“${document.title}” was uploaded (${sizeLabel(document.size)}).`);
-    setUploads(uploads + 1);
+    setVersion(version + 1);
+  };
+  const changed = (message) => {
+    setNotice(message);
+    setVersion(version + 1);
   };
 
   return html`<${PageHeader}
@@ -224,7 +359,20 @@ function PatientDocuments({ context, patientId }) {
       description=${`MRN ${patient.mrn}`}
     />
     ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
-    <${DocumentList} key=${uploads} context=${context} patient=${patient} />
+    <${Field}
+      label="Show category"
+      name="category-filter"
+      value=${category}
+      onInput=${setCategory}
+      options=${[{ value: '', label: 'All categories' }, ...CATEGORIES]}
+    />
+    <${DocumentList}
+      key=${`${version}-${category}`}
+      context=${context}
+      patient=${patient}
+      category=${category}
+      onChanged=${changed}
+    />
     ${
       context.can(WRITE) &&
       html`<${UploadForm}
@@ -233,6 +381,13 @@ function PatientDocuments({ context, patientId }) {
         onStart=${() => setNotice(null)}
         onUploaded=${uploaded}
       />`
+    }
+    ${
+      context.can(RESTORE) &&
+      html`<section aria-labelledby="deleted-heading">
+        <h2 id="deleted-heading">Deleted documents</h2>
+        <${DocumentList} key=${version} context=${context} patient=${patient} deleted onChanged=${changed} />
+      </section>`
     }
     <p>
       <a href=${`/patients/${patient.id}`}>The patient's record</a>${SEPARATOR}<a href="/documents"
@@ -243,9 +398,16 @@ function PatientDocuments({ context, patientId }) {
 
 /** The patient page's `patient.chart` part: this patient's documents, and where to upload one. */
 function ChartDocuments({ context, patient }) {
+  const [version, setVersion] = useState(0);
+  const [notice, setNotice] = useState(null);
+  const changed = (message) => {
+    setNotice(message);
+    setVersion(version + 1);
+  };
   return html`<section aria-labelledby="chart-documents-title">
     <h2 id="chart-documents-title">Documents</h2>
-    <${DocumentList} context=${context} patient=${patient} />
+    ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
+    <${DocumentList} key=${version} context=${context} patient=${patient} onChanged=${changed} />
     <p>
       <a href=${`/documents?patient=${patient.id}`}
         >${context.can(WRITE) ? 'Upload a document' : 'Open the documents page'}</a

@@ -1,5 +1,8 @@
 /**
- * What an upload says about its file besides the bytes: the title (`?title=` or an
+ * What an upload says about its file besides the bytes: the original file name (`?fileName=` or
+ * an `X-File-Name` header, percent-encoded; the title when absent), the category (`?category=` or
+ * `X-Document-Category`, `other` when absent, 422 when not one of the list), the date the document
+ * bears (`?documentDate=YYYY-MM-DD`, optional), the title (`?title=` or an
  * `X-Document-Title` header, percent-encoded for anything beyond ASCII; either way NFC and held to
  * `sdk.text.textProblem`, as stored text is), the content type
  * (`?contentType=` or the request's Content-Type, else application/octet-stream) and optionally
@@ -7,10 +10,15 @@
  */
 import type { Context } from 'koa';
 import type { SdkText, WardSdk } from '../../../src/sdk/index.ts';
+import { CATEGORIES, isCategory, type Category } from './document.ts';
+import { sanitiseFileName } from './file-name.ts';
 
 export interface UploadMeta {
   title: string;
+  fileName: string;
   contentType: string;
+  category: Category;
+  documentDate: string | null;
   expectedSha256?: string;
 }
 
@@ -22,18 +30,71 @@ const DEFAULT_TYPE = 'application/octet-stream';
 const invalidUpload = (sdk: WardSdk, message: string, hint: string) =>
   new sdk.errors.ApiError(400, 'invalid_upload', message, hint);
 
-function headerTitle(sdk: WardSdk, ctx: Context): string | undefined {
-  const raw = ctx.get('X-Document-Title');
+function percentHeader(sdk: WardSdk, ctx: Context, header: string, what: string, query: string) {
+  const raw = ctx.get(header);
   if (raw === '') return undefined;
   try {
     return decodeURIComponent(raw).normalize('NFC');
   } catch {
     throw invalidUpload(
       sdk,
-      'the X-Document-Title header is not valid percent-encoding',
-      'percent-encode the title as UTF-8 (encodeURIComponent), or send it as ?title=',
+      `the ${header} header is not valid percent-encoding`,
+      `percent-encode the ${what} as UTF-8 (encodeURIComponent), or send it as ?${query}=`,
     );
   }
+}
+
+const headerTitle = (sdk: WardSdk, ctx: Context) =>
+  percentHeader(sdk, ctx, 'X-Document-Title', 'title', 'title');
+
+/** 422 `unknown_category`, for an upload and for a list filter alike. */
+export function unknownCategory(sdk: WardSdk, value: string) {
+  return new sdk.errors.ApiError(
+    422,
+    'unknown_category',
+    `${JSON.stringify(value.slice(0, 80))} is not a document category`,
+    `use one of ${CATEGORIES.join(', ')}`,
+  );
+}
+
+export function categoryOf(sdk: WardSdk, raw: string | undefined): Category | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const value = raw.trim();
+  if (!isCategory(value)) throw unknownCategory(sdk, value);
+  return value;
+}
+
+/** The original file name: `?fileName=` or `X-File-Name` (percent-encoded), else the title. */
+function fileName(sdk: WardSdk, ctx: Context, title: string): string {
+  const raw =
+    sdk.http.queryText(ctx, 'fileName') ?? percentHeader(sdk, ctx, 'X-File-Name', 'file name', 'fileName');
+  if (raw === undefined) return sanitiseFileName(title) ?? 'document';
+  const name = sanitiseFileName(raw);
+  if (name === null)
+    throw invalidUpload(
+      sdk,
+      `the file name ${JSON.stringify(raw.slice(0, 80))} has no name left once folders and control characters are taken out`,
+      'send the file name as the file is called, such as report.pdf',
+    );
+  return name;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** `?documentDate=YYYY-MM-DD`: the date the document bears, when it is not the upload's day. */
+function documentDate(sdk: WardSdk, ctx: Context): string | null {
+  const raw = sdk.http.queryText(ctx, 'documentDate');
+  if (raw === undefined) return null;
+  const match = DATE.exec(raw);
+  const parsed = match === null ? null : new Date(Date.UTC(+match[1]!, +match[2]! - 1, +match[3]!));
+  if (parsed === null || parsed.toISOString().slice(0, 10) !== raw)
+    throw new sdk.errors.ApiError(
+      422,
+      'invalid_document_date',
+      `${JSON.stringify(raw.slice(0, 40))} is not a date`,
+      'give the date the document bears as YYYY-MM-DD, such as 2026-11-27',
+    );
+  return raw;
 }
 
 /** A checked title or content type, or what is wrong with it and how to fix it. */
@@ -106,9 +167,15 @@ function contentType(sdk: WardSdk, ctx: Context): string {
 export function uploadMeta(sdk: WardSdk, ctx: Context): UploadMeta {
   sdk.http.refuseEncoded(ctx);
   const sha256 = ctx.get('X-Content-SHA256');
+  const checkedTitle = title(sdk, ctx);
   return {
-    title: title(sdk, ctx),
+    title: checkedTitle,
+    fileName: fileName(sdk, ctx, checkedTitle),
     contentType: contentType(sdk, ctx),
+    category:
+      categoryOf(sdk, sdk.http.queryText(ctx, 'category') ?? (ctx.get('X-Document-Category') || undefined)) ??
+      'other',
+    documentDate: documentDate(sdk, ctx),
     ...(sha256 === '' ? {} : { expectedSha256: sha256 }),
   };
 }

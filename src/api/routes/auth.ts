@@ -11,8 +11,16 @@ import type { Knex } from 'knex';
 import type { Authenticator } from '../../auth/authenticator.ts';
 import { DEVICE_CLIENT, type Admissions } from '../../auth/hash-limit.ts';
 import { removeFirstAdminPassword } from '../../auth/first-admin.ts';
-import { hashPassword, passwordProblem } from '../../auth/password.ts';
-import { checkPassword, createSession, endSession } from '../../auth/sessions.ts';
+import { hashPassword } from '../../auth/password.ts';
+import { newPasswordProblem } from '../../auth/password-policy.ts';
+import { checkPassword, createSession, endSession, type NewSession } from '../../auth/sessions.ts';
+import {
+  challengeUser,
+  checkSecondFactor,
+  createChallenge,
+  endChallenge,
+  hasTwoFactor,
+} from '../../auth/two-factor.ts';
 import { hashSecret } from '../../auth/tokens.ts';
 import { mustChangePassword, setPasswordHash, type UserRow } from '../../auth/users.ts';
 import { USERNAME } from '../../auth/names.ts';
@@ -42,8 +50,12 @@ const LOGIN_BODY = {
 
 const LOGIN_RESPONSE = {
   type: 'object',
-  required: ['token', 'csrfToken', 'expiresAt', 'user'],
+  description:
+    'A session; or, for a user with two-factor sign-in, only {secondFactorRequired: true, challenge, challengeExpiresAt}: send the challenge with a code to POST /api/v1/auth/login/second-factor.',
   properties: {
+    secondFactorRequired: { type: 'boolean' },
+    challenge: { type: 'string' },
+    challengeExpiresAt: { type: 'string', format: 'date-time' },
     token: {
       type: 'string',
       description: 'Session token: send as Authorization: Bearer <token>, or rely on the cookie.',
@@ -77,6 +89,34 @@ interface PasswordBody {
   newPassword: string;
 }
 
+const SECOND_FACTOR_BODY = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['challenge'],
+  oneOf: [{ required: ['code'] }, { required: ['recoveryCode'] }],
+  properties: {
+    challenge: { type: 'string', minLength: 1, maxLength: 100 },
+    code: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 20,
+      description: 'The 6 digits the authenticator app shows.',
+    },
+    recoveryCode: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 40,
+      description: 'One of the recovery codes; works once.',
+    },
+  },
+};
+
+interface SecondFactorBody {
+  challenge: string;
+  code?: string;
+  recoveryCode?: string;
+}
+
 interface LoginBody {
   username: string;
   password: string;
@@ -101,7 +141,7 @@ const REFUSED = {
   },
 };
 
-function tooManySignIns(refusal: SignInRefusal): ApiError {
+export function tooManySignIns(refusal: SignInRefusal): ApiError {
   const { subject, hint } = REFUSED[refusal.reason];
   return new ApiError(
     429,
@@ -116,7 +156,7 @@ function tooManySignIns(refusal: SignInRefusal): ApiError {
  * The browser's device secret: sent only to the sign-in and password routes, never readable by
  * scripts, and only from Ward's own pages.
  */
-const DEVICE_COOKIE = 'ward_device';
+export const DEVICE_COOKIE = 'ward_device';
 const DEVICE_COOKIE_PATH = `${API_PREFIX}/auth/`;
 
 function setDeviceCookie(ctx: Context, secret: string): void {
@@ -130,7 +170,7 @@ function setDeviceCookie(ctx: Context, secret: string): void {
   });
 }
 
-const signInBusy = (): ApiError =>
+export const signInBusy = (): ApiError =>
   new ApiError(
     503,
     'sign_in_busy',
@@ -179,7 +219,7 @@ export function authRoutes(deps: {
     } finally {
       leave();
     }
-    await signedIn(ctx, body, event, device, checked);
+    await passwordChecked(ctx, body, event, device, checked, deps.auth);
   };
 
   const checkedPassword = async (
@@ -203,15 +243,29 @@ export function authRoutes(deps: {
     };
   };
 
-  const signedIn = async (
+  const passwordChecked = async (
     ctx: Context,
     body: LoginBody,
     event: { username: string; ip: string },
     device: Buffer | null,
     { user, trusted }: { user: UserRow | null; trusted: boolean },
+    auth: Authenticator,
   ) => {
+    if (user !== null && (await hasTwoFactor(deps.knex, user.id))) {
+      // The password alone gets no session: a challenge, which the second step trades for one.
+      // The throttle counts passwords, so the right one resets it; the browser is trusted (its
+      // cookie set) only once the second step signs in.
+      await deps.throttle.succeeded(body.username, ctx.ip, trusted, trusted ? device : null);
+      const { challenge, expiresAt } = await createChallenge(deps.knex, user.id);
+      deps.logger.info(
+        { ...event, userId: user.id, trustedBrowser: trusted },
+        'sign-in: password right, second factor asked',
+      );
+      ctx.body = { secondFactorRequired: true, challenge, challengeExpiresAt: expiresAt.toISOString() };
+      return;
+    }
     // No session also when the user was disabled while the password was being checked.
-    const session = user === null ? null : await createSession(deps.knex, user.id);
+    const session = user === null ? null : await createSession(deps.knex, user.id, { idleMs: auth.idleMs });
     if (user === null || session === null) {
       deps.logger.warn(event, 'sign-in failed');
       throw new ApiError(
@@ -221,13 +275,29 @@ export function authRoutes(deps: {
         'check both and try again',
       );
     }
-    deps.logger.info({ ...event, userId: user.id, trustedBrowser: trusted }, 'signed in');
-    // A browser already trusted for someone keeps its secret, so that a shared workstation stays
-    // trusted for each of its users; any other gets a new one.
-    const known = device !== null && (trusted || (await deps.throttle.known(device)));
-    const secret = known ? (ctx.cookies.get(DEVICE_COOKIE) as string) : newDeviceSecret();
     // Only now: a sign-in refused after the password stays a failure.
+    const secret = await deviceSecret(ctx, device, trusted);
     await deps.throttle.succeeded(body.username, ctx.ip, trusted, deviceHash(secret));
+    await signedIn(ctx, user, session, secret, { ...event, trustedBrowser: trusted });
+  };
+
+  /**
+   * The device secret a signed-in browser keeps: one already trusted for someone keeps its own, so
+   * that a shared workstation stays trusted for each of its users; any other gets a new one.
+   */
+  const deviceSecret = async (ctx: Context, device: Buffer | null, trusted: boolean): Promise<string> => {
+    const known = device !== null && (trusted || (await deps.throttle.known(device)));
+    return known ? (ctx.cookies.get(DEVICE_COOKIE) as string) : newDeviceSecret();
+  };
+
+  const signedIn = async (
+    ctx: Context,
+    user: { id: number; username: string },
+    session: NewSession,
+    secret: string,
+    event: { username: string; ip: string; trustedBrowser?: boolean },
+  ) => {
+    deps.logger.info({ ...event, userId: user.id }, 'signed in');
     setSessionCookie(ctx, session.secret, session.expiresAt);
     setDeviceCookie(ctx, secret);
     ctx.body = {
@@ -237,6 +307,60 @@ export function authRoutes(deps: {
       user: { id: user.id, username: user.username },
       mustChangePassword: await mustChangePassword(deps.knex, user.id),
     };
+  };
+
+  const secondFactor = async (ctx: Context) => {
+    if (deps.auth === null) throw authUnavailable();
+    const body = ctx.request.body as SecondFactorBody;
+    const userId = await challengeUser(deps.knex, body.challenge);
+    if (userId === null)
+      throw new ApiError(
+        401,
+        'challenge_expired',
+        'this sign-in has expired or was never started',
+        'sign in again with username and password (POST /api/v1/auth/login); the code step must follow within 5 minutes',
+      );
+    const user = (await deps.knex('base_user').where({ id: userId }).first('id', 'username')) as {
+      id: number;
+      username: string;
+    };
+    const event = { username: user.username, ip: ctx.ip };
+    const checked = await checkSecondFactor(deps.knex, userId, body);
+    if (checked.outcome === 'locked') {
+      await endChallenge(deps.knex, body.challenge);
+      const seconds = Math.max(1, Math.ceil(((checked.lockedUntil?.getTime() ?? 0) - Date.now()) / 1000));
+      deps.logger.warn({ ...event, userId }, 'sign-in: second factor locked after wrong codes');
+      throw new ApiError(
+        429,
+        'too_many_codes',
+        `too many wrong codes for this user; try again in ${seconds} s`,
+        'wait, then sign in again; if you did not try these codes, someone who knows your password did: change it',
+        { headers: { 'Retry-After': String(seconds) } },
+      );
+    }
+    if (checked.outcome === 'wrong') {
+      deps.logger.warn({ ...event, userId }, 'sign-in: wrong second-factor code');
+      throw new ApiError(
+        401,
+        'wrong_code',
+        'the code is not right',
+        'type the 6 digits your authenticator app shows now (each works once), or one of your recovery codes',
+      );
+    }
+    await endChallenge(deps.knex, body.challenge);
+    const session = await createSession(deps.knex, userId, { idleMs: deps.auth.idleMs });
+    if (session === null)
+      throw new ApiError(
+        401,
+        'invalid_credentials',
+        'invalid username or password',
+        'check both and try again',
+      );
+    // Both factors were right: the browser is trusted for the user, as after a password alone.
+    const secret = await deviceSecret(ctx, deviceHash(ctx.cookies.get(DEVICE_COOKIE)), false);
+    // `trusted` true: the password step already reset the counts; this only trusts the browser.
+    await deps.throttle.succeeded(user.username, ctx.ip, true, deviceHash(secret));
+    await signedIn(ctx, user, session, secret, event);
   };
 
   const logout = async (ctx: Context) => {
@@ -264,8 +388,8 @@ export function authRoutes(deps: {
   const changePassword = async (ctx: Context) => {
     const { principal } = callerOf(ctx);
     const body = ctx.request.body as PasswordBody;
-    const problem = passwordProblem(body.newPassword);
-    if (problem !== null) throw new ApiError(422, 'weak_password', problem.message, problem.hint);
+    const problem = await newPasswordProblem(body.newPassword, principal.username);
+    if (problem !== null) throw new ApiError(422, problem.code, problem.message, problem.hint);
     if (body.newPassword === body.currentPassword)
       throw new ApiError(
         422,
@@ -358,6 +482,19 @@ export function authRoutes(deps: {
     },
     {
       method: 'POST',
+      path: '/auth/login/second-factor',
+      fullPath: `${API_PREFIX}/auth/login/second-factor`,
+      module: null,
+      access: 'public',
+      permission: null,
+      body: SECOND_FACTOR_BODY,
+      summary:
+        'Sign in, second step: the challenge from POST /auth/login and a TOTP code or a recovery code; answers as sign-in does (401 wrong_code or challenge_expired; 429 too_many_codes after 5 wrong codes in a row, for 5 minutes)',
+      response: { status: 200, description: 'Signed in', schema: LOGIN_RESPONSE },
+      handler: secondFactor,
+    },
+    {
+      method: 'POST',
       path: '/auth/logout',
       fullPath: `${API_PREFIX}/auth/logout`,
       module: null,
@@ -365,6 +502,7 @@ export function authRoutes(deps: {
       summary: 'Sign out: ends the session (cookie or session token) and clears the cookie',
       response: { status: 204, description: 'Signed out' },
       beforePasswordChange: true,
+      beforeTwoFactorEnrolment: true,
       handler: logout,
     },
     {
@@ -375,9 +513,10 @@ export function authRoutes(deps: {
       permission: null,
       body: PASSWORD_BODY,
       summary:
-        "Change the caller's password (the current one and a new one of 12 characters or more); ends the user's other sessions (429 after repeated wrong current passwords, 503 with Retry-After when no turn to check it came for 10 s, 409 while another change for the user runs)",
+        "Change the caller's password (the current one and a new one of 12 characters or more that is not easy to guess: 422 weak_password or guessable_password); ends the user's other sessions (429 after repeated wrong current passwords, 503 with Retry-After when no turn to check it came for 10 s, 409 while another change for the user runs)",
       response: { status: 204, description: 'Changed' },
       beforePasswordChange: true,
+      beforeTwoFactorEnrolment: true,
       handler: changePassword,
     },
   ];

@@ -25,6 +25,11 @@ const ME_RESPONSE = {
         kind: { enum: ['session', 'token'] },
         expiresAt: { type: ['string', 'null'], format: 'date-time' },
         scope: { type: ['string', 'null'], description: 'The one role a scoped API token acts with.' },
+        idleSeconds: {
+          type: ['number', 'null'],
+          description:
+            'A session ends after this many seconds without a request (this one counts); null for API tokens.',
+        },
       },
     },
     csrfToken: { type: 'string', description: 'Only for cookie sessions: send as X-CSRF-Token on writes.' },
@@ -32,10 +37,15 @@ const ME_RESPONSE = {
       type: 'boolean',
       description: 'The user must change their password (POST /api/v1/auth/password) before anything else.',
     },
+    mustEnrolTwoFactor: {
+      type: 'boolean',
+      description:
+        'The clinic requires two-factor sign-in of this user, who must set it up (POST /api/v1/auth/two-factor/setup) before anything else.',
+    },
   },
 };
 
-export function meRoutes(deps: { map: PermissionMap }): ApiRoute[] {
+export function meRoutes(deps: { map: PermissionMap; idleMs: number | null }): ApiRoute[] {
   const me = async (ctx: Context) => {
     const { principal, source } = callerOf(ctx);
     const { credential } = principal;
@@ -47,9 +57,11 @@ export function meRoutes(deps: { map: PermissionMap }): ApiRoute[] {
         kind: credential.kind,
         expiresAt: credential.expiresAt?.toISOString() ?? null,
         scope: credential.kind === 'token' ? credential.scope : null,
+        idleSeconds: credential.kind === 'session' && deps.idleMs !== null ? deps.idleMs / 1000 : null,
       },
       ...(credential.kind === 'session' && source === 'cookie' ? { csrfToken: credential.csrfSecret } : {}),
       mustChangePassword: principal.mustChangePassword,
+      mustEnrolTwoFactor: principal.mustEnrolTwoFactor,
     };
   };
   return [
@@ -61,6 +73,7 @@ export function meRoutes(deps: { map: PermissionMap }): ApiRoute[] {
       permission: null,
       summary: 'The caller: user, roles and the expanded permission list',
       beforePasswordChange: true,
+      beforeTwoFactorEnrolment: true,
       response: { status: 200, description: 'The caller', schema: ME_RESPONSE },
       handler: me,
     },

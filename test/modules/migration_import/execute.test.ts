@@ -155,7 +155,11 @@ test('the same clinic as FHIR after CSV, from the same source system, changes no
     .knex('documents_document')
     .where({ sha256: sha256(note) })
     .first();
-  t.like(document, { content_type: 'text/plain; charset=utf-8', size: String(note.length) });
+  t.like(document, {
+    content_type: 'text/plain; charset=utf-8',
+    size: String(note.length),
+    source: 'import',
+  });
   t.is((await stat(blobPath(w.storage, sha256(note)))).size, note.length);
 });
 

@@ -201,3 +201,29 @@ test('a purge waits for an upload that found the same bytes stored, then keeps t
   );
   t.is(await count(w, 'migration_import_binary', { job_id: first.id }), 0);
 });
+
+test('a purge keeps the bytes of an imported document that was deleted softly, so an admin can restore it', async (t) => {
+  const w = await world(t);
+  const { knex, storage } = w;
+  const bundle = await createJob(w, await fixtureBytes('fhir/bundle.json'), { format: 'fhir-json' });
+  const notes = path.join(fixturesDir, 'fhir', 'binaries');
+  for (const file of await readdir(notes)) {
+    const bytes = await readFile(path.join(notes, file));
+    const uploaded = await w.api('POST', `/jobs/${bundle.id}/binaries?ref=${file}`, {
+      body: bytes,
+      headers: { 'x-content-sha256': sha256(bytes) },
+    });
+    t.is(uploaded.status, 201);
+  }
+  await validate(w, bundle.id);
+  await execute(w, bundle.id);
+  const [user] = (await knex('base_user').select('id')) as Array<{ id: number }>;
+  await knex('documents_document').update({ deleted_at: knex.fn.now(), deleted_by: user!.id });
+  const deleted = (await knex('documents_document').select('sha256')) as Array<{ sha256: string }>;
+  t.true(deleted.length > 0);
+
+  const answer = await w.api('POST', `/jobs/${bundle.id}/purge`);
+  t.is(answer.status, 200, answer.text);
+  for (const { sha256: hash } of deleted)
+    t.is(await mode(blobPath(storage, hash)).then(() => 'kept'), 'kept', 'a deleted row still uses its file');
+});

@@ -34,7 +34,7 @@ export default class UsersSetPassword extends AuthCommand {
     const knex = await this.authDb();
     const user = await requireUser(knex, args.username);
     assertEnabled(user);
-    const hash = await hashPassword(await this.readPassword());
+    const hash = await hashPassword(await this.readPassword(args.username));
     const set = await setPasswordHash(knex, user.id, hash, { keepTokens: flags['keep-tokens'] });
     const tokens = flags['keep-tokens']
       ? 'API tokens kept'

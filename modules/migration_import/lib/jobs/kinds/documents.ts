@@ -106,6 +106,8 @@ export async function planDocuments(
         contentType: after.contentType,
         sha256: binary.sha256,
         size: Number(binary.size),
+        // The source gives no date for a document, so `document_date` stays unknown.
+        source: 'import',
       },
     });
   }
