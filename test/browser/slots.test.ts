@@ -137,7 +137,9 @@ test("a clinician's patient page shows the appointments and documents layers' pa
   await page.getByText('“referral.txt” was uploaded (9 bytes).').waitFor();
   await press(page, "The patient's record", 'link');
   const documents = page.getByRole('table', { name: 'Documents of Lovelace, Ada, newest first' });
-  await documents.getByRole('cell', { name: 'referral.txt', exact: true }).waitFor();
+  // Its title and its file name: both are referral.txt.
+  await documents.getByRole('cell', { name: 'referral.txt', exact: true }).first().waitFor();
+  t.is(await documents.getByRole('row').filter({ hasText: 'referral.txt' }).count(), 1);
   await page.getByRole('alert').filter({ hasText: 'chart_extras' }).waitFor();
   await axeCheck(page, t);
   await screenshot(page, 'slots-patient-chart-document');
