@@ -401,8 +401,7 @@ function ChangePassword() {
       await loadMe();
     } catch (caught) {
       // The refusal shows at the field it is about, which gets the focus.
-      const at = caught instanceof ApiRequestError ? PASSWORD_FIELDS[caught.code] : undefined;
-      const fields = at === undefined ? fieldErrors(caught) : { [at]: personMessage(caught).message };
+      const fields = passwordRefusal(caught);
       setErrors(fields);
       setError(caught);
       setBusy(false);
@@ -414,27 +413,13 @@ function ChangePassword() {
     <p>Ward chose your current password when it created your account. Choose your own before you continue.</p>
     ${error && html`<${ErrorBanner} title="The password was not changed" error=${error} />`}
     <form class="form" onSubmit=${submit} novalidate>
-      <input type="text" name="username" autocomplete="username" value=${me.value.user.username} hidden />
-      <${Field}
-        label="Current password"
-        name="currentPassword"
-        type="password"
-        autocomplete="current-password"
-        required
-        error=${errors['/currentPassword']}
-        value=${current}
-        onInput=${setCurrent}
-      />
-      <${Field}
-        label="New password"
-        name="newPassword"
-        type="password"
-        autocomplete="new-password"
+      <${PasswordPair}
+        current=${current}
+        next=${next}
+        errors=${errors}
+        onCurrent=${setCurrent}
+        onNext=${setNext}
         hint="At least 12 characters, and not a common password; three or four unrelated words work well. Changing it signs you out everywhere else."
-        required
-        error=${errors['/newPassword']}
-        value=${next}
-        onInput=${setNext}
       />
       <${Field}
         label="Confirm password"
@@ -1047,6 +1032,44 @@ function TwoFactorOn({ status, onChange }) {
     </form>`;
 }
 
+/** A refused password change's errors, at the field the refusal is about (PASSWORD_FIELDS) when it names one. */
+function passwordRefusal(caught) {
+  const at = caught instanceof ApiRequestError ? PASSWORD_FIELDS[caught.code] : undefined;
+  return at === undefined ? fieldErrors(caught) : { [at]: personMessage(caught).message };
+}
+
+/** The current and the new password, as both password forms ask them (with the username for password managers). */
+function PasswordPair({ current, next, errors, onCurrent, onNext, hint }) {
+  return html`<input
+      type="text"
+      name="username"
+      autocomplete="username"
+      value=${me.value.user.username}
+      hidden
+    />
+    <${Field}
+      label="Current password"
+      name="currentPassword"
+      type="password"
+      autocomplete="current-password"
+      required
+      error=${errors['/currentPassword']}
+      value=${current}
+      onInput=${onCurrent}
+    />
+    <${Field}
+      label="New password"
+      name="newPassword"
+      type="password"
+      autocomplete="new-password"
+      hint=${hint}
+      required
+      error=${errors['/newPassword']}
+      value=${next}
+      onInput=${onNext}
+    />`;
+}
+
 /** Changing one's own password: the other sessions end, as the hint says. */
 function OwnPassword() {
   const [current, setCurrent] = useState('');
@@ -1072,8 +1095,7 @@ function OwnPassword() {
       setNext('');
       setDone(true);
     } catch (caught) {
-      const at = caught instanceof ApiRequestError ? PASSWORD_FIELDS[caught.code] : undefined;
-      const fields = at === undefined ? fieldErrors(caught) : { [at]: personMessage(caught).message };
+      const fields = passwordRefusal(caught);
       setErrors(fields);
       setError(caught);
       focusFirstField(fields);
@@ -1083,27 +1105,13 @@ function OwnPassword() {
   return html`${done && html`<${Banner} kind="success"><p>Your password was changed; your other sessions ended.</p><//>`}
     ${error && html`<${ErrorBanner} title="The password was not changed" error=${error} />`}
     <form class="form" onSubmit=${submit} novalidate>
-      <input type="text" name="username" autocomplete="username" value=${me.value.user.username} hidden />
-      <${Field}
-        label="Current password"
-        name="currentPassword"
-        type="password"
-        autocomplete="current-password"
-        required
-        error=${errors['/currentPassword']}
-        value=${current}
-        onInput=${setCurrent}
-      />
-      <${Field}
-        label="New password"
-        name="newPassword"
-        type="password"
-        autocomplete="new-password"
+      <${PasswordPair}
+        current=${current}
+        next=${next}
+        errors=${errors}
+        onCurrent=${setCurrent}
+        onNext=${setNext}
         hint="At least 12 characters, and not a common password; three or four unrelated words work well."
-        required
-        error=${errors['/newPassword']}
-        value=${next}
-        onInput=${setNext}
       />
       <${Button} type="submit" busy=${busy}>Change password<//>
     </form>`;
