@@ -118,10 +118,14 @@ export default class ModulesRestart extends ModuleCommand {
     // Listening before asking, so that no step of this restart, and no refusal, goes by unannounced.
     const printed = new Map<string, number>();
     const refusals: RestartRefusal[] = [];
+    // A backend may announce its first steps before `asked` is printed; they wait for it, in order.
+    let held: string[] | null = [];
     const [feed, refused] = await openBoth(
       listenForSteps(url, ({ module, ...notice }) => {
         const step = { module_name: module, ...notice };
-        this.log(`  ${stepLine(step)}`);
+        const line = `  ${stepLine(step)}`;
+        if (held === null) this.log(line);
+        else held.push(line);
         printed.set(stepKey(step), (printed.get(stepKey(step)) ?? 0) + 1);
       }),
       listenForRefusals(url, (refusal) => refusals.push(refusal)),
@@ -129,6 +133,8 @@ export default class ModulesRestart extends ModuleCommand {
     try {
       await requestRestart(knex, { force: flags.force, backends: before.map((backend) => backend.id) });
       this.log(asked);
+      for (const line of held) this.log(line);
+      held = null;
       await untilBack(knex, before, refusals, flags.timeout * 1000);
     } finally {
       // Everything announced before the backends came back is printed before the summary.
