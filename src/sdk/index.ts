@@ -41,7 +41,7 @@ import type { Acting, Actor } from '../db/acting.ts';
 import type { WardError } from '../errors/ward-error.ts';
 import type { TextProblem } from '../text/text.ts';
 import type { Logger } from '../logger.ts';
-import type { Manifest } from '../manifests/manifest.types.ts';
+import type { Manifest } from '../../generated/manifest.types.ts';
 
 export type { Acting, Actor, ApiError, Context, Knex, Logger, Manifest, TextProblem, WardError };
 
