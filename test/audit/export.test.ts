@@ -77,7 +77,10 @@ test('every event maps to an AuditEvent with what FHIR R4 requires and Ward’s 
       t.is(resource.recorded, event.at);
       t.truthy(resource.type.system && resource.type.code);
       t.true(['C', 'R', 'U', 'D', 'E'].includes(resource.action));
-      t.is<string | undefined>(resource.outcome, { ok: '0', refused: '4', failed: '8' }[event.outcome]);
+      t.is<string | undefined, string | undefined>(
+        resource.outcome,
+        { ok: '0', refused: '4', failed: '8' }[event.outcome],
+      );
       t.true(
         resource.subtype.some(
           (coding) => coding.system === WARD_ACTION_SYSTEM && coding.code === event.action,
