@@ -28,7 +28,7 @@ test('install schedules the module and its dependency chain, printing the plan',
     [
       'Ward will perform the following actions at the next restart:',
       '',
-      '  + base          1.1.0  dependency of patients',
+      '  + base          1.2.0  dependency of patients',
       '  + patients      1.1.0  dependency of appointments',
       '  + appointments  1.1.0  requested',
       '',
@@ -102,7 +102,7 @@ test('install --json prints the plan object with a summary', async (t) => {
 
 test('upgrade at equal versions exits 1 saying the module is already at the declared version', async (t) => {
   const { knex, env } = await setup(t);
-  await setRows(knex, [{ name: 'base', state: 'installed', version: '1.1.0' }]);
+  await setRows(knex, [{ name: 'base', state: 'installed', version: '1.2.0' }]);
   const before = await snapshot(knex);
   const run = await ward(['modules', 'upgrade', 'base'], env);
   t.is(run.code, 1);
