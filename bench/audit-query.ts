@@ -104,7 +104,7 @@ try {
               case when g % 50 = 0 then 'refused' else 'ok' end,
               case when g % 6 = 4 then '{"changes": {"phone": ["x", "y"]}}'::jsonb end,
               decode(md5(g::text) || md5((g + 1)::text), 'hex')
-         from generate_series(1, ?) g,
+         from generate_series(1::bigint, ?) g,
               lateral (select 1 + (g * 7919) % ? as p, 1 + (g * 31) % ? as u) k`,
       [ROWS, ROWS, PATIENTS, STAFF],
     );
