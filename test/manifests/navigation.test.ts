@@ -24,7 +24,16 @@ test("the official modules' entries stand in a clinic's order: clinical pages fi
     navigation: [{ label: 'Vitals', path: '/vitals', permission: 'x.y' }],
   };
   const labels = orderedNavigation([...modules, community]).map((entry) => entry.label);
-  t.deepEqual(labels, ['Patients', 'Appointments', 'Documents', 'Vitals', 'Data import', 'Modules', 'Staff', 'Audit']);
+  t.deepEqual(labels, [
+    'Patients',
+    'Appointments',
+    'Documents',
+    'Vitals',
+    'Data import',
+    'Modules',
+    'Staff',
+    'Audit',
+  ]);
 });
 
 /** Each entry labelled `<module>#<index in its manifest>`, so the test can tell where it came from. */
