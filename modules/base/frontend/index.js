@@ -9,6 +9,7 @@ import { Banner, Button, EmptyState, ErrorBanner, html, Loading, mount, PageHead
 import { failedSteps, stepLine } from '@ward/restart';
 import { followRestart, GIVE_UP_AFTER_MS, requestRestart, stepsSince } from './restart.js';
 import { userRoutes } from './users.js';
+import { AUDIT_READ, AuditPage, ChartAudit } from './audit.js';
 
 const READ = 'base.module.read';
 const RESTART = 'base.module.restart';
@@ -486,5 +487,11 @@ function Refused({ context }) {
 
 export default /** @satisfies {import('@ward/ui').Layer} */ ({
   sdk: '^1.3.0',
-  routes: [{ path: '/modules', render: mount(Gate) }, ...userRoutes],
+  routes: [
+    { path: '/modules', render: mount(Gate) },
+    ...userRoutes,
+    { path: '/audit', render: mount(AuditPage) },
+  ],
+  // Last on the patient page: who opened the record is read after what it holds.
+  extensions: [{ slot: 'patient.chart', component: ChartAudit, permission: AUDIT_READ, order: 900 }],
 });
