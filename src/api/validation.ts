@@ -1,6 +1,7 @@
 /**
- * Request bodies against their route's JSON Schema (ajv), compiled on the route's first call. A failing body
- * gets 422 naming the JSON path and what is wrong there, in the words `ward modules doctor` uses.
+ * Request bodies against their route's JSON Schema (ajv), compiled on the route's first call. A
+ * failing body gets 422 naming the JSON path and what is wrong there, in the words `ward modules
+ * doctor` uses.
  */
 import type { Ajv, ValidateFunction } from 'ajv';
 import { ApiError } from '../errors/api-error.ts';
