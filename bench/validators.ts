@@ -20,7 +20,7 @@ const VARIANTS: Record<string, string> = {
     new Ajv({ allErrors: true, useDefaults: true, verbose: true }).compile(schema);`,
   'draft-07: load built': "require('./generated/draft-07.validate.cjs');",
   'draft-07: compile at start': `const { Ajv } = require('ajv');
-    const { AJV_OPTIONS, configureAjv, DRAFT_07 } = await import('./src/api/ajv-config.ts');
+    const { AJV_OPTIONS, configureAjv, DRAFT_07 } = await import('./src/sdk/ajv-config.ts');
     configureAjv(new Ajv(AJV_OPTIONS)).getSchema(DRAFT_07);`,
 };
 

@@ -10,7 +10,9 @@ import type { Authenticator } from '../auth/authenticator.ts';
 import { authenticate, requirePermission } from './auth-middleware.ts';
 import { readJsonBody } from './body.ts';
 import type { RouteDefinition } from '../sdk/index.ts';
-import { compileBody } from './validation.ts';
+import { compileBody, type BodyValidator } from './validation.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { checkSchema } from '../sdk/schema.ts';
 
 export interface ApiRoute extends RouteDefinition {
   /** The path the router matches: `/api/v1/<module>` + the definition's path, for module routes. */
@@ -47,14 +49,16 @@ type Step = (ctx: Context) => void | Promise<void>;
 
 function bodyStep(route: ApiRoute, deps: RouteDeps): Step {
   const schema = route.body;
-  // A module's schema compiles now, so that one that does not is reported at start-up; Ward's own
-  // are fixed and tested, and compile on first use to keep that work off the start-up path.
-  const ajv = () => deps.ajvFor(route.module);
-  let validate = schema === undefined || route.module === null ? null : compileBody(ajv(), schema);
+  // A module's schema is checked against the meta-schema now, so that a broken one is reported at
+  // start-up (its module is then not mounted). Every schema compiles on its route's first call:
+  // compiling the modules' schemas was the largest part of a start's own work, and ajv itself
+  // need not load for a start at all.
+  if (schema !== undefined && route.module !== null) checkSchema(schema);
+  let validate: BodyValidator | null = null;
   return async (ctx: Context) => {
     const body = await readJsonBody(ctx, deps.jsonLimit);
     if (schema !== undefined) {
-      validate ??= compileBody(ajv(), schema);
+      validate ??= compileOnCall(route, schema, deps);
       validate(body);
     }
     ctx.request.body = body;
@@ -62,9 +66,29 @@ function bodyStep(route: ApiRoute, deps: RouteDeps): Step {
 }
 
 /**
+ * What the meta-schema cannot see (an unknown format, a `$ref` that resolves nowhere) fails only
+ * here: a module's route then answers 503 with ajv's reason, as a module that failed to mount
+ * does, and is compiled again on its next call. Ward's own schemas are tested: a failure is a bug.
+ */
+function compileOnCall(route: ApiRoute, schema: object, deps: RouteDeps): BodyValidator {
+  try {
+    return compileBody(deps.ajvFor(route.module), schema);
+  } catch (error) {
+    if (route.module === null) throw error;
+    throw new ApiError(
+      503,
+      'module_unavailable',
+      `the body schema of ${route.method} ${route.fullPath} (module ${route.module}) does not compile: ${(error as Error).message}`,
+      'fix the schema in the module, then restart the backend',
+      { cause: error },
+    );
+  }
+}
+
+/**
  * One route's guards, body and handler as a single middleware. Steps in a plain loop rather than a
  * Koa chain: every link of a chain costs a dispatch and a promise on every request. Throws when
- * its body schema does not compile.
+ * a module's body schema breaks the meta-schema.
  */
 export function compileRoute(route: ApiRoute, deps: RouteDeps): Middleware {
   const steps: Step[] = [];

@@ -1,6 +1,7 @@
 /**
- * Request bodies against their route's JSON Schema (ajv), compiled once at start-up. A failing body
- * gets 422 naming the JSON path and what is wrong there, in the words `ward modules doctor` uses.
+ * Request bodies against their route's JSON Schema (ajv), compiled on the route's first call. A
+ * failing body gets 422 naming the JSON path and what is wrong there, in the words `ward modules
+ * doctor` uses.
  */
 import type { Ajv, ValidateFunction } from 'ajv';
 import { ApiError } from '../errors/api-error.ts';
@@ -9,7 +10,7 @@ import { invalidBody } from '../sdk/errors.ts';
 
 export type BodyValidator = (body: unknown) => void;
 
-/** Throws at start-up when the schema itself is broken, so a module author learns it then. */
+/** Throws when the schema itself is broken (route.ts checks modules' schemas at start-up). */
 export function compileBody(ajv: Ajv, schema: object): BodyValidator {
   const validate: ValidateFunction = ajv.compile(schema);
   return (body) => {

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { generateSecret, generateURI, verify } from 'otplib';
+import type * as Otplib from 'otplib';
 import type { TwoFactorPolicy } from '../config/backend-settings.ts';
 import { hashSecret } from './tokens.ts';
 
@@ -17,6 +17,14 @@ export const MAX_FAILURES = 5;
 export const LOCK_MS = 5 * 60_000;
 export const CHALLENGE_TTL_MS = 5 * 60_000;
 export type { TwoFactorPolicy };
+
+/**
+ * otplib, loaded on first use: it pulls in its hash and base32 plugins (about a dozen files that
+ * take longer to evaluate than the rest of the auth code), and only a user setting up or using
+ * two-factor sign-in needs them, never a start.
+ */
+let otplib: Promise<typeof Otplib> | undefined;
+const totp = () => (otplib ??= import('otplib'));
 
 /** Whether a user with these roles must have a second factor under `policy` (pure). */
 export function twoFactorRequired(policy: TwoFactorPolicy, roles: readonly string[]): boolean {
@@ -61,6 +69,7 @@ export async function startEnrolment(
   knex: Knex,
   user: { id: number; username: string },
 ): Promise<{ secret: string; uri: string } | null> {
+  const { generateSecret, generateURI } = await totp();
   const secret = generateSecret();
   const inserted = await knex.raw(
     `insert into base_user_totp (user_id, secret) values (?, ?)
@@ -77,6 +86,7 @@ export async function startEnrolment(
 /** The time step `code` matched for `secret`, or null; never a step at or before `after`. */
 async function matchCode(secret: string, code: string, after: number | null): Promise<number | null> {
   if (!/^\d{6}$/.test(code)) return null;
+  const { verify } = await totp();
   const result = await verify({ secret, token: code, epochTolerance: 30 });
   const step = result.valid && 'timeStep' in result ? (result.timeStep as number) : null;
   return step === null || (after !== null && step <= after) ? null : step;

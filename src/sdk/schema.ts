@@ -7,7 +7,9 @@
  * order. The ajv is created on first use (about 0.3 ms, then about as much per schema compiled): a
  * module that compiles nothing pays nothing at start-up.
  */
-import { Ajv, type AnySchema, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, AnySchema, ErrorObject, ValidateFunction } from 'ajv';
+import type * as AjvModule from 'ajv';
 import { schemaErrorProblem } from '../manifests/schema-messages.ts';
 import { AJV_OPTIONS, configureAjv } from './ajv-config.ts';
 import { generatedOnce } from '../generated.ts';
@@ -16,26 +18,51 @@ import type { Validator } from './index.ts';
 /** ajv's draft-07 meta-schema validator with Ward's settings, built at install (scripts/build-validators.ts). */
 const draft07Validator = generatedOnce<ValidateFunction>('draft-07.validate.cjs');
 
+/** ajv's own wording of its errors (Ajv#errorsText), for a check that runs without an ajv. */
+const errorsText = (errors: readonly ErrorObject[]) =>
+  errors.map((error) => `data${error.instancePath} ${error.message ?? ''}`).join(', ');
+
+/**
+ * Throws, with the message ajv's compile would give, when `schema` (without a `$schema` of its
+ * own) breaks the draft-07 meta-schema. It needs no ajv: the start checks modules' body schemas
+ * with it and leaves compiling each to its route's first call.
+ */
+export function checkSchema(schema: object): void {
+  if ((schema as { $schema?: unknown }).$schema !== undefined) return;
+  const validateDraft07 = draft07Validator();
+  if (!validateDraft07(schema))
+    throw new Error(`schema is invalid: ${errorsText(validateDraft07.errors ?? [])}`);
+}
+
+const require = createRequire(import.meta.url);
+
 /**
  * Ajv checks a schema against the draft-07 meta-schema before compiling it, and compiles the
  * meta-schema for that first, in every instance: 20-30 ms of each start-up (the router's
  * instance, modules' own). Here the check runs on the copy compiled ahead of time with the same
- * settings, with ajv's own result and error.
+ * settings, with ajv's own result and error. The class is made when the first ajv is: ajv's ~60
+ * files (CommonJS, so required synchronously) load only once something compiles.
  */
-class WardAjv extends Ajv {
-  override validateSchema(schema: AnySchema, throwOrLogError?: boolean): boolean | Promise<unknown> {
-    // A schema that names its meta-schema may name one only this instance knows.
-    if (typeof schema === 'boolean' || schema.$schema !== undefined)
-      return super.validateSchema(schema, throwOrLogError);
-    const validateDraft07 = draft07Validator();
-    const valid = validateDraft07(schema);
-    this.errors = validateDraft07.errors ?? null;
-    if (!valid && throwOrLogError === true) throw new Error(`schema is invalid: ${this.errorsText()}`);
-    return valid;
-  }
+let WardAjv: (new (options: typeof AJV_OPTIONS) => Ajv) | undefined;
+
+function wardAjvClass() {
+  const { Ajv } = require('ajv') as typeof AjvModule;
+  return class WardAjv extends Ajv {
+    override validateSchema(schema: AnySchema, throwOrLogError?: boolean): boolean | Promise<unknown> {
+      // A schema that names its meta-schema may name one only this instance knows.
+      if (typeof schema === 'boolean' || schema.$schema !== undefined)
+        return super.validateSchema(schema, throwOrLogError);
+      const validateDraft07 = draft07Validator();
+      const valid = validateDraft07(schema);
+      this.errors = validateDraft07.errors ?? null;
+      if (!valid && throwOrLogError === true) throw new Error(`schema is invalid: ${this.errorsText()}`);
+      return valid;
+    }
+  };
 }
 
 export function createAjv(): Ajv {
+  WardAjv ??= wardAjvClass();
   return configureAjv(new WardAjv(AJV_OPTIONS));
 }
 

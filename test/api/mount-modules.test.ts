@@ -5,10 +5,15 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import test from 'ava';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import test, { type ExecutionContext } from 'ava';
+import Koa from 'koa';
 import type { Knex } from 'knex';
 import { loadModuleRoutes } from '../../src/api/mount-modules.ts';
-import { compileRoute } from '../../src/api/route.ts';
+import { compileRoute, type ApiRoute } from '../../src/api/route.ts';
+import { compileBody } from '../../src/api/validation.ts';
+import { errorHandler } from '../../src/api/errors.ts';
 import { ajvPerModule } from '../../src/sdk/schema.ts';
 import { silentLogger } from '../../src/logger.ts';
 import type { DiskModule } from '../../src/planner/types.ts';
@@ -95,9 +100,85 @@ test('two modules may compile schemas with the same $id, through the sdk and as 
   t.deepEqual(loaded.failures, []);
   const deps = { auth: null, ajvFor: ajvPerModule(), jsonLimit: 1024 };
   for (const route of loaded.routes) t.notThrows(() => compileRoute(route, deps), route.fullPath);
+  // Route bodies compile on their first call, on the ajv the router gives their module.
+  for (const route of loaded.routes)
+    t.notThrows(() => compileBody(deps.ajvFor(route.module), route.body as object), route.fullPath);
   for (const route of loaded.routes) {
     const ctx = { body: undefined } as { body: unknown };
     await route.handler(ctx as never);
     t.deepEqual(ctx.body, { ok: true }, `${route.module} checks with its own schema`);
+  }
+});
+
+/** One route of module `lab` taking `body`, open to anyone, served by a Koa app of its own. */
+async function serveBodyRoute(t: ExecutionContext, body: object): Promise<string> {
+  const route: ApiRoute = {
+    method: 'POST',
+    path: '/readings',
+    fullPath: '/api/v1/lab/readings',
+    module: 'lab',
+    access: 'public',
+    permission: null,
+    body,
+    handler: async (ctx) => {
+      ctx.body = { ok: true };
+    },
+  };
+  const app = new Koa();
+  app.use(errorHandler(silentLogger));
+  app.use(compileRoute(route, { auth: null, ajvFor: ajvPerModule(), jsonLimit: 1024 }));
+  const server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}${route.fullPath}`;
+}
+
+const post = (url: string, value: unknown) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(value),
+  });
+
+test("a module's body schema that breaks the meta-schema is refused when its route is mounted, in ajv's words", (t) => {
+  const route = {
+    method: 'POST',
+    path: '/readings',
+    fullPath: '/api/v1/lab/readings',
+    module: 'lab',
+    permission: null,
+    body: { type: 'object', required: 'name' },
+    handler: async () => undefined,
+  } satisfies ApiRoute;
+  t.throws(() => compileRoute(route, { auth: null, ajvFor: ajvPerModule(), jsonLimit: 1024 }), {
+    message: 'schema is invalid: data/required must be array',
+  });
+});
+
+test("a module's body schema is compiled on its route's first call, and checks every call's body", async (t) => {
+  const url = await serveBodyRoute(t, {
+    type: 'object',
+    required: ['name'],
+    properties: { name: { type: 'string' } },
+  });
+  const refused = await post(url, { name: 1 });
+  t.is(refused.status, 422);
+  t.is(((await refused.json()) as { error: { code: string } }).error.code, 'invalid_body');
+  const accepted = await post(url, { name: 'pulse' });
+  t.is(accepted.status, 200);
+  t.deepEqual(await accepted.json(), { ok: true });
+});
+
+test('a module body schema the meta-schema passes but ajv cannot compile answers 503 naming the route and why', async (t) => {
+  const url = await serveBodyRoute(t, { type: 'string', format: 'no-such-format' });
+  for (const attempt of [1, 2]) {
+    const answer = await post(url, 'pulse');
+    t.is(answer.status, 503, `call ${attempt}`);
+    const { error } = (await answer.json()) as { error: { code: string; message: string } };
+    t.is(error.code, 'module_unavailable');
+    t.regex(
+      error.message,
+      /^the body schema of POST \/api\/v1\/lab\/readings \(module lab\) does not compile: unknown format "no-such-format"/,
+    );
   }
 });

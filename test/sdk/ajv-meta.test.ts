@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
 import { metaValidatorFile, metaValidatorSource } from '../../scripts/build-validators.ts';
 import { AJV_OPTIONS, configureAjv, DRAFT_07 } from '../../src/sdk/ajv-config.ts';
-import { createAjv } from '../../src/sdk/schema.ts';
+import { checkSchema, createAjv } from '../../src/sdk/schema.ts';
 
 test('the meta-schema validator built at install is what ajv generates for the current settings', async (t) => {
   t.true(
@@ -49,4 +49,22 @@ test('a body schema that breaks the meta-schema does not compile, with ajv messa
   t.throws(() => createAjv().compile({ type: 'object', required: 'name' }), {
     message: 'schema is invalid: data/required must be array',
   });
+});
+
+test("the start's meta-schema check, which needs no ajv, refuses what ajv refuses, in ajv's words", (t) => {
+  const plain = configureAjv(new Ajv(AJV_OPTIONS));
+  fc.assert(
+    fc.property(schemas, (schema) => {
+      const expected = plain.validate(DRAFT_07, schema) ? null : `schema is invalid: ${plain.errorsText()}`;
+      let actual: string | null = null;
+      try {
+        checkSchema(schema);
+      } catch (error) {
+        actual = (error as Error).message;
+      }
+      return actual === expected;
+    }),
+    { numRuns: 3000 },
+  );
+  t.pass();
 });
