@@ -28,7 +28,7 @@ const STABLE_MS = 10_000;
 const FIRST_DELAY_MS = 250;
 const MAX_DELAY_MS = 30_000;
 /** A spare loads in well under a second; one that takes longer is stuck, and a new process is started. */
-const SPARE_READY_TIMEOUT_MS = 5_000;
+const DEFAULT_SPARE_READY_TIMEOUT_MS = 5_000;
 
 const withTimeout = <T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> => {
   let timer: NodeJS.Timeout | undefined;
@@ -60,8 +60,11 @@ function exitedOrNeverStarted(
 }
 
 export interface SuperviseOptions {
-  /** Keep a warm spare whose code is that of this Ward directory (see `codeChangedSince`). */
-  spare?: { codeRoot: string };
+  /**
+   * Keep a warm spare whose code is that of this Ward directory (see `codeChangedSince`); a restart
+   * waits at most `readyTimeoutMs` (default 5 s) for one still loading.
+   */
+  spare?: { codeRoot: string; readyTimeoutMs?: number };
 }
 
 export interface Supervised {
@@ -95,6 +98,7 @@ export function supervise(
 ): Supervised {
   let child: ChildProcess | null = null;
   let spare: Spare | null = null;
+  const readyTimeoutMs = options.spare?.readyTimeoutMs ?? DEFAULT_SPARE_READY_TIMEOUT_MS;
   /** Spares ended before they served, and not yet gone: stopping waits for them too. */
   const discarded = new Set<Promise<void>>();
   const discard = (unused: Spare) => {
@@ -168,7 +172,7 @@ export function supervise(
   const takeSpare = async (codeRoot: string): Promise<Spare | null> => {
     const candidate = spare;
     if (candidate === null) return null;
-    const ready = await withTimeout(candidate.ready, SPARE_READY_TIMEOUT_MS, false);
+    const ready = await withTimeout(candidate.ready, readyTimeoutMs, false);
     const changed = ready && (await codeChangedSince(codeRoot, candidate.spawnedAt));
     // Stopping, or its exit, may have ended it meanwhile.
     if (spare !== candidate) return null;
@@ -186,7 +190,7 @@ export function supervise(
       logger.info('Ward code changed since the spare backend started; starting a backend from scratch');
     else if (!ready && candidate.child.exitCode === null)
       logger.warn(
-        `the spare backend was not ready after ${SPARE_READY_TIMEOUT_MS} ms; starting a backend from scratch`,
+        `the spare backend was not ready after ${readyTimeoutMs} ms; starting a backend from scratch`,
       );
     discard(candidate);
     return null;
