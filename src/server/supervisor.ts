@@ -23,7 +23,11 @@ import {
   type ToSpare,
 } from './spare.ts';
 
-/** A backend that ran at least this long before failing counts as a fresh start, not a failure in a row. */
+/**
+ * A backend that served at least this long before failing counts as a fresh start, not a failure in
+ * a row. Counted from when it serves, not from its start: on a loaded machine a start that is
+ * refused (orphan modules) can take longer than this, and must still back off.
+ */
 const STABLE_MS = 10_000;
 const FIRST_DELAY_MS = 250;
 const MAX_DELAY_MS = 30_000;
@@ -229,12 +233,13 @@ export function supervise(
       return ended();
     }
     if (promoted !== null) logger.info({ sparePid: promoted.child.pid }, 'the spare backend takes over');
-    const startedAt = Date.now();
+    let servingSince: number | undefined;
     const current = promoted?.child ?? spawnBackend(false);
     child = current;
     current.on('message', (message) => {
       if (!isWardMessage(message, 'serving')) return;
       served = true;
+      servingSince ??= Date.now();
       if (options.spare !== undefined) prepareSpare();
     });
     exitedOrNeverStarted(current, (code, signal) => {
@@ -251,7 +256,7 @@ export function supervise(
         status = 1;
         return void ended();
       }
-      const failed = code !== 0 && Date.now() - startedAt < STABLE_MS;
+      const failed = code !== 0 && (servingSince === undefined || Date.now() - servingSince < STABLE_MS);
       failures = failed ? failures + 1 : 0;
       // A fix that landed while this backend was starting was not seen by it: try it now.
       const delay = wokenSinceStart ? 0 : restartDelay(failures);

@@ -83,7 +83,7 @@ async function supervised(
   const pids = async (event: string) =>
     (await events()).filter((entry) => entry.event === event).map((entry) => entry.pid);
   const until = async (what: string, done: () => boolean | Promise<boolean>) => {
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 120_000;
     while (!(await done())) {
       if (Date.now() > deadline)
         throw new Error(`${what} did not happen:\n${JSON.stringify(await events())}\n${logs.join('\n')}`);
