@@ -177,6 +177,13 @@ test('a backend that fails before it serves gets no spare, and the starts back o
   t.deepEqual(delays.slice(0, 2), [250, 500]);
 });
 
+test('a backend that fails before it serves backs off however long its start took', async (t) => {
+  // Longer than the 10 s a backend must serve to count as a fresh start when it fails.
+  const { pids, until, delays } = await supervised(t, { args: ['fail-ms=10500'] });
+  await until('a second start', async () => (await pids('started')).length >= 2);
+  t.deepEqual(delays.slice(0, 1), [250]);
+});
+
 test('a backend whose address is taken is not started again: the supervisor stops, with status 1', async (t) => {
   const { supervisor, pids, logs } = await supervised(t, { args: ['address-taken'] });
   t.is(await supervisor.done, 1);
