@@ -23,12 +23,16 @@ import {
   type ToSpare,
 } from './spare.ts';
 
-/** A backend that ran at least this long before failing counts as a fresh start, not a failure in a row. */
+/**
+ * A backend that served at least this long before failing counts as a fresh start, not a failure in
+ * a row. Counted from when it serves, not from its start: on a loaded machine a start that is
+ * refused (orphan modules) can take longer than this, and must still back off.
+ */
 const STABLE_MS = 10_000;
 const FIRST_DELAY_MS = 250;
 const MAX_DELAY_MS = 30_000;
 /** A spare loads in well under a second; one that takes longer is stuck, and a new process is started. */
-const SPARE_READY_TIMEOUT_MS = 5_000;
+const DEFAULT_SPARE_READY_TIMEOUT_MS = 5_000;
 
 const withTimeout = <T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> => {
   let timer: NodeJS.Timeout | undefined;
@@ -60,8 +64,11 @@ function exitedOrNeverStarted(
 }
 
 export interface SuperviseOptions {
-  /** Keep a warm spare whose code is that of this Ward directory (see `codeChangedSince`). */
-  spare?: { codeRoot: string };
+  /**
+   * Keep a warm spare whose code is that of this Ward directory (see `codeChangedSince`); a restart
+   * waits at most `readyTimeoutMs` (default 5 s) for one still loading.
+   */
+  spare?: { codeRoot: string; readyTimeoutMs?: number };
 }
 
 export interface Supervised {
@@ -95,6 +102,7 @@ export function supervise(
 ): Supervised {
   let child: ChildProcess | null = null;
   let spare: Spare | null = null;
+  const readyTimeoutMs = options.spare?.readyTimeoutMs ?? DEFAULT_SPARE_READY_TIMEOUT_MS;
   /** Spares ended before they served, and not yet gone: stopping waits for them too. */
   const discarded = new Set<Promise<void>>();
   const discard = (unused: Spare) => {
@@ -168,7 +176,7 @@ export function supervise(
   const takeSpare = async (codeRoot: string): Promise<Spare | null> => {
     const candidate = spare;
     if (candidate === null) return null;
-    const ready = await withTimeout(candidate.ready, SPARE_READY_TIMEOUT_MS, false);
+    const ready = await withTimeout(candidate.ready, readyTimeoutMs, false);
     const changed = ready && (await codeChangedSince(codeRoot, candidate.spawnedAt));
     // Stopping, or its exit, may have ended it meanwhile.
     if (spare !== candidate) return null;
@@ -186,7 +194,7 @@ export function supervise(
       logger.info('Ward code changed since the spare backend started; starting a backend from scratch');
     else if (!ready && candidate.child.exitCode === null)
       logger.warn(
-        `the spare backend was not ready after ${SPARE_READY_TIMEOUT_MS} ms; starting a backend from scratch`,
+        `the spare backend was not ready after ${readyTimeoutMs} ms; starting a backend from scratch`,
       );
     discard(candidate);
     return null;
@@ -225,12 +233,13 @@ export function supervise(
       return ended();
     }
     if (promoted !== null) logger.info({ sparePid: promoted.child.pid }, 'the spare backend takes over');
-    const startedAt = Date.now();
+    let servingSince: number | undefined;
     const current = promoted?.child ?? spawnBackend(false);
     child = current;
     current.on('message', (message) => {
       if (!isWardMessage(message, 'serving')) return;
       served = true;
+      servingSince ??= Date.now();
       if (options.spare !== undefined) prepareSpare();
     });
     exitedOrNeverStarted(current, (code, signal) => {
@@ -247,7 +256,7 @@ export function supervise(
         status = 1;
         return void ended();
       }
-      const failed = code !== 0 && Date.now() - startedAt < STABLE_MS;
+      const failed = code !== 0 && (servingSince === undefined || Date.now() - servingSince < STABLE_MS);
       failures = failed ? failures + 1 : 0;
       // A fix that landed while this backend was starting was not seen by it: try it now.
       const delay = wokenSinceStart ? 0 : restartDelay(failures);

@@ -1,4 +1,5 @@
 import test from 'ava';
+import type { ExecutionContext } from 'ava';
 import fc from 'fast-check';
 import {
   JsonStreamParser,
@@ -23,6 +24,24 @@ const split = (text: string, sizes: readonly number[]): string[] => {
   return parts;
 };
 
+/**
+ * `value` as JSON text with its keys in order, for comparing parses. Not `JSON.parse(text)` as the
+ * reference: Node 24's V8 misreads an escaped one-character key (`"\""` as `\`) once an earlier
+ * parse left a `\` key in its key cache (nodejs/node#63785), so a property test comparing with it
+ * fails now and then on texts this parser reads right. The text also drops a `-0` as JSON does.
+ */
+const canonical = (value: unknown): string => JSON.stringify(value);
+
+/** The root value `parts` parse to, checking that nothing else came out. */
+function rootOf(t: ExecutionContext, parts: readonly string[]): unknown {
+  const events = parseChunks(parts);
+  t.deepEqual(
+    events.map((event) => event.kind),
+    ['root'],
+  );
+  return events[0]!.value;
+}
+
 /** The warning message a text gets, parsed in chunks of `sizes`. */
 function syntaxError(text: string, sizes: readonly number[] = [text.length || 1]): string {
   try {
@@ -34,7 +53,7 @@ function syntaxError(text: string, sizes: readonly number[] = [text.length || 1]
   return 'no error';
 }
 
-test('property: any JSON text parses to what JSON.parse gives, however it is chunked', (t) => {
+test('property: any JSON text parses to its value, however it is chunked', (t) => {
   fc.assert(
     fc.property(
       fc.jsonValue(),
@@ -42,7 +61,7 @@ test('property: any JSON text parses to what JSON.parse gives, however it is chu
       fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 10 }),
       (value, indent, sizes) => {
         const text = JSON.stringify(value, null, indent);
-        t.deepEqual(parseChunks(split(text, sizes)), [{ kind: 'root', value: JSON.parse(text) }]);
+        t.is(canonical(rootOf(t, split(text, sizes))), canonical(value));
       },
     ),
     { numRuns: 500 },
@@ -135,20 +154,27 @@ test('a value longer than maxTokenChars stops the parse', (t) => {
   });
 });
 
-/** JSON text whose strings are thick with escapes: `\"`, `\\`, `\n`, and `é` written as `\u00e9`. */
+/**
+ * A JSON value and its text, whose strings are thick with escapes: `\"`, `\\`, `\n`, `é` written
+ * as `\u00e9` and `😀` as the surrogate pair `\ud83d\ude00`.
+ */
 const escapedText = fc
   .jsonValue({
     maxDepth: 3,
     stringUnit: fc.constantFrom('"', '\\', '\n', 'é', 'a', '\u0001', '😀'),
   })
-  .map((value) => JSON.stringify(value).replaceAll('é', '\\u00e9'));
+  .map((value) => ({ value, text: escaped(JSON.stringify(value)) }));
 
-test('property: a text cut anywhere, inside escapes too, parses to what JSON.parse gives', (t) => {
+function escaped(text: string): string {
+  return text.replaceAll('é', '\\u00e9').replaceAll('😀', '\\ud83d\\ude00');
+}
+
+test('property: a text cut anywhere, inside escapes too, parses to its value', (t) => {
   fc.assert(
-    fc.property(escapedText, fc.array(fc.nat(), { maxLength: 12 }), (text, cuts) => {
+    fc.property(escapedText, fc.array(fc.nat(), { maxLength: 12 }), ({ value, text }, cuts) => {
       const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
       const parts = [0, ...points].map((from, index) => text.slice(from, points[index] ?? text.length));
-      t.deepEqual(parseChunks(parts), [{ kind: 'root', value: JSON.parse(text) }]);
+      t.is(canonical(rootOf(t, parts)), canonical(value));
     }),
     { numRuns: 1000 },
   );
@@ -156,11 +182,24 @@ test('property: a text cut anywhere, inside escapes too, parses to what JSON.par
 
 test('property: a string cut one character at a time parses whole, whatever its escapes', (t) => {
   fc.assert(
-    fc.property(escapedText, (text) => {
-      t.deepEqual(parseChunks([...text]), [{ kind: 'root', value: JSON.parse(text) }]);
+    fc.property(escapedText, ({ value, text }) => {
+      t.is(canonical(rootOf(t, [...text])), canonical(value));
     }),
     { numRuns: 200 },
   );
+});
+
+test('escaped keys cut at every pair of offsets read right, also where JSON.parse misreads them', (t) => {
+  // This earlier parse leaves a `\` key in V8's key cache; JSON.parse then reads the `\n` key of
+  // `text` as `\` (nodejs/node#63785). The parser decodes each string on its own, not as a key.
+  JSON.parse('{"h":[],"\\\\":0}');
+  const text = escaped('{"h":"é\\"\\\\u00e9","\\n":{"h":1,"\\\\":"😀","😀":2,"\\"":"\\\\"}}');
+  const value = { h: 'é"\\u00e9', '\n': { h: 1, '\\': '😀', '😀': 2, '"': '\\' } };
+  for (let first = 0; first <= text.length; first++)
+    for (let second = first; second <= text.length; second++) {
+      const parts = [text.slice(0, first), text.slice(first, second), text.slice(second)];
+      t.is(canonical(rootOf(t, parts)), canonical(value), JSON.stringify(parts));
+    }
 });
 
 /** Pushes `text` to a parser in chunks of `size`; what the parser gave and the characters it scanned. */
