@@ -5,12 +5,7 @@
 import path from 'node:path';
 import { assertModuleName } from '../planner/names.ts';
 
-const FORMAT_LINE = '-- Ward module backup, format 2: data-only COPY blocks.';
-/**
- * Backups written before COPY blocks hold multi-row INSERT statements; they still restore (the
- * reader takes both), so an operator's older files stay usable.
- */
-const FORMAT_1_LINE = '-- Ward module backup, format 1: data-only INSERT statements.';
+const FORMAT_LINE = '-- Ward module backup, format 1: data-only INSERT statements.';
 const TABLE_LINE = /^-- table ("(?:[^"\\]|\\.)*") rows (\d+)$/;
 
 export interface TableCount {
@@ -34,7 +29,6 @@ export interface HeaderInfo {
  */
 const SESSION_SETTINGS = [
   "SET client_encoding = 'UTF8';",
-  "SET lc_monetary = 'C';",
   'SET standard_conforming_strings = on;',
   'SET statement_timeout = 0;',
   'SET lock_timeout = 0;',
@@ -106,7 +100,7 @@ export const FOOTER = 'COMMIT;\n';
 
 /** The tables and row counts from the comment lines before the first statement; null if not a backup. */
 export function parseHeader(comments: readonly string[]): TableCount[] | null {
-  if (comments[0] !== FORMAT_LINE && comments[0] !== FORMAT_1_LINE) return null;
+  if (comments[0] !== FORMAT_LINE) return null;
   const tables: TableCount[] = [];
   for (const line of comments) {
     const match = TABLE_LINE.exec(line);

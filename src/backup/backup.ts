@@ -127,8 +127,7 @@ async function writeSnapshot(
   for (const { table, rows } of counts) {
     at.table = table;
     const info = described.get(table)!;
-    // An empty table gets no COPY block: there is nothing to restore into it.
-    const copied = rows === 0 ? 0 : await copyTable(client, info, output);
+    const copied = await copyTable(client, info, output);
     // Same snapshot, so they agree unless something is badly wrong; then no file beats a wrong one.
     if (copied !== rows) throw new Error(`COPY returned ${copied} rows where count(*) saw ${rows}`);
     for (const sequence of info.sequences) await put(await setval(client, schema, sequence));

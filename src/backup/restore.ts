@@ -2,25 +2,24 @@
  * Module restore: feeds a backup file written by steps/backup.ts back into the
  * module's tables. The file is streamed and run statement by statement on one connection, inside
  * one transaction that commits only when every table received exactly the rows its header
- * records: a restore either completes or changes nothing. A table's rows go in through
- * COPY FROM STDIN, streamed from the file as they are read: one statement per table instead of one
- * per few hundred rows, and no row parsed in JavaScript (it took 3 to 4 times as long with
- * INSERT statements; see docs/benchmarks.md). Older backups of INSERT statements still restore.
+ * records: a restore either completes or changes nothing. The rows of the backup's INSERT
+ * statements go in through COPY FROM STDIN (copy-in.ts), one COPY per table: the server then
+ * parses no INSERT, which was most of a restore's time. Statements that are not as backup writes
+ * them (a hand edit) run as they are.
  */
 import { createReadStream } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
 import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { WardError } from '../errors/ward-error.ts';
-import { readScript } from './script-lines.ts';
-import type { ScriptItem } from './script-lines.ts';
+import { readStatements } from './sql-statements.ts';
+import type { ScriptItem } from './sql-statements.ts';
 import { backupFilePattern, moduleOfBackup, parseHeader } from './backup-format.ts';
 import type { TableCount } from './backup-format.ts';
 import { withConnection } from '../db/pg-connection.ts';
+import { CopyFailed, CopyIn } from './copy-in.ts';
+import { insertToCopy } from './insert-to-copy.ts';
 import { quoteIdentifier, unquoteIdentifier } from '../db/sql-literal.ts';
 
 export interface RestoreResult {
@@ -36,9 +35,7 @@ type Statement =
   | { kind: 'commit' }
   /** `seedsOf`: the module whose seed records (core_external_id) the statement deletes. */
   | { kind: 'run'; sql: string; seedsOf?: string }
-  | { kind: 'insert'; table: string; sql: string }
-  /** COPY FROM STDIN: the file's next lines, up to `\.`, are the table's rows. */
-  | { kind: 'copy'; table: string; sql: string };
+  | { kind: 'insert'; table: string; sql: string };
 
 const NOTHING_CHANGED = 'nothing was restored (the transaction was rolled back)';
 const SEED_TRACKING = 'core_external_id';
@@ -57,8 +54,8 @@ export async function restoreBackup(
   onProgress?: RestoreProgress,
   module: string | null = null,
 ): Promise<RestoreResult> {
-  const source = createReadStream(file, { highWaterMark: 1 << 16 });
-  const script = readScript(source as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  const source = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 16 });
+  const script = readStatements(source as AsyncIterable<string>)[Symbol.asyncIterator]();
   const next: NextItem = async () => {
     try {
       const item = await script.next();
@@ -120,50 +117,54 @@ async function runStatements(
   module: string | null,
 ): Promise<Map<string, number>> {
   const restored = new Map(expected.map(({ table }) => [table, 0]));
-  let begun = false;
-  let committed = false;
-  for (let current = first; current !== null; current = await next()) {
-    if (current.kind === 'comment') continue;
-    // Data only ever follows its COPY statement, which reads it all.
-    if (current.kind !== 'statement') throw unreadable(file, 'it has COPY data outside a COPY statement');
-    const statement = classify(current.text);
-    const misplaced = (statement?.kind === 'insert' || statement?.kind === 'copy') && !begun;
-    if (statement === null || committed || misplaced)
-      throw unreadable(file, `unexpected statement ${JSON.stringify(current.text.slice(0, 80))}`);
-    if (statement.kind === 'begin') {
-      if (begun) throw unreadable(file, 'it has a second BEGIN');
-      begun = true;
-    } else if (statement.kind === 'commit') committed = true;
-    else if (statement.kind === 'run') {
-      if (statement.seedsOf !== undefined && module !== null && statement.seedsOf !== module)
-        throw wrongModule(file, module, `the seed records of ${statement.seedsOf}`);
-      await execute(client, file, statement.sql, null);
-    } else if (statement.kind === 'copy') {
-      const before = restored.get(statement.table);
-      if (before === undefined)
-        throw unreadable(
-          file,
-          `it copies into ${quoteIdentifier(statement.table)}, which its header does not list`,
-        );
-      const report = (rows: number) => {
-        restored.set(statement.table, rows);
-        onProgress?.({ table: statement.table, rows });
-      };
-      await copyIn(client, file, statement, next, before, report);
-    } else {
-      const before = restored.get(statement.table);
-      if (before === undefined)
-        throw unreadable(
-          file,
-          `it inserts into ${quoteIdentifier(statement.table)}, which its header does not list`,
-        );
-      const rows = before + (await execute(client, file, statement.sql, statement.table));
-      restored.set(statement.table, rows);
-      onProgress?.({ table: statement.table, rows });
+  const copy = new CopyIn(client);
+  try {
+    let begun = false;
+    let committed = false;
+    for (let current = first; current !== null; current = await next()) {
+      if (current.kind === 'comment') continue;
+      const statement = classify(current.text);
+      const misplaced = statement?.kind === 'insert' && !begun;
+      if (statement === null || committed || misplaced)
+        throw unreadable(file, `unexpected statement ${JSON.stringify(current.text.slice(0, 80))}`);
+      if (statement.kind !== 'insert') await copy.close();
+      if (statement.kind === 'begin') {
+        if (begun) throw unreadable(file, 'it has a second BEGIN');
+        begun = true;
+      } else if (statement.kind === 'commit') committed = true;
+      else if (statement.kind === 'run') {
+        if (statement.seedsOf !== undefined && module !== null && statement.seedsOf !== module)
+          throw wrongModule(file, module, `the seed records of ${statement.seedsOf}`);
+        await execute(client, file, statement.sql, null);
+      } else {
+        const before = restored.get(statement.table);
+        if (before === undefined)
+          throw unreadable(
+            file,
+            `it inserts into ${quoteIdentifier(statement.table)}, which its header does not list`,
+          );
+        const rows = insertToCopy(statement.sql);
+        let added: number;
+        if (rows === null) {
+          await copy.close();
+          added = await execute(client, file, statement.sql, statement.table);
+        } else {
+          await copy.write(statement.table, rows);
+          added = rows.rows;
+        }
+        restored.set(statement.table, before + added);
+        onProgress?.({ table: statement.table, rows: before + added });
+      }
     }
+    await copy.close();
+    if (!committed) throw unreadable(file, 'it ends before its COMMIT (the file is truncated)');
+    return restored;
+  } catch (error) {
+    // The connection must be free for the rollback.
+    await copy.abandon();
+    if (error instanceof CopyFailed) throw failed(file, error.table, error.cause);
+    throw error;
   }
-  if (!committed) throw unreadable(file, 'it ends before its COMMIT (the file is truncated)');
-  return restored;
 }
 
 /** The newest `module_<module>_<timestamp>.sql` in `dir`, or null when there is none. */
@@ -253,46 +254,16 @@ function classify(text: string): Statement | null {
   if (seeds !== null) return { kind: 'run', sql: text, seedsOf: seeds[1]! };
   if (/^SELECT pg_catalog\.setval\('(?:[^']|'')+', -?\d+, (?:true|false)\);$/.test(text))
     return { kind: 'run', sql: text };
-  const copy = /^COPY ("(?:[^"]|"")+")(?: \("(?:[^"]|"")+"(?:, "(?:[^"]|"")+")*\))? FROM stdin;$/.exec(text);
-  if (copy !== null) return { kind: 'copy', table: unquoteIdentifier(copy[1]!), sql: text.slice(0, -1) };
   const insert = /^INSERT INTO ("(?:[^"]|"")+") /.exec(text);
   if (insert !== null) return { kind: 'insert', table: unquoteIdentifier(insert[1]!), sql: text };
   return null;
 }
 
-/**
- * Streams the COPY data that follows into the table, reporting the rows sent so far after each
- * run of rows; the data's end marker must come before the file ends.
- */
-async function copyIn(
-  client: pg.Client,
-  file: string,
-  statement: { table: string; sql: string },
-  next: NextItem,
-  before: number,
-  report: (rows: number) => void,
-): Promise<void> {
-  let rows = before;
-  async function* data(): AsyncGenerator<Buffer> {
-    for (;;) {
-      const item = await next();
-      if (item === null)
-        throw unreadable(
-          file,
-          `it ends inside the rows of ${quoteIdentifier(statement.table)} (the file is truncated)`,
-        );
-      if (item.kind === 'end-of-data') return;
-      if (item.kind !== 'data') throw unreadable(file, 'a COPY statement is not followed by its data');
-      rows += item.rows;
-      report(rows);
-      yield item.bytes;
-    }
-  }
+async function execute(client: pg.Client, file: string, sql: string, table: string | null): Promise<number> {
   try {
-    await pipeline(Readable.from(data(), { objectMode: false }), client.query(copyFrom(statement.sql)));
+    return (await client.query(sql)).rowCount ?? 0;
   } catch (error) {
-    if (error instanceof WardError) throw error;
-    throw failed(file, statement.table, error);
+    throw failed(file, table, error);
   }
 }
 
@@ -304,14 +275,6 @@ function failed(file: string, table: string | null, error: unknown): WardError {
     `${NOTHING_CHANGED}; fix the cause and restore again (the module's tables must exist, with the backup's columns, and hold none of its rows)`,
     { cause: error },
   );
-}
-
-async function execute(client: pg.Client, file: string, sql: string, table: string | null): Promise<number> {
-  try {
-    return (await client.query(sql)).rowCount ?? 0;
-  } catch (error) {
-    throw failed(file, table, error);
-  }
 }
 
 function unreadable(file: string, reason: string, cause?: unknown): WardError {
