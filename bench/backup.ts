@@ -1,8 +1,10 @@
 /**
  * Times backupTables against `pg_dump --data-only --inserts` on a 1,000,000-row patient-like table
  * in a scratch database, and measures the backup's peak RSS in a child process (the parent holds
- * the whole bench, which would blur the figure). Also times restoreBackup of the file, which proves
- * it complete. Prints the median of a few runs; asserts nothing, so a slow machine reports.
+ * the whole bench, which would blur the figure). Then times restoreBackup of the file (which also
+ * proves it complete) against `psql -f` of `pg_dump --data-only --rows-per-insert=1000` of the
+ * same table, alternating, each into the emptied table, with the restore's peak RSS. Prints
+ * medians of a few runs; asserts nothing, so a slow machine reports.
  *
  *   node bench/backup.ts
  *
@@ -97,10 +99,10 @@ async function inChild(mode: 'backup' | 'restore', url: string, file: string): P
   return JSON.parse(output) as ChildReport;
 }
 
-/** pg_dump reads its connection from the environment, as an operator's shell would pass it. */
-async function pgDump(url: string, file: string): Promise<number> {
+/** pg_dump and psql read their connection from the environment, as an operator's shell would pass it. */
+function pgEnv(url: string): NodeJS.ProcessEnv {
   const parsed = new URL(url);
-  const env = {
+  return {
     ...process.env,
     PGHOST: parsed.hostname,
     PGPORT: parsed.port || '5432',
@@ -108,8 +110,17 @@ async function pgDump(url: string, file: string): Promise<number> {
     PGPASSWORD: decodeURIComponent(parsed.password),
     PGDATABASE: decodeURIComponent(parsed.pathname.slice(1)),
   };
+}
+
+async function pgDump(url: string, file: string, format: string[]): Promise<number> {
   const started = performance.now();
-  await exec('pg_dump', ['--data-only', '--inserts', '-t', TABLE, '-f', file], env);
+  await exec('pg_dump', ['--data-only', ...format, '-t', TABLE, '-f', file], pgEnv(url));
+  return (performance.now() - started) / 1000;
+}
+
+async function psqlRestore(url: string, file: string): Promise<number> {
+  const started = performance.now();
+  await exec('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-f', file], pgEnv(url));
   return (performance.now() - started) / 1000;
 }
 
@@ -141,7 +152,7 @@ async function main(): Promise<void> {
       wardFile = path.join(dir, backupFileName('bench', new Date(Date.UTC(2026, 0, 1, 0, 0, run))));
       ward.push(await inChild('backup', url, wardFile));
       await rm(dumpFile, { force: true });
-      dump.push(await pgDump(url, dumpFile));
+      dump.push(await pgDump(url, dumpFile, ['--inserts']));
     }
     const wardSeconds = median(ward.map((report) => report.seconds));
     const dumpSeconds = median(dump);
@@ -157,11 +168,28 @@ async function main(): Promise<void> {
         ` pg_dump [${dump.map((seconds) => seconds.toFixed(2)).join(', ')}] s`,
     );
 
-    await knex.raw(`TRUNCATE ${TABLE}`);
-    const restored = await inChild('restore', url, wardFile);
+    const insertsFile = path.join(dir, 'pg_dump_inserts.sql');
+    await pgDump(url, insertsFile, ['--rows-per-insert=1000']);
+    const restores: ChildReport[] = [];
+    const psql: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      await knex.raw(`TRUNCATE ${TABLE}`);
+      restores.push(await inChild('restore', url, wardFile));
+      await knex.raw(`TRUNCATE ${TABLE}`);
+      psql.push(await psqlRestore(url, insertsFile));
+    }
+    const restoreSeconds = median(restores.map((report) => report.seconds));
+    const psqlSeconds = median(psql);
+    const restorePeak = Math.max(...restores.map((report) => report.maxRssMb));
     console.log(
-      `restore ${restored.rows.toLocaleString('en')} rows with restoreBackup: ${restored.seconds.toFixed(1)} s,` +
-        ` peak RSS ${restored.maxRssMb.toFixed(0)} MB`,
+      `restore ${restores[0]!.rows.toLocaleString('en')} rows: ward ${restoreSeconds.toFixed(1)} s,` +
+        ` psql -f of pg_dump --rows-per-insert=1000 ${psqlSeconds.toFixed(1)} s` +
+        ` -> ${(restoreSeconds / psqlSeconds).toFixed(2)}x (target <= ${TARGET_RATIO.toFixed(1)}x);` +
+        ` ward peak RSS ${restorePeak.toFixed(0)} MB (target <= ${TARGET_RSS_MB} MB)`,
+    );
+    console.log(
+      `restore runs: ward [${restores.map((report) => report.seconds.toFixed(2)).join(', ')}] s,` +
+        ` psql [${psql.map((seconds) => seconds.toFixed(2)).join(', ')}] s`,
     );
   } finally {
     await db.drop();

@@ -166,12 +166,6 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     koa
       .use(requestContext(deps.observeRequest ?? null))
       .use(errorHandler(logger))
-      .use(async (ctx, next) => {
-        // Patient data: no shared cache may keep an answer, and no browser may guess its type.
-        ctx.set('Cache-Control', 'no-store');
-        ctx.set('X-Content-Type-Options', 'nosniff');
-        await next();
-      })
       .use(router.routes())
       .use(router.allowedMethods())
       .use(frontendMiddleware(frontendFiles(deps, active)));

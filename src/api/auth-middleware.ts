@@ -8,6 +8,7 @@ import type { Context } from 'koa';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { PASSWORD_MIN_LENGTH } from '../auth/password.ts';
 import { can } from '../auth/permissions.ts';
+import type { Principal } from '../auth/principal.ts';
 import { callerOf, rememberCaller } from '../auth/request-caller.ts';
 import { SESSION_COOKIE, presentedCredential } from './credentials.ts';
 import { CSRF_HEADER, csrfProblem } from './csrf.ts';
@@ -47,48 +48,61 @@ const passwordChangeRequired = (username: string) =>
 export function authenticate(
   auth: Authenticator | null,
   options: { beforePasswordChange?: boolean; beforeTwoFactorEnrolment?: boolean } = {},
-): (ctx: Context) => Promise<void> {
-  return async (ctx: Context) => {
+): (ctx: Context) => void | Promise<void> {
+  // Not async: a principal from the cache is checked at once, without a promise (see Authenticator).
+  return (ctx: Context) => {
     if (auth === null) throw authUnavailable();
     const presented = presentedCredential(ctx.get('Authorization'), () => ctx.cookies.get(SESSION_COOKIE));
     if (presented.kind === 'none')
       throw unauthenticated('this route needs a signed-in user, and the request has no credential');
     if (presented.kind === 'malformed') throw unauthenticated(presented.problem);
-    const principal = await auth.authenticate(presented.secret);
-    // The cookie carries sessions only: an API token planted in it would skip the CSRF check.
-    if (principal === null || (presented.source === 'cookie' && principal.credential.kind !== 'session')) {
-      if (presented.source === 'cookie') clearSessionCookie(ctx);
-      throw unauthenticated(
-        `the ${presented.source === 'cookie' ? 'session cookie' : 'bearer token'} is invalid, expired or revoked`,
-      );
-    }
-    if (principal.credential.kind === 'session') {
-      // Bearer session tokens pass the check: only a cookie is sent without the page asking.
-      const problem = csrfProblem(
-        ctx.method,
-        presented.source,
-        ctx.get(CSRF_HEADER) || undefined,
-        principal.credential.csrfSecret,
-      );
-      if (problem !== null)
-        throw new ApiError(
-          403,
-          'csrf_failed',
-          problem,
-          `send the csrfToken from sign-in (or GET /api/v1/me) in ${CSRF_HEADER}, or use Authorization: Bearer`,
-        );
-    }
-    if (principal.mustChangePassword && options.beforePasswordChange !== true)
-      throw passwordChangeRequired(principal.username);
-    if (principal.mustEnrolTwoFactor && options.beforeTwoFactorEnrolment !== true)
+    const found = auth.authenticate(presented.secret);
+    return found instanceof Promise
+      ? found.then((principal) => admit(ctx, presented, principal, options))
+      : admit(ctx, presented, found, options);
+  };
+}
+
+/** The checks on the principal a credential stands for, once it is known. */
+function admit(
+  ctx: Context,
+  presented: { source: 'cookie' | 'bearer'; secret: string },
+  principal: Principal | null,
+  options: { beforePasswordChange?: boolean; beforeTwoFactorEnrolment?: boolean },
+): void {
+  // The cookie carries sessions only: an API token planted in it would skip the CSRF check.
+  if (principal === null || (presented.source === 'cookie' && principal.credential.kind !== 'session')) {
+    if (presented.source === 'cookie') clearSessionCookie(ctx);
+    throw unauthenticated(
+      `the ${presented.source === 'cookie' ? 'session cookie' : 'bearer token'} is invalid, expired or revoked`,
+    );
+  }
+  if (principal.credential.kind === 'session') {
+    // Bearer session tokens pass the check: only a cookie is sent without the page asking.
+    const problem = csrfProblem(
+      ctx.method,
+      presented.source,
+      ctx.get(CSRF_HEADER) || undefined,
+      principal.credential.csrfSecret,
+    );
+    if (problem !== null)
       throw new ApiError(
         403,
-        'two_factor_enrolment_required',
-        `this clinic requires two-factor sign-in of ${principal.username}, who has not set it up`,
-        'set it up first: POST /api/v1/auth/two-factor/setup, then POST /api/v1/auth/two-factor/confirm {"code"}; GET /api/v1/me and sign-out work meanwhile',
+        'csrf_failed',
+        problem,
+        `send the csrfToken from sign-in (or GET /api/v1/me) in ${CSRF_HEADER}, or use Authorization: Bearer`,
       );
-    rememberCaller(ctx, { principal, source: presented.source, secret: presented.secret });
-  };
+  }
+  if (principal.mustChangePassword && options.beforePasswordChange !== true)
+    throw passwordChangeRequired(principal.username);
+  if (principal.mustEnrolTwoFactor && options.beforeTwoFactorEnrolment !== true)
+    throw new ApiError(
+      403,
+      'two_factor_enrolment_required',
+      `this clinic requires two-factor sign-in of ${principal.username}, who has not set it up`,
+      'set it up first: POST /api/v1/auth/two-factor/setup, then POST /api/v1/auth/two-factor/confirm {"code"}; GET /api/v1/me and sign-out work meanwhile',
+    );
+  rememberCaller(ctx, { principal, source: presented.source, secret: presented.secret });
 }
 
 export function requirePermission(permission: string): (ctx: Context) => void {

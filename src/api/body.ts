@@ -10,7 +10,7 @@ import { bodyTooLarge } from '../sdk/errors.ts';
 import { findDuplicateKey } from './json-duplicate-key.ts';
 import { decodeUtf8, normaliseJson } from './json-text.ts';
 
-const hasBody = (ctx: Context): boolean =>
+export const hasBody = (ctx: Context): boolean =>
   ctx.get('Transfer-Encoding') !== '' || (ctx.request.length ?? 0) > 0;
 
 const tooLarge = (limit: number) =>

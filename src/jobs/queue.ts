@@ -17,6 +17,7 @@ import type { Knex } from 'knex';
 import type { Db, Job, PgBoss } from 'pg-boss';
 import { WardError } from '../errors/ward-error.ts';
 import type { Logger } from '../logger.ts';
+import { attemptEnded, unwatchJobs, watchJobs } from './queue-metrics.ts';
 
 /** The schema pg-boss installs into and Ward's progress table lives in. */
 export const JOBS_SCHEMA = 'ward_jobs';
@@ -132,7 +133,13 @@ export class JobQueue {
         includeMetadata: true,
       },
       async ([job]) => {
-        await handler(this.#running(queue, job!));
+        try {
+          await handler(this.#running(queue, job!));
+        } catch (error) {
+          attemptEnded(queue, true, job!.retryCount >= definition.retryLimit);
+          throw error;
+        }
+        attemptEnded(queue, false, false);
       },
     );
   }
@@ -194,6 +201,7 @@ export class JobQueue {
    */
   async stop(graceMs: number): Promise<void> {
     this.#stopped = true;
+    unwatchJobs(this.#knex);
     if (this.#engine === null) return;
     const boss = await this.#engine.catch(() => null);
     await boss?.stop({ graceful: true, timeout: graceMs, close: false });
@@ -255,6 +263,8 @@ export class JobQueue {
       // pg-boss deletes a finished job after a week; its progress goes a week after that.
       await trx(PROGRESS).where('updated_at', '<', trx.raw(`now() - interval '14 days'`)).delete();
     });
+    // Only now: before the engine starts the schema may not exist, and there is nothing to count.
+    watchJobs(this.#knex, JOBS_SCHEMA);
     return boss;
   }
 }
