@@ -45,6 +45,7 @@ const LAYERS = [
   'planner',
   'manifests',
   'db',
+  'audit',
   'jobs',
   'backup',
   'auth',
