@@ -2,7 +2,9 @@
  * Who calls each request, recorded by the API's authentication guard and read by Ward's routes and
  * the module SDK (`sdk.http.caller`, `sdk.acting`).
  */
+import type { Knex } from 'knex';
 import type { Context } from 'koa';
+import { acting, userActor, type Acting, type Actor } from '../db/acting.ts';
 import type { Principal } from './principal.ts';
 
 export interface CallerState {
@@ -27,4 +29,19 @@ export function callerOf(ctx: Context): CallerState {
   const caller = callers.get(ctx);
   if (caller === undefined) throw new Error(`${ctx.path} is not behind authenticate()`);
   return caller;
+}
+
+/** The actor of an authenticated request: `user:<id>:session:<ref>` or `user:<id>:token:<id>`. */
+export function callerActor(ctx: Context): Actor {
+  const { principal } = callerOf(ctx);
+  const { credential } = principal;
+  return userActor(
+    principal.userId,
+    credential.kind === 'session' ? { kind: 'session', ref: credential.ref } : { kind: 'token', id: credential.id },
+  );
+}
+
+/** The acting context of an authenticated request's caller, with the client's address. */
+export function requestActing(knex: Knex, ctx: Context): Acting {
+  return acting(knex, callerActor(ctx), ctx.ip);
 }
