@@ -186,3 +186,21 @@ export function recordAudit(acting: Acting, events: AuditEvent | readonly AuditE
     ? appendAudit(acting.knex as Knex.Transaction, withActor)
     : appendAlone(acting.knex, withActor);
 }
+
+/** Who a core write (users, tokens, sessions) is recorded for: an acting context's actor and client. */
+export interface By {
+  actor: Actor;
+  client: string | null;
+}
+
+/** Ward itself: what core writes are recorded as when no one else is named (seeds, tests). */
+export const SYSTEM_BY: By = { actor: 'system', client: null };
+
+/** Appends `events` as `by` in `trx`. */
+export function appendBy(trx: Knex.Transaction, by: By, events: readonly AuditEvent[]): Promise<void> {
+  return appendAudit(
+    trx,
+    events.map((event) => ({ ...event, actor: by.actor })),
+    by.client,
+  );
+}

@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import type { Context } from 'koa';
+import type { By } from '../audit/record.ts';
 import { acting, userActor, type Acting, type Actor } from '../db/acting.ts';
 import type { Principal } from './principal.ts';
 
@@ -37,11 +38,18 @@ export function callerActor(ctx: Context): Actor {
   const { credential } = principal;
   return userActor(
     principal.userId,
-    credential.kind === 'session' ? { kind: 'session', ref: credential.ref } : { kind: 'token', id: credential.id },
+    credential.kind === 'session'
+      ? { kind: 'session', ref: credential.ref }
+      : { kind: 'token', id: credential.id },
   );
 }
 
 /** The acting context of an authenticated request's caller, with the client's address. */
 export function requestActing(knex: Knex, ctx: Context): Acting {
   return acting(knex, callerActor(ctx), ctx.ip);
+}
+
+/** Whom a core write made for this request is recorded as. */
+export function callerBy(ctx: Context): By {
+  return { actor: callerActor(ctx), client: ctx.ip };
 }

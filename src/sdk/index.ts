@@ -46,7 +46,19 @@ import type { Manifest } from '../manifests/manifest.types.ts';
 import type { AuditEvent } from '../audit/record.ts';
 import type { Changes } from '../audit/changes.ts';
 
-export type { Acting, Actor, ApiError, AuditEvent, Changes, Context, Knex, Logger, Manifest, TextProblem, WardError };
+export type {
+  Acting,
+  Actor,
+  ApiError,
+  AuditEvent,
+  Changes,
+  Context,
+  Knex,
+  Logger,
+  Manifest,
+  TextProblem,
+  WardError,
+};
 
 declare module 'koa' {
   interface Request {

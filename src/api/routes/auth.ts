@@ -33,7 +33,8 @@ import {
 } from '../../auth/throttle-store.ts';
 import type { Logger } from '../../logger.ts';
 import { authUnavailable, clearSessionCookie, setSessionCookie } from '../auth-middleware.ts';
-import { callerOf } from '../../auth/request-caller.ts';
+import { appendAlone } from '../../audit/record.ts';
+import { callerBy, callerOf } from '../../auth/request-caller.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute } from '../route.ts';
@@ -222,6 +223,19 @@ export function authRoutes(deps: {
     await passwordChecked(ctx, body, event, device, checked, deps.auth);
   };
 
+  /** A failed sign-in, in the audit trail: nobody known acts; the name typed and why it failed. */
+  const failed = (ctx: Context, username: string, reason: string) =>
+    appendAlone(deps.knex, [
+      {
+        actor: 'anonymous',
+        action: 'auth.sign_in_failed',
+        kind: 'user',
+        client: ctx.ip,
+        outcome: 'refused',
+        detail: { username, reason },
+      },
+    ]);
+
   const checkedPassword = async (
     ctx: Context,
     body: LoginBody,
@@ -235,6 +249,7 @@ export function authRoutes(deps: {
         { ...event, limit: decision.reason, retryAfterSeconds: decision.retryAfterSeconds },
         'sign-in throttled',
       );
+      await failed(ctx, body.username, 'throttled');
       throw tooManySignIns(decision);
     }
     return {
@@ -265,9 +280,11 @@ export function authRoutes(deps: {
       return;
     }
     // No session also when the user was disabled while the password was being checked.
-    const session = user === null ? null : await createSession(deps.knex, user.id, { idleMs: auth.idleMs });
+    const session =
+      user === null ? null : await createSession(deps.knex, user.id, { idleMs: auth.idleMs, client: ctx.ip });
     if (user === null || session === null) {
       deps.logger.warn(event, 'sign-in failed');
+      await failed(ctx, body.username, 'invalid_credentials');
       throw new ApiError(
         401,
         'invalid_credentials',
@@ -330,6 +347,7 @@ export function authRoutes(deps: {
       await endChallenge(deps.knex, body.challenge);
       const seconds = Math.max(1, Math.ceil(((checked.lockedUntil?.getTime() ?? 0) - Date.now()) / 1000));
       deps.logger.warn({ ...event, userId }, 'sign-in: second factor locked after wrong codes');
+      await failed(ctx, user.username, 'too_many_codes');
       throw new ApiError(
         429,
         'too_many_codes',
@@ -340,6 +358,7 @@ export function authRoutes(deps: {
     }
     if (checked.outcome === 'wrong') {
       deps.logger.warn({ ...event, userId }, 'sign-in: wrong second-factor code');
+      await failed(ctx, user.username, 'wrong_code');
       throw new ApiError(
         401,
         'wrong_code',
@@ -348,7 +367,7 @@ export function authRoutes(deps: {
       );
     }
     await endChallenge(deps.knex, body.challenge);
-    const session = await createSession(deps.knex, userId, { idleMs: deps.auth.idleMs });
+    const session = await createSession(deps.knex, userId, { idleMs: deps.auth.idleMs, client: ctx.ip });
     if (session === null)
       throw new ApiError(
         401,
@@ -372,7 +391,7 @@ export function authRoutes(deps: {
         'this request is authenticated with an API token, which sign-out does not end',
         'revoke API tokens with `ward tokens revoke <id>`',
       );
-    await endSession(deps.knex, caller.secret);
+    await endSession(deps.knex, caller.secret, callerBy(ctx));
     deps.auth?.forget(caller.secret);
     deps.logger.info(
       { username: caller.principal.username, userId: caller.principal.userId, ip: ctx.ip },
@@ -459,6 +478,7 @@ export function authRoutes(deps: {
       user.id,
       await hashPassword(body.newPassword),
       { keepSession },
+      callerBy(ctx),
     );
     deps.auth?.forget(secret);
     if (principal.mustChangePassword) await removeFirstAdminPassword(deps.storageDir);

@@ -26,7 +26,7 @@ export default class TokensRevoke extends AuthCommand {
   async run(): Promise<{ id: number; changed: boolean }> {
     const { args } = await this.parse(TokensRevoke);
     const id = Number(args.id);
-    const result = await revokeApiToken(await this.authDb(), id);
+    const result = await revokeApiToken(await this.authDb(), id, this.by);
     if (result === 'unknown')
       throw new WardError(
         'unknown_token',
