@@ -6,6 +6,10 @@
  * `--metrics`, the backend also records Prometheus metrics (WARD_METRICS_PORT), to see what
  * measuring every request costs.
  *
+ * Then the audit trail's cost: a patient read through the patients module's route, which records
+ * an audit row before it answers, against the same read through a fixture route that records
+ * nothing (bench_read), on the same backend, alternating; prints their ratio (target >= 0.9x).
+ *
  *   node bench/permission.ts [--metrics]
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -79,6 +83,7 @@ try {
   };
   ward(['db', 'migrate'], env);
   ward(['modules', 'install', 'bench_ping'], env);
+  ward(['modules', 'install', 'bench_read'], env);
   // A start applies the install, so that the base module's users and tokens exist.
   await (await startServer(WARD, ['backend'], env, '/health')).stop();
   ward(['users', 'create', 'bench', '--role', 'admin'], env);
@@ -96,6 +101,23 @@ try {
     const [w, k] = [median(wardRps), median(koaRps)];
     console.log(
       `permission-checked GET${METRICS ? ' (metrics on)' : ''}: ward ${w.toFixed(0)} req/s, bare Koa ${k.toFixed(0)} req/s -> ${ratio(w, k)} (target >= 0.8x; ${CONNECTIONS} connections, median of ${ROUNDS} alternating ${SECONDS} s rounds)`,
+    );
+    const created = await fetch(`${wardServer.url.replace(/\/api\/v1\/.*$/, '')}/api/v1/patients/patients`, {
+      method: 'POST',
+      headers: { ...authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ mrn: 'BENCH-1', familyName: 'Bench', givenName: 'Mark' }),
+    });
+    const { id } = (await created.json()) as { id: number };
+    const origin = new URL(wardServer.url).origin;
+    const audited: number[] = [];
+    const plain: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      audited.push(await requestsPerSecond(`${origin}/api/v1/patients/patients/${id}`, authorization));
+      plain.push(await requestsPerSecond(`${origin}/api/v1/bench_read/patients/${id}`, authorization));
+    }
+    const [a, p] = [median(audited), median(plain)];
+    console.log(
+      `audited patient read: ${a.toFixed(0)} req/s, unaudited ${p.toFixed(0)} req/s -> ${ratio(a, p)} (target >= 0.9x; same backend, median of ${ROUNDS} alternating ${SECONDS} s rounds)`,
     );
   } finally {
     await wardServer.stop();

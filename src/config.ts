@@ -45,6 +45,8 @@ export interface Config {
   /** WARD_METRICS_PORT, _HOST and _TOKEN as given (default: no metrics listener); see `metricsSettings`. */
   metrics: { port: string | null; host: string | null; token: string | null };
   /** WARD_SESSION_IDLE_MINUTES as given (default 15); `parseSessionIdle` checks it where a backend starts. */
+  /** WARD_AUDIT_RETENTION_DAYS as given; null keeps the audit trail forever. Checked by backendSettings. */
+  auditRetentionDays: string | null;
   sessionIdleMinutes: string | null;
   /** WARD_REQUIRE_2FA as given (default off): who must have two-factor sign-in. */
   requireTwoFactor: string | null;
@@ -100,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     },
     sessionIdleMinutes: value('WARD_SESSION_IDLE_MINUTES'),
     requireTwoFactor: value('WARD_REQUIRE_2FA'),
+    auditRetentionDays: value('WARD_AUDIT_RETENTION_DAYS'),
     logLevel: value('LOG_LEVEL') ?? 'info',
     resolved: settings,
     files: [storageFile, rootFile].map((file) => ({ path: file.path, found: file.entries !== null })),

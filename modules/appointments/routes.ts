@@ -124,7 +124,13 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
         'List appointments by start time; ?patientId, ?practitionerId, ?status, ?from, ?to, ?limit, ?cursor or ?offset',
       handler: async (ctx) => {
         const filter = await appointmentFilter(sdk, ctx, knex);
-        ctx.body = await listAppointments(sdk, knex, filter, http.pageRequest(ctx, SORT_KEY));
+        const page = await listAppointments(sdk, knex, filter, http.pageRequest(ctx, SORT_KEY));
+        await sdk.audit.record(sdk.acting(ctx), {
+          action: 'record.list',
+          kind: 'appointment',
+          detail: { ids: page.items.map((appointment) => appointment.id) },
+        });
+        ctx.body = page;
       },
     },
     {
@@ -136,6 +142,12 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
         const id = http.idParam(ctx, 'id', 'appointment');
         const appointment = await findAppointment(knex, id);
         if (appointment === null) throw errors.notFound('appointment', id);
+        await sdk.audit.record(sdk.acting(ctx), {
+          action: 'record.read',
+          kind: 'appointment',
+          recordId: id,
+          patientId: appointment.patientId,
+        });
         ctx.body = appointment;
       },
     },

@@ -63,17 +63,31 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
           maxBytes,
           expectedSha256: meta.expectedSha256,
         });
-        const document = await insertUsingBlob(sdk, sdk.acting(ctx), storageDir, blob.sha256, (trx) =>
-          insertDocument(sdk, trx, {
-            patientId: id,
-            title: meta.title,
-            fileName: meta.fileName,
-            contentType: meta.contentType,
-            category: meta.category,
-            documentDate: meta.documentDate,
-            sha256: blob.sha256,
-            size: blob.size,
-          }),
+        const document = await insertUsingBlob(
+          sdk,
+          sdk.acting(ctx),
+          storageDir,
+          blob.sha256,
+          async (trx, bound) => {
+            const created = await insertDocument(sdk, trx, {
+              patientId: id,
+              title: meta.title,
+              fileName: meta.fileName,
+              contentType: meta.contentType,
+              category: meta.category,
+              documentDate: meta.documentDate,
+              sha256: blob.sha256,
+              size: blob.size,
+            });
+            await sdk.audit.record(bound, {
+              action: 'record.create',
+              kind: 'document',
+              recordId: created.id,
+              patientId: id,
+              detail: { changes: sdk.audit.changes(null, created) },
+            });
+            return created;
+          },
         );
         ctx.status = 201;
         ctx.set('Location', `/api/v1/documents/documents/${document.id}`);
@@ -98,10 +112,18 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
             `permission denied: ${RESTORE}`,
             `only those who may restore documents see the deleted ones; ask an administrator for ${RESTORE}`,
           );
-        ctx.body = await listDocuments(sdk, knex, await patientId(ctx), http.pageRequest(ctx, SORT_KEY), {
+        const patient = await patientId(ctx);
+        const page = await listDocuments(sdk, knex, patient, http.pageRequest(ctx, SORT_KEY), {
           ...(category === undefined ? {} : { category }),
           deleted: deleted === '1',
         });
+        await sdk.audit.record(sdk.acting(ctx), {
+          action: 'record.list',
+          kind: 'document',
+          patientId: patient,
+          detail: { ids: page.items.map((document) => document.id) },
+        });
+        ctx.body = page;
       },
     },
     {
@@ -113,6 +135,12 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
         const id = http.idParam(ctx, 'id', 'document');
         const document = await findDocument(knex, id);
         if (document === null) throw errors.notFound('document', id);
+        await sdk.audit.record(sdk.acting(ctx), {
+          action: 'record.read',
+          kind: 'document',
+          recordId: id,
+          patientId: document.patientId,
+        });
         ctx.body = document;
       },
     },
@@ -135,6 +163,13 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
           throw errors.notFound('stored content of document', id);
         }
         const shown = inline === '1' && previewable(document.contentType);
+        await sdk.audit.record(sdk.acting(ctx), {
+          action: 'record.download',
+          kind: 'document',
+          recordId: id,
+          patientId: document.patientId,
+          detail: { inline: shown },
+        });
         // attachment() writes an ASCII filename= and, for a name beyond ASCII, the exact RFC 5987
         // filename*=UTF-8''; it also guesses a type from the extension, which the stored type replaces.
         ctx.attachment(document.fileName, {
@@ -163,7 +198,19 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
       handler: async (ctx) => {
         const id = http.idParam(ctx, 'id', 'document');
         const caller = http.caller(ctx);
-        if (!(await softDeleteDocument(knex, id, caller.userId))) throw errors.notFound('document', id);
+        const deleted = await sdk.acting(ctx).transaction(async (trx, bound) => {
+          const document = await softDeleteDocument(trx, id, caller.userId);
+          if (document === null) return false;
+          await sdk.audit.record(bound, {
+            action: 'record.delete',
+            kind: 'document',
+            recordId: id,
+            patientId: document.patientId,
+            detail: { changes: { deletedAt: [null, document.deletedAt] }, soft: true },
+          });
+          return true;
+        });
+        if (!deleted) throw errors.notFound('document', id);
         logger.info({ document: id, user: caller.username }, 'documents: document deleted (soft)');
         ctx.status = 204;
       },
@@ -175,7 +222,18 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
       summary: 'Undo the soft delete of a document',
       handler: async (ctx) => {
         const id = http.idParam(ctx, 'id', 'document');
-        const document = await restoreDocument(knex, id);
+        const document = await sdk.acting(ctx).transaction(async (trx, bound) => {
+          const restored = await restoreDocument(trx, id);
+          if (restored !== null)
+            await sdk.audit.record(bound, {
+              action: 'record.update',
+              kind: 'document',
+              recordId: id,
+              patientId: restored.patientId,
+              detail: { restored: true },
+            });
+          return restored;
+        });
         if (document === null) throw errors.notFound('deleted document', id);
         logger.info({ document: id, user: http.caller(ctx).username }, 'documents: document restored');
         ctx.body = document;

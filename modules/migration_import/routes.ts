@@ -88,6 +88,11 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module, sdk }) => {
           ...preview.failures,
           samples: preview.failures.samples.map((warning) => visibleWarning(warning, can)),
         };
+        await sdk.audit.record(sdk.acting(ctx), {
+          action: 'import.preview',
+          kind: 'import_job',
+          recordId: job.id,
+        });
         ctx.body = { job: job.id, ...preview, samples, failures };
       },
     },
@@ -107,7 +112,7 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module, sdk }) => {
       summary: 'Validate the source in the background (202); errors make the job invalid',
       handler: async (ctx) => {
         const id = jobId(sdk, ctx);
-        const claimed = await startValidate(runner, id);
+        const claimed = await startValidate(runner, sdk.acting(ctx), id);
         if (claimed === undefined) throw cannotValidate(sdk, await foundJob(sdk, knex, id));
         ctx.status = 202;
         ctx.set('Location', `${mount}/jobs/${id}`);
@@ -121,7 +126,7 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module, sdk }) => {
       summary: 'Execute in the background (202): a re-run updates, a job whose worker died resumes',
       handler: async (ctx) => {
         const id = jobId(sdk, ctx);
-        const claimed = await startExecute(runner, id);
+        const claimed = await startExecute(runner, sdk.acting(ctx), id);
         if (claimed === undefined) throw cannotExecute(sdk, await foundJob(sdk, knex, id));
         ctx.status = 202;
         ctx.set('Location', `${mount}/jobs/${id}`);

@@ -34,7 +34,14 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
       permission: READ,
       summary: 'List patients by name; ?q= (each word begins a name or the MRN), ?limit, ?cursor or ?offset',
       handler: async (ctx) => {
-        ctx.body = await listPatients(sdk, knex, searchWords(sdk, ctx), http.pageRequest(ctx, SORT_KEY));
+        const page = await listPatients(sdk, knex, searchWords(sdk, ctx), http.pageRequest(ctx, SORT_KEY));
+        // The ids shown, not the search words: those can be a name, and names stay out of the trail's text.
+        await sdk.audit.record(sdk.acting(ctx), {
+          action: 'record.list',
+          kind: 'patient',
+          detail: { ids: page.items.map((patient) => patient.id) },
+        });
+        ctx.body = page;
       },
     },
     {
@@ -46,6 +53,12 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
         const id = http.idParam(ctx, 'id', 'patient');
         const patient = await findPatient(knex, id);
         if (patient === null) throw errors.notFound('patient', id);
+        await sdk.audit.record(sdk.acting(ctx), {
+          action: 'record.read',
+          kind: 'patient',
+          recordId: id,
+          patientId: id,
+        });
         ctx.body = patient;
       },
     },

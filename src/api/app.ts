@@ -153,7 +153,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
       }),
       ...moduleAdminRoutes({ knex, backend, sources: deps.moduleSources ?? startSources(deps) }),
     ];
-    const routeDeps = { auth, ajvFor: ajvPerModule(), jsonLimit: deps.jsonLimit ?? DEFAULT_JSON_LIMIT };
+    const routeDeps = { auth, knex, ajvFor: ajvPerModule(), jsonLimit: deps.jsonLimit ?? DEFAULT_JSON_LIMIT };
     const withRoutes = inactive.filter((entry) => deps.inventory.modules.get(entry.module)?.routes != null);
     const { router, openapi, failures } = buildRouter(core, loaded, routeDeps, logger, withRoutes);
     const koa = new Koa();

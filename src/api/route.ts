@@ -5,7 +5,9 @@
  */
 import type Router from '@koa/router';
 import type { Ajv } from 'ajv';
+import type { Knex } from 'knex';
 import type { Context, Middleware } from 'koa';
+import { isRefusal, recordRefusal } from './audit-refusals.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { authenticate, requirePermission } from './auth-middleware.ts';
 import { hasBody, readJsonBody } from './body.ts';
@@ -39,6 +41,8 @@ export interface QueryParameter {
 
 export interface RouteDeps {
   auth: Authenticator | null;
+  /** Where refusals (403, 409) are recorded in the audit trail; none without a database. */
+  knex?: Knex;
   /** The ajv that compiles `module`'s body schemas (null: Ward's own), one per module: see ajvPerModule. */
   ajvFor: (module: string | null) => Ajv;
   jsonLimit: number;
@@ -108,12 +112,18 @@ export function compileRoute(route: ApiRoute, deps: RouteDeps): Middleware {
   if (route.permission !== null) steps.push(requirePermission(route.permission));
   if (route.rawBody !== true) steps.push(bodyStep(route, deps));
   const handler = route.handler;
+  const knex = deps.knex;
   return async (ctx: Context) => {
-    for (const step of steps) {
-      const pending = step(ctx);
-      if (pending !== undefined) await pending;
+    try {
+      for (const step of steps) {
+        const pending = step(ctx);
+        if (pending !== undefined) await pending;
+      }
+      await handler(ctx);
+    } catch (error) {
+      if (knex !== undefined && isRefusal(error)) await recordRefusal(knex, route, ctx, error);
+      throw error;
     }
-    await handler(ctx);
   };
 }
 

@@ -5,6 +5,7 @@
  * keeps its pending state and the error in `core_module.error_message`; modules that need it are
  * skipped with an error naming it; every other module proceeds. The caller holds the reconcile lock.
  */
+import { appendAlone } from '../audit/record.ts';
 import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
 import { readAttemptLog, recordBlocked, recordError } from '../db/modules.ts';
@@ -100,6 +101,20 @@ export async function applyPlan(env: ApplyEnv, plan: Plan): Promise<ApplyReport>
       report.failed.push({ module: action.module, ...result });
     }
   }
+  if (plan.actions.length > 0 || plan.blocked.length > 0)
+    await appendAlone(env.knex, [
+      {
+        actor: SYSTEM_ACTOR,
+        action: 'module.restart',
+        kind: 'module',
+        detail: {
+          plan: plan.actions.map(({ kind, module }) => ({ kind, module })),
+          applied: report.applied,
+          failed: report.failed.map(({ module }) => module),
+          blocked: plan.blocked.map(({ module }) => module),
+        },
+      },
+    ]);
   return report;
 }
 

@@ -2,6 +2,8 @@
  * API tokens for scripts and service accounts (the sync agent): shown once at creation, stored as
  * a hash, optionally scoped to one role of their user, expiring by default.
  */
+import { appendBy, SYSTEM_BY, type By } from '../audit/record.ts';
+import { actingTransaction } from '../db/acting.ts';
 import type { Knex } from 'knex';
 import { hashSecret, newSecret } from './tokens.ts';
 import { lockEnabledUser, roleId } from './users.ts';
@@ -23,9 +25,10 @@ export interface TokenSummary {
 export async function createApiToken(
   knex: Knex,
   token: { userId: number; role: string | null; name: string | null; expiresAt: Date | null },
+  by: By = SYSTEM_BY,
 ): Promise<{ id: number; secret: string }> {
   const secret = newSecret('token');
-  return knex.transaction(async (trx) => {
+  return actingTransaction(knex, by.actor, async (trx) => {
     // Not for a user being disabled meanwhile: the disable's revocation would miss this token.
     await lockEnabledUser(trx, token.userId);
     const [row] = (await trx('base_api_token')
@@ -37,7 +40,16 @@ export async function createApiToken(
         expires_at: token.expiresAt,
       })
       .returning('id')) as Array<{ id: number }>;
-    return { id: (row as { id: number }).id, secret };
+    const id = (row as { id: number }).id;
+    await appendBy(trx, by, [
+      {
+        action: 'token.create',
+        kind: 'token',
+        recordId: id,
+        detail: { userId: token.userId, role: token.role, name: token.name, expiresAt: token.expiresAt },
+      },
+    ]);
+    return { id, secret };
   });
 }
 
@@ -93,12 +105,24 @@ export async function listApiTokens(knex: Knex, options: { userId?: number } = {
 }
 
 /** `unknown` when no token has that id; `already` when it was revoked before. */
-export async function revokeApiToken(knex: Knex, id: number): Promise<'revoked' | 'already' | 'unknown'> {
-  const updated = await knex('base_api_token')
-    .where({ id })
-    .whereNull('revoked_at')
-    .update({ revoked_at: knex.fn.now() });
-  if (updated > 0) return 'revoked';
+export async function revokeApiToken(
+  knex: Knex,
+  id: number,
+  by: By = SYSTEM_BY,
+): Promise<'revoked' | 'already' | 'unknown'> {
+  const revoked = await actingTransaction(knex, by.actor, async (trx) => {
+    const updated = (await trx('base_api_token')
+      .where({ id })
+      .whereNull('revoked_at')
+      .update({ revoked_at: trx.fn.now() })
+      .returning('user_id')) as Array<{ user_id: number }>;
+    if (updated.length === 0) return false;
+    await appendBy(trx, by, [
+      { action: 'token.revoke', kind: 'token', recordId: id, detail: { userId: updated[0]!.user_id } },
+    ]);
+    return true;
+  });
+  if (revoked) return 'revoked';
   const exists = await knex('base_api_token').where({ id }).first('id');
   return exists === undefined ? 'unknown' : 'already';
 }

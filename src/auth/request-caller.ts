@@ -2,8 +2,9 @@
  * Who calls each request, recorded by the API's authentication guard and read by Ward's routes and
  * the module SDK (`sdk.http.caller`, `sdk.acting`).
  */
-import type { Context } from 'koa';
 import type { Knex } from 'knex';
+import type { Context } from 'koa';
+import type { By } from '../audit/record.ts';
 import { acting, userActor, type Acting, type Actor } from '../db/acting.ts';
 import type { Principal } from './principal.ts';
 
@@ -31,7 +32,7 @@ export function callerOf(ctx: Context): CallerState {
   return caller;
 }
 
-/** Who acts in an authenticated request: its user, through its session or its API token. */
+/** The actor of an authenticated request: `user:<id>:session:<ref>` or `user:<id>:token:<id>`. */
 export function callerActor(ctx: Context): Actor {
   const { principal } = callerOf(ctx);
   const { credential } = principal;
@@ -43,5 +44,12 @@ export function callerActor(ctx: Context): Actor {
   );
 }
 
-/** The acting context of the caller of `ctx` on the pool `knex`: what Ward's own routes write in. */
-export const callerActing = (knex: Knex, ctx: Context): Acting => acting(knex, callerActor(ctx));
+/** The acting context of an authenticated request's caller, with the client's address. */
+export function requestActing(knex: Knex, ctx: Context): Acting {
+  return acting(knex, callerActor(ctx), ctx.ip);
+}
+
+/** Whom a core write made for this request is recorded as. */
+export function callerBy(ctx: Context): By {
+  return { actor: callerActor(ctx), client: ctx.ip };
+}

@@ -3,6 +3,8 @@
  * and earlier when no request uses it for the idle time (authenticator.ts checks that); its secret
  * is the cookie value and the bearer token handed back at sign-in.
  */
+import { appendBy, SYSTEM_BY, type By } from '../audit/record.ts';
+import { actingTransaction, userActor } from '../db/acting.ts';
 import type { Knex } from 'knex';
 import { hashPassword, needsRehash, verifyPassword } from './password.ts';
 import { hashSecret, newCsrfSecret, newSecret } from './tokens.ts';
@@ -39,7 +41,7 @@ export async function checkPassword(knex: Knex, username: string, password: stri
 export async function createSession(
   knex: Knex,
   userId: number,
-  options: { now?: number; idleMs?: number } = {},
+  options: { now?: number; idleMs?: number; client?: string | null } = {},
 ): Promise<NewSession | null> {
   const { now = Date.now(), idleMs = SESSION_TTL_MS } = options;
   const session = {
@@ -47,7 +49,10 @@ export async function createSession(
     csrfSecret: newCsrfSecret(),
     expiresAt: new Date(now + SESSION_TTL_MS),
   };
-  return knex.transaction(async (trx) => {
+  const idHash = hashSecret(session.secret);
+  // The session's own actor: the sign-in is the first thing it does.
+  const actor = userActor(userId, { kind: 'session', ref: idHash.toString('hex').slice(0, 16) });
+  return actingTransaction(knex, actor, async (trx) => {
     const user = await lockUser(trx, userId);
     if (user === undefined || isDisabled(user.password_hash)) return null;
     // Expired and idle sessions of this user go now; nothing else would ever delete them.
@@ -65,12 +70,21 @@ export async function createSession(
       // The backend's clock, as the idle check compares it with: the database's may differ.
       last_seen_at: new Date(now),
     });
+    await appendBy(trx, { actor, client: options.client ?? null }, [
+      { action: 'auth.sign_in', kind: 'user', recordId: userId, detail: { username: user.username } },
+    ]);
     return session;
   });
 }
 
-export async function endSession(knex: Knex, secret: string): Promise<void> {
-  await knex('base_session')
-    .where({ id_hash: hashSecret(secret) })
-    .del();
+/** Ends the session with this secret, recorded as `by` (the session's own actor when it signs out). */
+export async function endSession(knex: Knex, secret: string, by: By = SYSTEM_BY): Promise<void> {
+  await actingTransaction(knex, by.actor, async (trx) => {
+    const ended = (await trx('base_session')
+      .where({ id_hash: hashSecret(secret) })
+      .del()
+      .returning('user_id')) as Array<{ user_id: number }>;
+    if (ended.length > 0)
+      await appendBy(trx, by, [{ action: 'auth.sign_out', kind: 'user', recordId: ended[0]!.user_id }]);
+  });
 }

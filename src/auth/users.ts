@@ -3,6 +3,8 @@
  * `ward_auth` triggers, so running backends see it on their next request.
  */
 import type { Knex } from 'knex';
+import { appendBy, SYSTEM_BY, type By } from '../audit/record.ts';
+import { actingTransaction } from '../db/acting.ts';
 import { WardError } from '../errors/ward-error.ts';
 import { AUTH_MODULE, RUNNING } from './installed.ts';
 
@@ -140,8 +142,9 @@ export async function createUser(
     roles: readonly string[];
     mustChangePassword?: boolean;
   },
+  by: By = SYSTEM_BY,
 ): Promise<number> {
-  return knex.transaction(async (trx) => {
+  return actingTransaction(knex, by.actor, async (trx) => {
     const [inserted] = (await trx('base_user')
       .insert({
         username: user.username,
@@ -160,6 +163,19 @@ export async function createUser(
       );
     for (const role of user.roles)
       await trx('base_user_role').insert({ user_id: inserted.id, role_id: await roleId(trx, role) });
+    await appendBy(trx, by, [
+      {
+        action: 'user.create',
+        kind: 'user',
+        recordId: inserted.id,
+        detail: {
+          username: user.username,
+          roles: user.roles,
+          password:
+            user.passwordHash === null ? 'none' : user.mustChangePassword === true ? 'temporary' : 'set',
+        },
+      },
+    ]);
     return inserted.id;
   });
 }
@@ -213,9 +229,10 @@ export async function setPasswordHash(
   userId: number,
   passwordHash: string,
   options: { keepSession?: Buffer | null; keepTokens?: boolean; temporary?: boolean } = {},
+  by: By = SYSTEM_BY,
 ): Promise<PasswordSet> {
   const { keepSession = null, keepTokens = false, temporary = false } = options;
-  return knex.transaction(async (trx) => {
+  return actingTransaction(knex, by.actor, async (trx) => {
     await lockEnabledUser(trx, userId);
     await trx('base_user')
       .where({ id: userId })
@@ -233,7 +250,11 @@ export async function setPasswordHash(
           .where({ user_id: userId })
           .whereNull('revoked_at')
           .update({ revoked_at: trx.fn.now() });
-    return { sessionsEnded: sessionsEnded ?? 0, tokensRevoked };
+    const done = { sessionsEnded: sessionsEnded ?? 0, tokensRevoked };
+    await appendBy(trx, by, [
+      { action: 'user.password', kind: 'user', recordId: userId, detail: { temporary, ...done } },
+    ]);
+    return done;
   });
 }
 
@@ -246,8 +267,8 @@ export interface Disabled {
  * Locks the password and takes away every way in the user has now: sessions end, API tokens are
  * revoked (and stay so when the user is enabled again). Null when the user was already disabled.
  */
-export async function disableUser(knex: Knex, user: UserRow): Promise<Disabled | null> {
-  return knex.transaction(async (trx) => {
+export async function disableUser(knex: Knex, user: UserRow, by: By = SYSTEM_BY): Promise<Disabled | null> {
+  return actingTransaction(knex, by.actor, async (trx) => {
     // The lock is put on the hash as it is now, not as `user` was read: a password set meanwhile
     // must be the one `enable` restores.
     const locked = await trx('base_user')
@@ -260,38 +281,77 @@ export async function disableUser(knex: Knex, user: UserRow): Promise<Disabled |
       .where({ user_id: user.id })
       .whereNull('revoked_at')
       .update({ revoked_at: trx.fn.now() });
+    await appendBy(trx, by, [
+      {
+        action: 'user.disable',
+        kind: 'user',
+        recordId: user.id,
+        detail: { username: user.username, sessionsEnded, tokensRevoked },
+      },
+    ]);
     return { sessionsEnded, tokensRevoked };
   });
 }
 
 /** Restores the password the user had; false when the user was not disabled. */
-export async function enableUser(knex: Knex, user: UserRow): Promise<boolean> {
-  const unlocked = await knex('base_user')
-    .where({ id: user.id })
-    .whereRaw(disabledSql('password_hash'))
-    .update({ password_hash: knex.raw("nullif(substr(password_hash, length(?) + 1), '')", [DISABLED]) });
-  return unlocked > 0;
+export async function enableUser(knex: Knex, user: UserRow, by: By = SYSTEM_BY): Promise<boolean> {
+  return actingTransaction(knex, by.actor, async (trx) => {
+    const unlocked = await trx('base_user')
+      .where({ id: user.id })
+      .whereRaw(disabledSql('password_hash'))
+      .update({ password_hash: trx.raw("nullif(substr(password_hash, length(?) + 1), '')", [DISABLED]) });
+    if (unlocked === 0) return false;
+    await appendBy(trx, by, [
+      {
+        action: 'user.update',
+        kind: 'user',
+        recordId: user.id,
+        detail: { username: user.username, enabled: true },
+      },
+    ]);
+    return true;
+  });
 }
 
 /** Returns false when the user already held the role. */
-export async function grantRole(knex: Knex, userId: number, role: string): Promise<boolean> {
-  return knex.transaction(async (trx) => {
+export async function grantRole(
+  knex: Knex,
+  userId: number,
+  role: string,
+  by: By = SYSTEM_BY,
+): Promise<boolean> {
+  return actingTransaction(knex, by.actor, async (trx) => {
     const inserted = await trx('base_user_role')
       .insert({ user_id: userId, role_id: await roleId(trx, role) })
       .onConflict(['user_id', 'role_id'])
       .ignore()
       .returning('user_id');
-    return inserted.length > 0;
+    if (inserted.length === 0) return false;
+    await appendBy(trx, by, [
+      { action: 'user.roles', kind: 'user', recordId: userId, detail: { granted: role } },
+    ]);
+    return true;
   });
 }
 
 /** Returns false when the user did not hold the role. */
-export async function revokeRole(knex: Knex, userId: number, role: string): Promise<boolean> {
-  const removed = await knex('base_user_role')
-    .where({ user_id: userId })
-    .whereIn('role_id', knex('base_role').select('id').where({ name: role }))
-    .del();
-  return removed > 0;
+export async function revokeRole(
+  knex: Knex,
+  userId: number,
+  role: string,
+  by: By = SYSTEM_BY,
+): Promise<boolean> {
+  return actingTransaction(knex, by.actor, async (trx) => {
+    const removed = await trx('base_user_role')
+      .where({ user_id: userId })
+      .whereIn('role_id', trx('base_role').select('id').where({ name: role }))
+      .del();
+    if (removed === 0) return false;
+    await appendBy(trx, by, [
+      { action: 'user.roles', kind: 'user', recordId: userId, detail: { revoked: role } },
+    ]);
+    return true;
+  });
 }
 
 export async function rolesOf(knex: Knex, userId: number): Promise<string[]> {

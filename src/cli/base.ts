@@ -8,6 +8,9 @@ import { Command } from '@oclif/core';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from '../config.ts';
 import { isWardError, WardError } from '../errors/ward-error.ts';
+import os from 'node:os';
+import type { By } from '../audit/record.ts';
+import { cliActor } from '../db/acting.ts';
 import { openDatabase } from '../db/connection.ts';
 import { reportFailure, reportWarnings } from '../server/failure.ts';
 
@@ -56,6 +59,11 @@ export abstract class WardCommand extends Command {
     this.loadedSettings = loadConfig();
     // Not logToStderr, which --json silences: stdout stays JSON, and a misread file still shows.
     reportWarnings(this.loadedSettings.warnings, (text) => process.stderr.write(`${text}\n`));
+  }
+
+  /** Whom this command's writes are recorded as: `cli:<operating-system user>`. */
+  protected get by(): By {
+    return { actor: cliActor(os.userInfo().username), client: null };
   }
 
   protected async db(): Promise<Knex> {

@@ -2,6 +2,7 @@
  * install, upgrade and uninstall differ only in the request they make; printing the plan, the
  * dry-run flag and the JSON result are the same for all three and live here once.
  */
+import { appendBy } from '../audit/record.ts';
 import { Flags } from '@oclif/core';
 import { schedule } from '../db/schedule.ts';
 import type { Plan, Request, Unchanged } from '../planner/types.ts';
@@ -28,9 +29,18 @@ export abstract class ScheduleCommand extends ModuleCommand {
     dryRun: boolean,
   ): Promise<ScheduleResult> {
     const [knex, inventory] = await Promise.all([this.db(), this.inventory()]);
-    const { plan, runId } = await this.operatorActing(knex).transaction((trx) =>
-      schedule(trx, inventory, request, { dryRun }),
-    );
+    const { plan, runId } = await schedule(knex, inventory, request, {
+      dryRun,
+      onScheduled: (trx, scheduled) =>
+        appendBy(trx, this.by, [
+          {
+            action: `module.${request.kind}`,
+            kind: 'module',
+            recordId: request.name,
+            detail: { plan: scheduled.actions.map(({ kind, module }) => ({ kind, module })) },
+          },
+        ]),
+    });
     const result = { plan, summary: summarisePlan(plan), scheduled: runId !== null, dryRun, runId };
     this.log(renderScheduled(result, request.kind));
     return result;

@@ -22,6 +22,8 @@ export interface BackendSettings {
   sessionIdleMs: number;
   /** WARD_REQUIRE_2FA: who must have a second factor. */
   requireTwoFactor: TwoFactorPolicy;
+  /** WARD_AUDIT_RETENTION_DAYS: days audit rows are kept; null: forever. */
+  auditRetentionDays: number | null;
 }
 
 export interface MetricsSettings {
@@ -43,7 +45,22 @@ export function backendSettings(config: Config): BackendSettings {
     metrics: metricsSettings(config.metrics, port),
     sessionIdleMs: parseSessionIdle(config.sessionIdleMinutes),
     requireTwoFactor: parseTwoFactorPolicy(config.requireTwoFactor),
+    auditRetentionDays: parseAuditRetention(config.auditRetentionDays),
   };
+}
+
+/** WARD_AUDIT_RETENTION_DAYS: whole days, 1 to 36,500 (a hundred years); unset or empty keeps rows forever. */
+export function parseAuditRetention(value: string | null): number | null {
+  const text = value?.trim() ?? '';
+  if (text === '') return null;
+  const days = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(days >= 1 && days <= 36_500))
+    throw new WardError(
+      'invalid_setting',
+      `WARD_AUDIT_RETENTION_DAYS=${JSON.stringify(value)} is not a whole number of days from 1 to 36500`,
+      'give days, such as 2190 for six years; unset, the audit trail is kept forever',
+    );
+  return days;
 }
 
 export const DEFAULT_SESSION_IDLE_MINUTES = 15;

@@ -118,6 +118,13 @@ export const SETTINGS: readonly Setting[] = [
     fallback: () => 'off',
   },
   {
+    name: 'WARD_AUDIT_RETENTION_DAYS',
+    kind: 'text',
+    documentedDefault: 'unset',
+    meaning:
+      'days audit trail rows are kept, 1 to 36,500: older ones are purged at start and daily (the purge is recorded); unset keeps them forever',
+  },
+  {
     name: 'WARD_SPARE_BACKEND',
     kind: 'text',
     documentedDefault: 'on',

@@ -46,6 +46,8 @@ export interface Acting {
   readonly knex: Knex;
   /** Whether `knex` is a transaction this context writes in. */
   readonly inTransaction: boolean;
+  /** The client's address for a request's context (what the audit trail records), else null. */
+  readonly client: string | null;
   /**
    * Runs `work` in a transaction whose `ward.actor` is this actor, committed when `work` resolves
    * and rolled back when it throws. Inside a transaction already (nested calls, a hook's step),
@@ -73,22 +75,24 @@ export function actingTransaction<T>(
 }
 
 /** The acting context of `actor` on the pool `knex`: each `transaction(…)` opens its own. */
-export function acting(knex: Knex, actor: Actor): Acting {
+export function acting(knex: Knex, actor: Actor, client: string | null = null): Acting {
   return Object.freeze({
     actor,
     knex,
     inTransaction: false,
+    client,
     transaction: <T>(work: (trx: Knex.Transaction, bound: Acting) => Promise<T>) =>
-      actingTransaction(knex, actor, (trx) => work(trx, actingIn(trx, actor))),
+      actingTransaction(knex, actor, (trx) => work(trx, actingIn(trx, actor, client))),
   });
 }
 
 /** The acting context inside `trx`, a transaction whose `ward.actor` is `actor` already. */
-export function actingIn(trx: Knex.Transaction, actor: Actor): Acting {
+export function actingIn(trx: Knex.Transaction, actor: Actor, client: string | null = null): Acting {
   const self: Acting = Object.freeze({
     actor,
     knex: trx,
     inTransaction: true,
+    client,
     transaction: <T>(work: (inner: Knex.Transaction, bound: Acting) => Promise<T>) => work(trx, self),
   });
   return self;

@@ -18,6 +18,11 @@ export const LOCK_KEYS = {
    * start that will be refused (an orphan) is still checking.
    */
   applying: 0x77617266,
+  /**
+   * Held (transaction-scoped) by a transaction appending to the audit trail, from reading the
+   * chain's last hash until it commits: the chain is one line, so its appends take turns.
+   */
+  audit: 0x77617267,
 } as const;
 
 export async function withAdvisoryLock<T>(url: string, key: number, work: () => Promise<T>): Promise<T> {

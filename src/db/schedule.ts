@@ -23,7 +23,11 @@ export async function schedule(
   knex: Knex,
   inventory: Inventory,
   request: Exclude<Request, { kind: 'reconcile' }>,
-  options: { dryRun: boolean },
+  options: {
+    dryRun: boolean;
+    /** Runs in the transaction that schedules, after the writes (the audit trail's row). */
+    onScheduled?: (trx: Knex.Transaction, plan: Plan) => Promise<void>;
+  },
 ): Promise<Scheduled> {
   return knex.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(?)', [LOCK_KEYS.schedule]);
@@ -37,7 +41,9 @@ export async function schedule(
     const result = plan(inventory, rows, request, references, recorded);
     if (!result.ok) throw refusalToError(result.refusal);
     if (options.dryRun || result.plan.actions.length === 0) return { plan: result.plan, runId: null };
-    return { plan: result.plan, runId: await recordDesiredState(trx, result.plan.actions) };
+    const runId = await recordDesiredState(trx, result.plan.actions);
+    await options.onScheduled?.(trx, result.plan);
+    return { plan: result.plan, runId };
   });
 }
 
@@ -50,12 +56,14 @@ export async function orphan(
   knex: Knex,
   inventory: Inventory,
   name: string,
-  options: { dryRun: boolean },
+  options: { dryRun: boolean; onOrphaned?: (trx: Knex.Transaction) => Promise<void> },
 ): Promise<{ changed: boolean; runId: string | null }> {
   return knex.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(?)', [LOCK_KEYS.schedule]);
     const decision = decideOrphan(inventory, await readModuleRows(trx), name);
     if (!decision.change || options.dryRun) return { changed: decision.change, runId: null };
-    return { changed: true, runId: await recordOrphaned(trx, name) };
+    const runId = await recordOrphaned(trx, name);
+    await options.onOrphaned?.(trx);
+    return { changed: true, runId };
   });
 }

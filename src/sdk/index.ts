@@ -43,7 +43,22 @@ import type { TextProblem } from '../text/text.ts';
 import type { Logger } from '../logger.ts';
 import type { Manifest } from '../../generated/manifest.types.ts';
 
-export type { Acting, Actor, ApiError, Context, Knex, Logger, Manifest, TextProblem, WardError };
+import type { AuditEvent } from '../audit/record.ts';
+import type { Changes } from '../audit/changes.ts';
+
+export type {
+  Acting,
+  Actor,
+  ApiError,
+  AuditEvent,
+  Changes,
+  Context,
+  Knex,
+  Logger,
+  Manifest,
+  TextProblem,
+  WardError,
+};
 
 declare module 'koa' {
   interface Request {
@@ -465,6 +480,23 @@ export interface SdkJobs {
   get(name: string, id: string): Promise<JobInfo | null>;
 }
 
+/**
+ * The audit trail: who read or changed which record. A module records every read of a record
+ * holding health information, every list (the ids it showed), and every create, update and delete
+ * with `changes` (values stay in the database: never log them). A write is recorded in the
+ * transaction of the change, last, just before it commits (appends take turns until commit).
+ */
+export interface SdkAudit {
+  /**
+   * Records `events` as `acting`'s actor and client: inside its transaction when it has one (they
+   * commit or roll back with the change), else in one of their own, awaited (a read's record is
+   * written before the answer goes out). `module` defaults to the calling module.
+   */
+  record(acting: Acting, events: AuditEvent | readonly AuditEvent[]): Promise<void>;
+  /** `{field: [before, after]}` for the fields that differ (`createdAt`, `updatedAt` left out); null before a create, after a delete. */
+  changes(before: object | null, after: object | null): Changes;
+}
+
 /** The object handed to a module's routes factory and hooks as `sdk`. */
 export interface WardSdk {
   /** The SDK's semantic version: a minor release adds members, only a major one changes or removes any. */
@@ -490,6 +522,7 @@ export interface WardSdk {
    */
   jobActing(id: string): Acting;
   readonly jobs: SdkJobs;
+  readonly audit: SdkAudit;
 }
 
 /** How a kind of partial file is named: `<prefix><owner tag>-<pid>-<random><suffix>`. */

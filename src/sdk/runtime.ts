@@ -9,7 +9,7 @@ import { newPartialFile, removeAbandoned } from './partial-files.ts';
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import { ApiError } from '../errors/api-error.ts';
-import { acting, jobActor } from '../db/acting.ts';
+import { acting, jobActor, type Acting } from '../db/acting.ts';
 import { WardError, isWardError } from '../errors/ward-error.ts';
 import {
   CHECK_VIOLATION,
@@ -23,7 +23,9 @@ import type { SdkJobs, WardSdk } from './index.ts';
 import { noJobs } from './jobs.ts';
 import { insertRows, insertUnique, nextIds, updateRows, upsertRows } from './batch.ts';
 import { pageRequest, toPage } from './page.ts';
-import { callerActing } from '../auth/request-caller.ts';
+import { requestActing } from '../auth/request-caller.ts';
+import { recordAudit, type AuditEvent } from '../audit/record.ts';
+import { changedFields } from '../audit/changes.ts';
 import { caller, idParam, parseId, queryText, refuseEncoded } from './request.ts';
 import { compiler, isInstant } from './schema.ts';
 import { parseSize } from './settings.ts';
@@ -79,6 +81,20 @@ function pool(scope: SdkScope): Knex {
   return scope.knex;
 }
 
+/** The acting context of the caller of `ctx`. */
+function requestActingOf(scope: SdkScope, ctx: Context): Acting {
+  return requestActing(pool(scope), ctx);
+}
+
+/** Records on behalf of `acting`, the module of the view standing in for an event's own. */
+function audit(scope: SdkScope, acting: Acting, events: AuditEvent | readonly AuditEvent[]): Promise<void> {
+  const list = (Array.isArray(events) ? events : [events]) as readonly AuditEvent[];
+  return recordAudit(
+    acting,
+    list.map((event) => ({ ...event, module: event.module === undefined ? scope.module : event.module })),
+  );
+}
+
 function moduleApi(scope: SdkScope, name: string): object {
   const who = scope.module ?? 'this code';
   if (!scope.depends.includes(name))
@@ -103,9 +119,13 @@ export function moduleSdk(scope: SdkScope = UNBOUND): WardSdk {
     ...stateless,
     validation: Object.freeze({ compile: compiler() }),
     modules: Object.freeze({ get: <T extends object>(name: string) => moduleApi(scope, name) as T }),
-    acting: (ctx: Context) => callerActing(pool(scope), ctx),
+    acting: (ctx: Context) => requestActingOf(scope, ctx),
     jobActing: (id: string) => acting(pool(scope), jobActor(id)),
     jobs: scope.jobs ?? noJobs,
+    audit: Object.freeze({
+      record: (who: Acting, events: AuditEvent | readonly AuditEvent[]) => audit(scope, who, events),
+      changes: changedFields,
+    }),
   });
 }
 

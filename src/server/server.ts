@@ -3,6 +3,7 @@
  * head, bootstrap checks passed, pending module changes applied) and the HTTP app is built from
  * the modules that are now installed, so a client never sees a half-started Ward.
  */
+import { startAuditRetention } from './audit-retention.ts';
 import type { Server } from 'node:http';
 import { createServer } from 'node:net';
 import type { Knex } from 'knex';
@@ -124,6 +125,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
     await knex.destroy();
     throw error;
   }
+  const retention = startAuditRetention(knex, settings.auditRetentionDays, logger);
   const server = app.koa.listen(port, host);
   const drain = drainer(server);
   try {
@@ -132,6 +134,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
       server.once('error', reject);
     });
   } catch (error) {
+    await retention.stop();
     await app.close();
     unwatchPool();
     await metrics?.endpoint.close();
@@ -153,6 +156,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
       const cut = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;
       clearTimeout(cut);
+      await retention.stop();
       await app.close();
       // Scrapes go on answering while requests drain.
       unwatchPool();

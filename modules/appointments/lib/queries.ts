@@ -249,7 +249,7 @@ export async function createAppointment(
   const status = fields.status ?? 'booked';
   const cancellationReason = cancellation(sdk, status, fields.cancellationReason);
   const row = await writing(sdk, acting.knex, input, () =>
-    acting.transaction(async (trx) => {
+    acting.transaction(async (trx, bound) => {
       const practitioner = await findPractitioner(trx, fields.practitionerId!);
       if (practitioner === null) throw unknownPractitioner(sdk, fields.practitionerId!);
       const overbooked = RELEASED_STATUSES.includes(status)
@@ -269,7 +269,16 @@ export async function createAppointment(
           overbooked,
         })
         .returning('id')) as Array<{ id: number }>;
-      return (await findRow(trx, inserted!.id))!;
+      const created = (await findRow(trx, inserted!.id))!;
+      const shown = presentAppointment(created);
+      await sdk.audit.record(bound, {
+        action: 'record.create',
+        kind: 'appointment',
+        recordId: shown.id,
+        patientId: shown.patientId,
+        detail: { changes: sdk.audit.changes(null, shown) },
+      });
+      return created;
     }),
   );
   return presentAppointment(row);
@@ -285,7 +294,7 @@ export async function updateAppointment(
 ): Promise<Appointment | null> {
   const { overbook = false, ...fields } = input;
   const row = await writing(sdk, acting.knex, input, () =>
-    acting.transaction(async (trx) => {
+    acting.transaction(async (trx, bound) => {
       const before = (await trx(TABLE).where({ id }).forUpdate().first()) as AppointmentRow | undefined;
       if (before === undefined) return undefined;
       const values = toColumns(fields);
@@ -320,7 +329,16 @@ export async function updateAppointment(
       await trx(TABLE)
         .where({ id })
         .update({ ...values, updated_at: trx.fn.now() });
-      return findRow(trx, id);
+      const after = (await findRow(trx, id))!;
+      const shown = presentAppointment(after);
+      await sdk.audit.record(bound, {
+        action: 'record.update',
+        kind: 'appointment',
+        recordId: id,
+        patientId: shown.patientId,
+        detail: { changes: sdk.audit.changes(presentAppointment(before), shown) },
+      });
+      return after;
     }),
   );
   return row === undefined ? null : presentAppointment(row);

@@ -14,11 +14,11 @@ import { blobPath } from './blob-store.ts';
 export function withBlobLock<T>(
   acting: Acting,
   sha256: string,
-  work: (trx: Knex.Transaction) => Promise<T>,
+  work: (trx: Knex.Transaction, bound: Acting) => Promise<T>,
 ): Promise<T> {
-  return acting.transaction(async (trx) => {
+  return acting.transaction(async (trx, bound) => {
     await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`ward-blob:${sha256}`]);
-    return work(trx);
+    return work(trx, bound);
   });
 }
 
@@ -32,9 +32,9 @@ export function insertUsingBlob<T>(
   acting: Acting,
   storageDir: string,
   sha256: string,
-  insert: (trx: Knex.Transaction) => Promise<T>,
+  insert: (trx: Knex.Transaction, bound: Acting) => Promise<T>,
 ): Promise<T> {
-  return withBlobLock(acting, sha256, async (trx) => {
+  return withBlobLock(acting, sha256, async (trx, bound) => {
     const there = await stat(blobPath(storageDir, sha256)).then(
       () => true,
       () => false,
@@ -46,6 +46,6 @@ export function insertUsingBlob<T>(
         'the stored file was removed while this upload finished (its last use was purged); nothing was saved',
         'send the file again',
       );
-    return insert(trx);
+    return insert(trx, bound);
   });
 }

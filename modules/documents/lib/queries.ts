@@ -84,13 +84,14 @@ export async function insertDocument(sdk: WardSdk, knex: Knex, document: NewDocu
   }
 }
 
-/** Marks a document deleted by `userId`; false when there is no such document not yet deleted. */
-export async function softDeleteDocument(knex: Knex, id: number, userId: number): Promise<boolean> {
-  const changed = await knex(TABLE)
+/** Marks a document deleted by `userId`; null when there is no such document not yet deleted. */
+export async function softDeleteDocument(knex: Knex, id: number, userId: number): Promise<Document | null> {
+  const [row] = (await knex(TABLE)
     .where({ id })
     .whereNull('deleted_at')
-    .update({ deleted_at: knex.fn.now(), deleted_by: userId });
-  return changed > 0;
+    .update({ deleted_at: knex.fn.now(), deleted_by: userId })
+    .returning('*')) as DocumentRow[];
+  return row === undefined ? null : presentDocument(row);
 }
 
 /** Undoes a soft delete; null when there is no such deleted document. */

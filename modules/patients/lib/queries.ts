@@ -123,9 +123,17 @@ async function writing<T>(sdk: WardSdk, input: PatientInput, write: () => Promis
 
 export function createPatient(sdk: WardSdk, acting: Acting, input: PatientInput): Promise<Patient> {
   return writing(sdk, input, () =>
-    acting.transaction(async (trx) => {
+    acting.transaction(async (trx, bound) => {
       const [row] = (await trx(TABLE).insert(toColumns(input)).returning('id')) as Array<{ id: number }>;
-      return (await findPatient(trx, row!.id)) as Patient;
+      const patient = (await findPatient(trx, row!.id)) as Patient;
+      await sdk.audit.record(bound, {
+        action: 'record.create',
+        kind: 'patient',
+        recordId: patient.id,
+        patientId: patient.id,
+        detail: { changes: sdk.audit.changes(null, patient) },
+      });
+      return patient;
     }),
   );
 }
@@ -138,12 +146,24 @@ export function updatePatient(
   input: PatientInput,
 ): Promise<Patient | null> {
   return writing(sdk, input, () =>
-    acting.transaction(async (trx) => {
+    acting.transaction(async (trx, bound) => {
+      // Locked first, so the before the trail records is the row this update changes.
+      await trx(TABLE).where({ id }).forUpdate().select('id');
+      const before = await findPatient(trx, id);
       const changed = await trx(TABLE)
         .where({ id })
         .update({ ...toColumns(input), updated_at: trx.fn.now() })
         .returning('id');
-      return changed.length === 0 ? null : findPatient(trx, id);
+      if (changed.length === 0) return null;
+      const after = (await findPatient(trx, id))!;
+      await sdk.audit.record(bound, {
+        action: 'record.update',
+        kind: 'patient',
+        recordId: id,
+        patientId: id,
+        detail: { changes: sdk.audit.changes(before, after) },
+      });
+      return after;
     }),
   );
 }

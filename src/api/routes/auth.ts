@@ -33,8 +33,8 @@ import {
 } from '../../auth/throttle-store.ts';
 import type { Logger } from '../../logger.ts';
 import { authUnavailable, clearSessionCookie, setSessionCookie } from '../auth-middleware.ts';
-import { callerActing, callerOf } from '../../auth/request-caller.ts';
-import { actingTransaction, signInActor } from '../../db/acting.ts';
+import { appendAlone } from '../../audit/record.ts';
+import { callerBy, callerOf } from '../../auth/request-caller.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute } from '../route.ts';
@@ -199,10 +199,6 @@ export function authRoutes(deps: {
   /** Where the first admin's password file is, deleted once that password is changed. */
   storageDir: string;
 }): ApiRoute[] {
-  /** Writes of a sign-in once the password named its user: that user acts, with no session yet. */
-  const signingIn = <T>(userId: number, work: (trx: Knex.Transaction) => Promise<T>) =>
-    actingTransaction(deps.knex, signInActor(userId), work);
-
   const login = async (ctx: Context) => {
     if (deps.auth === null) throw authUnavailable();
     const body = ctx.request.body as LoginBody;
@@ -227,6 +223,19 @@ export function authRoutes(deps: {
     await passwordChecked(ctx, body, event, device, checked, deps.auth);
   };
 
+  /** A failed sign-in, in the audit trail: nobody known acts; the name typed and why it failed. */
+  const failed = (ctx: Context, username: string, reason: string) =>
+    appendAlone(deps.knex, [
+      {
+        actor: 'anonymous',
+        action: 'auth.sign_in_failed',
+        kind: 'user',
+        client: ctx.ip,
+        outcome: 'refused',
+        detail: { username, reason },
+      },
+    ]);
+
   const checkedPassword = async (
     ctx: Context,
     body: LoginBody,
@@ -240,6 +249,7 @@ export function authRoutes(deps: {
         { ...event, limit: decision.reason, retryAfterSeconds: decision.retryAfterSeconds },
         'sign-in throttled',
       );
+      await failed(ctx, body.username, 'throttled');
       throw tooManySignIns(decision);
     }
     return {
@@ -261,7 +271,7 @@ export function authRoutes(deps: {
       // The throttle counts passwords, so the right one resets it; the browser is trusted (its
       // cookie set) only once the second step signs in.
       await deps.throttle.succeeded(body.username, ctx.ip, trusted, trusted ? device : null);
-      const { challenge, expiresAt } = await signingIn(user.id, (trx) => createChallenge(trx, user.id));
+      const { challenge, expiresAt } = await createChallenge(deps.knex, user.id);
       deps.logger.info(
         { ...event, userId: user.id, trustedBrowser: trusted },
         'sign-in: password right, second factor asked',
@@ -271,11 +281,10 @@ export function authRoutes(deps: {
     }
     // No session also when the user was disabled while the password was being checked.
     const session =
-      user === null
-        ? null
-        : await signingIn(user.id, (trx) => createSession(trx, user.id, { idleMs: auth.idleMs }));
+      user === null ? null : await createSession(deps.knex, user.id, { idleMs: auth.idleMs, client: ctx.ip });
     if (user === null || session === null) {
       deps.logger.warn(event, 'sign-in failed');
+      await failed(ctx, body.username, 'invalid_credentials');
       throw new ApiError(
         401,
         'invalid_credentials',
@@ -333,11 +342,12 @@ export function authRoutes(deps: {
       username: string;
     };
     const event = { username: user.username, ip: ctx.ip };
-    const checked = await signingIn(userId, (trx) => checkSecondFactor(trx, userId, body));
+    const checked = await checkSecondFactor(deps.knex, userId, body);
     if (checked.outcome === 'locked') {
-      await signingIn(userId, (trx) => endChallenge(trx, body.challenge));
+      await endChallenge(deps.knex, body.challenge);
       const seconds = Math.max(1, Math.ceil(((checked.lockedUntil?.getTime() ?? 0) - Date.now()) / 1000));
       deps.logger.warn({ ...event, userId }, 'sign-in: second factor locked after wrong codes');
+      await failed(ctx, user.username, 'too_many_codes');
       throw new ApiError(
         429,
         'too_many_codes',
@@ -348,6 +358,7 @@ export function authRoutes(deps: {
     }
     if (checked.outcome === 'wrong') {
       deps.logger.warn({ ...event, userId }, 'sign-in: wrong second-factor code');
+      await failed(ctx, user.username, 'wrong_code');
       throw new ApiError(
         401,
         'wrong_code',
@@ -355,11 +366,8 @@ export function authRoutes(deps: {
         'type the 6 digits your authenticator app shows now (each works once), or one of your recovery codes',
       );
     }
-    const { idleMs } = deps.auth;
-    const session = await signingIn(userId, async (trx) => {
-      await endChallenge(trx, body.challenge);
-      return createSession(trx, userId, { idleMs });
-    });
+    await endChallenge(deps.knex, body.challenge);
+    const session = await createSession(deps.knex, userId, { idleMs: deps.auth.idleMs, client: ctx.ip });
     if (session === null)
       throw new ApiError(
         401,
@@ -383,7 +391,7 @@ export function authRoutes(deps: {
         'this request is authenticated with an API token, which sign-out does not end',
         'revoke API tokens with `ward tokens revoke <id>`',
       );
-    await callerActing(deps.knex, ctx).transaction((trx) => endSession(trx, caller.secret));
+    await endSession(deps.knex, caller.secret, callerBy(ctx));
     deps.auth?.forget(caller.secret);
     deps.logger.info(
       { username: caller.principal.username, userId: caller.principal.userId, ip: ctx.ip },
@@ -465,9 +473,12 @@ export function authRoutes(deps: {
     // The browser this is done in stays signed in; every other session of the user ends, and
     // every API token of the user is revoked.
     const keepSession = principal.credential.kind === 'session' ? hashSecret(secret) : null;
-    const hash = await hashPassword(body.newPassword);
-    const { sessionsEnded, tokensRevoked } = await callerActing(deps.knex, ctx).transaction((trx) =>
-      setPasswordHash(trx, user.id, hash, { keepSession }),
+    const { sessionsEnded, tokensRevoked } = await setPasswordHash(
+      deps.knex,
+      user.id,
+      await hashPassword(body.newPassword),
+      { keepSession },
+      callerBy(ctx),
     );
     deps.auth?.forget(secret);
     if (principal.mustChangePassword) await removeFirstAdminPassword(deps.storageDir);

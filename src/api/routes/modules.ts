@@ -6,6 +6,7 @@
  * `{"force": true}`). The 202 names this backend and the newest operation-log row, for a page to
  * follow the restart (modules-admin.ts).
  */
+import { appendAlone } from '../../audit/record.ts';
 import path from 'node:path';
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
@@ -17,7 +18,7 @@ import { DEFAULT_NAVIGATION_ORDER, orderedNavigation } from '../../manifests/nav
 import { byName } from '../../planner/graph.ts';
 import { restartRefused, type Finding } from '../../planner/preflight.ts';
 import type { Logger } from '../../logger.ts';
-import { callerOf } from '../../auth/request-caller.ts';
+import { callerActor, callerOf } from '../../auth/request-caller.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute } from '../route.ts';
@@ -147,6 +148,15 @@ export function moduleRoutes(deps: {
     // same for all, and a replica left on the old code would serve routes the new start removed.
     const others = await otherBackends(deps.knex, deps.logger);
     if (others.length > 0) await requestRestart(deps.knex, { force, backends: others });
+    await appendAlone(deps.knex, [
+      {
+        actor: callerActor(ctx),
+        action: 'module.restart',
+        kind: 'module',
+        client: ctx.ip,
+        detail: { requested: true, force, replicas: others.length },
+      },
+    ]);
     deps.logger.info({ user, replicas: others.length }, 'restart requested over HTTP');
     ctx.status = 202;
     ctx.body = {

@@ -19,7 +19,7 @@ import {
   type TwoFactorPolicy,
 } from '../../auth/two-factor.ts';
 import type { Logger } from '../../logger.ts';
-import { callerActing, callerOf } from '../../auth/request-caller.ts';
+import { requestActing, callerOf } from '../../auth/request-caller.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute } from '../route.ts';
@@ -78,7 +78,7 @@ export function twoFactorRoutes(deps: {
 
   const setup = async (ctx: Context) => {
     const { principal } = callerOf(ctx);
-    const started = await callerActing(knex, ctx).transaction((trx) =>
+    const started = await requestActing(knex, ctx).transaction((trx) =>
       startEnrolment(trx, { id: principal.userId, username: principal.username }),
     );
     if (started === null)
@@ -100,7 +100,7 @@ export function twoFactorRoutes(deps: {
   const confirm = async (ctx: Context) => {
     const { principal } = callerOf(ctx);
     const { code } = ctx.request.body as { code: string };
-    const result = await callerActing(knex, ctx).transaction((trx) =>
+    const result = await requestActing(knex, ctx).transaction((trx) =>
       confirmEnrolment(trx, principal.userId, code),
     );
     if (result === 'no_enrolment' || result === 'already')
@@ -152,7 +152,7 @@ export function twoFactorRoutes(deps: {
     } finally {
       leave();
     }
-    if (!(await callerActing(knex, ctx).transaction((trx) => disableTwoFactor(trx, principal.userId))))
+    if (!(await requestActing(knex, ctx).transaction((trx) => disableTwoFactor(trx, principal.userId))))
       throw new ApiError(
         409,
         'two_factor_not_enabled',

@@ -59,7 +59,7 @@ export async function createJob(
   }
   const caller = sdk.http.caller(ctx);
   try {
-    const row = await deps.knex.transaction(async (trx) => {
+    const row = await sdk.acting(ctx).transaction(async (trx, acting) => {
       const job = await insertJob(trx, {
         sourceSystem,
         format,
@@ -69,6 +69,12 @@ export async function createJob(
         createdBy: caller.username,
       });
       await received.keepAs(job.id);
+      await sdk.audit.record(acting, {
+        action: 'import.create',
+        kind: 'import_job',
+        recordId: job.id,
+        detail: { format, sourceSystem, sourceBytes: received.bytes, sourceSha256: received.sha256 },
+      });
       return job;
     });
     ctx.status = 201;

@@ -146,6 +146,12 @@ export async function uploadBinary(
   );
   if (stored === null) throw purged(sdk, await foundJob(sdk, deps.knex, id));
   if (!stored.inserted && stored.row.sha256 !== sha256) throw conflict();
+  await sdk.audit.record(sdk.acting(ctx), {
+    action: 'import.upload',
+    kind: 'import_job',
+    recordId: id,
+    detail: { ref, sha256, size: stored.row.size, duplicate: !stored.inserted },
+  });
   ctx.status = stored.inserted ? 201 : 200;
   ctx.body = { ...binaryView(stored.row), duplicate: !stored.inserted };
 }

@@ -25,6 +25,14 @@ export interface ExecuteDeps {
   batchSize: number;
   /** Most row errors a run stores (WARD_IMPORT_MAX_WARNINGS); the rest are counted and summed up. */
   maxWarnings?: number;
+  /** Who asked for the run (`user:<id>:…`), when known: each batch's audit row names them. */
+  by?: string | null;
+}
+
+/** What each batch's audit row says besides its counts. */
+interface BatchNote {
+  sdk: WardSdk;
+  by: string | null;
 }
 
 /**
@@ -53,6 +61,7 @@ class Checkpoint {
 
 /** Commits one batch in a transaction of the job (`scope.acting`), which `write` receives bound to it. */
 async function commit(
+  note: BatchNote,
   scope: Scope,
   lease: Lease,
   checkpoint: Checkpoint,
@@ -68,6 +77,18 @@ async function commit(
       await insertWarnings(trx, lease, 'execute', checkpoint.budget.take(outcome.failures));
       const results = addResults(checkpoint.results, outcome.results);
       await lease.update(trx, { rows_done: checkpoint.done + count, results });
+      // What this batch wrote, as the job, with the user who executed: one row per batch, last in
+      // its transaction (the trail's appends take turns until commit).
+      await note.sdk.audit.record(acting, {
+        action: 'import.execute',
+        kind: 'import_job',
+        recordId: scope.jobId,
+        detail: {
+          executedBy: note.by,
+          rows: [checkpoint.done + 1, checkpoint.done + count],
+          wrote: outcome.results,
+        },
+      });
       onWritten();
       return results;
     })
@@ -79,17 +100,23 @@ async function commit(
   checkpoint.done += count;
 }
 
-async function rowByRow(lease: Lease, scope: Scope, checkpoint: Checkpoint, batch: ImportRecordItem[]) {
+async function rowByRow(
+  note: BatchNote,
+  lease: Lease,
+  scope: Scope,
+  checkpoint: Checkpoint,
+  batch: ImportRecordItem[],
+) {
   for (const item of batch) {
     try {
-      await commit(scope, lease, checkpoint, 1, (acting) => writeBatch(acting, scope, [item]));
+      await commit(note, scope, lease, checkpoint, 1, (acting) => writeBatch(acting, scope, [item]));
     } catch (error) {
       if (!isDataError(error)) throw error;
       const results = emptyResults();
       results[item.kind].failed = 1;
       const { detail } = error as { detail?: string };
       const message = `Ward refused the row: ${withoutQuery(error.message)}${detail ? ` (${detail})` : ''}`;
-      await commit(scope, lease, checkpoint, 1, async () => ({
+      await commit(note, scope, lease, checkpoint, 1, async () => ({
         results,
         failures: [failure(item, '', 'write_failed', message)],
       }));
@@ -128,6 +155,7 @@ export async function executeRun(deps: ExecuteDeps, job: JobRow, lease: Lease): 
     )[0]!.n,
   );
   const checkpoint = new Checkpoint(job, new WarningBudget(deps.maxWarnings, stored));
+  const note: BatchNote = { sdk: deps.sdk, by: deps.by ?? null };
   const records = sourceRecords(deps.storageDir, job, {
     rules: scope.rules,
     acrossRecords: false,
@@ -138,6 +166,7 @@ export async function executeRun(deps: ExecuteDeps, job: JobRow, lease: Lease): 
     number++;
     try {
       await commit(
+        note,
         scope,
         lease,
         checkpoint,
@@ -147,7 +176,7 @@ export async function executeRun(deps: ExecuteDeps, job: JobRow, lease: Lease): 
       );
     } catch (error) {
       if (!isDataError(error)) throw error;
-      await rowByRow(lease, scope, checkpoint, batch);
+      await rowByRow(note, lease, scope, checkpoint, batch);
     }
     batchEvents.publish({ job: job.id, batch: number, point: 'committed' });
   }

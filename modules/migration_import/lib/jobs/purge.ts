@@ -49,7 +49,7 @@ export async function purgeJob(
   olderThanDays?: number,
 ): Promise<Purged | undefined> {
   const knex = deps.acting.knex;
-  const done = await deps.acting.transaction(async (trx) => {
+  const done = await deps.acting.transaction(async (trx, acting) => {
     const unchanged = (query: Knex.QueryBuilder) =>
       olderThanDays === undefined
         ? query
@@ -64,7 +64,14 @@ export async function purgeJob(
     const binaries = (await trx(BINARIES).where({ job_id: id }).delete().returning('sha256')) as Array<{
       sha256: string;
     }>;
-    return { row, warnings, hashes: [...new Set(binaries.map((binary) => binary.sha256))] };
+    const hashes = [...new Set(binaries.map((binary) => binary.sha256))];
+    await deps.sdk.audit.record(acting, {
+      action: 'import.purge',
+      kind: 'import_job',
+      recordId: id,
+      detail: { by, warnings, binaries: hashes.length, olderThanDays: olderThanDays ?? null },
+    });
+    return { row, warnings, hashes };
   });
   if (done === undefined) {
     const row = (await knex(TABLE).where({ id }).first()) as JobRow | undefined;

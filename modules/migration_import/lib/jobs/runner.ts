@@ -13,7 +13,7 @@
  */
 import { hostname } from 'node:os';
 import type { Knex } from 'knex';
-import type { JobContext, Logger, WardSdk } from '../../../../src/sdk/index.ts';
+import type { Acting, JobContext, Logger, WardSdk } from '../../../../src/sdk/index.ts';
 import { executeRun } from './execute-run.ts';
 import type { JobRow } from './job-row.ts';
 import { peers } from './peers.ts';
@@ -27,6 +27,8 @@ export const RUN = 'run';
 
 export interface RunData {
   job: number;
+  /** Who asked for the run (`user:<id>:…`), recorded with what the run writes as `job:<id>`. */
+  by?: string;
 }
 
 export interface RunnerDeps {
@@ -41,16 +43,24 @@ export interface RunnerDeps {
 const runKey = (id: number): string => `job-${id}`;
 
 /** Enqueues the run of job `id`; false when the queue holds one for it already (that one will run it). */
-export async function enqueueRun(sdk: WardSdk, id: number, trx?: Knex.Transaction): Promise<boolean> {
-  const queued = await sdk.jobs.enqueue(RUN, { job: id } satisfies RunData, { key: runKey(id), trx });
+export async function enqueueRun(
+  sdk: WardSdk,
+  id: number,
+  trx?: Knex.Transaction,
+  by?: string,
+): Promise<boolean> {
+  const data: RunData = by === undefined ? { job: id } : { job: id, by };
+  const queued = await sdk.jobs.enqueue(RUN, data, { key: runKey(id), trx });
   return queued !== null;
 }
 
 /** Claims the job for validation and queues the run; undefined when its state does not allow it. */
-export async function startValidate(deps: RunnerDeps, id: number): Promise<JobRow | undefined> {
-  return deps.knex.transaction(async (trx) => {
+export async function startValidate(deps: RunnerDeps, who: Acting, id: number): Promise<JobRow | undefined> {
+  return who.transaction(async (trx, acting) => {
     const row = await claimValidate(trx, id, claim(deps.settings));
-    if (row !== undefined) await enqueueRun(deps.sdk, id, trx);
+    if (row === undefined) return row;
+    await enqueueRun(deps.sdk, id, trx, who.actor);
+    await deps.sdk.audit.record(acting, { action: 'import.validate', kind: 'import_job', recordId: id });
     return row;
   });
 }
@@ -58,11 +68,19 @@ export async function startValidate(deps: RunnerDeps, id: number): Promise<JobRo
 /** Claims the job for execution (resuming a run whose worker died) and queues the run. */
 export async function startExecute(
   deps: RunnerDeps,
+  who: Acting,
   id: number,
 ): Promise<{ row: JobRow; resumed: boolean } | undefined> {
-  return deps.knex.transaction(async (trx) => {
+  return who.transaction(async (trx, acting) => {
     const claimed = await claimExecute(trx, id, claim(deps.settings));
-    if (claimed !== undefined) await enqueueRun(deps.sdk, id, trx);
+    if (claimed === undefined) return claimed;
+    await enqueueRun(deps.sdk, id, trx, who.actor);
+    await deps.sdk.audit.record(acting, {
+      action: 'import.execute',
+      kind: 'import_job',
+      recordId: id,
+      detail: { phase: 'started', resumed: claimed.resumed },
+    });
     return claimed;
   });
 }
@@ -98,7 +116,7 @@ export async function handleRun(deps: RunnerDeps, ctx: JobContext<RunData>): Pro
     const lease = new Lease(knex, row.id, workerId, settings.leaseMs, ctx.signal);
     const run = row.state === 'validating' ? 'validate' : 'execute';
     try {
-      await lease.keepWhile(() => work(deps, run, row, lease));
+      await lease.keepWhile(() => work(deps, run, row, lease, ctx.data.by ?? null));
     } catch (error) {
       // Another worker took the row over: the run is its now.
       if (error instanceof LostLease) return lost(logger, lease, error);
@@ -111,7 +129,13 @@ function lost(logger: Logger, lease: Lease, error: LostLease): void {
   logger.warn({ job: lease.jobId }, `migration_import: ${error.message}; this worker stopped`);
 }
 
-function work(deps: RunnerDeps, run: 'validate' | 'execute', row: JobRow, lease: Lease): Promise<void> {
+function work(
+  deps: RunnerDeps,
+  run: 'validate' | 'execute',
+  row: JobRow,
+  lease: Lease,
+  by: string | null,
+): Promise<void> {
   const { knex, storageDir, settings, sdk } = deps;
   return run === 'validate'
     ? validateRun(
@@ -126,7 +150,7 @@ function work(deps: RunnerDeps, run: 'validate' | 'execute', row: JobRow, lease:
         lease,
       )
     : executeRun(
-        { knex, sdk, storageDir, batchSize: settings.batchSize, maxWarnings: settings.maxWarnings },
+        { knex, sdk, storageDir, batchSize: settings.batchSize, maxWarnings: settings.maxWarnings, by },
         row,
         lease,
       );

@@ -1,4 +1,5 @@
 import { orphan } from '../../../db/schedule.ts';
+import { appendBy } from '../../../audit/record.ts';
 import { dryRunFlag } from '../../schedule-command.ts';
 import { ModuleCommand, moduleNameArg } from '../../module-command.ts';
 
@@ -13,9 +14,11 @@ export default class ModulesOrphan extends ModuleCommand {
   async run(): Promise<{ module: string; changed: boolean; dryRun: boolean; runId: string | null }> {
     const { args, flags } = await this.parse(ModulesOrphan);
     const [knex, inventory] = await Promise.all([this.db(), this.inventory()]);
-    const { changed, runId } = await this.operatorActing(knex).transaction((trx) =>
-      orphan(trx, inventory, args.module_name, { dryRun: flags['dry-run'] }),
-    );
+    const { changed, runId } = await orphan(knex, inventory, args.module_name, {
+      dryRun: flags['dry-run'],
+      onOrphaned: (trx) =>
+        appendBy(trx, this.by, [{ action: 'module.orphan', kind: 'module', recordId: args.module_name }]),
+    });
     const name = args.module_name;
     if (!changed) this.log(`${name} is already uninstalled; nothing to orphan.`);
     else if (flags['dry-run']) this.log(`Dry run: ${name} would be marked uninstalled. Nothing was changed.`);

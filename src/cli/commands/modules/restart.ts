@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { appendAlone } from '../../../audit/record.ts';
 import type { Knex } from 'knex';
 import { WardError } from '../../../errors/ward-error.ts';
 import { logSince, newestLogId } from '../../../db/modules.ts';
@@ -81,6 +82,14 @@ export default class ModulesRestart extends ModuleCommand {
       const findings = preflight(await startInputs(knex, this.settings, this.inventory()));
       if (findings.length > 0) throw restartRefused(findings, '`ward modules restart --force`');
     }
+    await appendAlone(knex, [
+      {
+        actor: this.by.actor,
+        action: 'module.restart',
+        kind: 'module',
+        detail: { requested: true, force: flags.force, backends: before.length },
+      },
+    ]);
     const asked =
       underWay === null
         ? `\nAsked ${before.length} running backend(s) to restart.`

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { appendAlone } from '../../../audit/record.ts';
 import { Flags } from '@oclif/core';
 import { WardError } from '../../../errors/ward-error.ts';
 import { latestBackup, restoreBackup } from '../../../backup/restore.ts';
@@ -53,7 +54,17 @@ export default class ModulesRestore extends ModuleCommand {
     const progress = process.stderr.isTTY
       ? (p: { table: string; rows: number }) => this.logToStderr(`  ${p.table}: ${p.rows} rows so far`)
       : undefined;
-    const result = await restoreBackup(await this.db(), file, progress, name);
+    const knex = await this.db();
+    const result = await restoreBackup(knex, file, progress, name);
+    await appendAlone(knex, [
+      {
+        actor: this.by.actor,
+        action: 'module.restore',
+        kind: 'module',
+        recordId: name,
+        detail: { file: path.basename(file), rows: result.rows, tables: result.tables },
+      },
+    ]);
     this.log(
       [
         `Restored ${result.rows} row(s) of ${name} from ${file}:`,

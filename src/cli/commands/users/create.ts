@@ -50,13 +50,15 @@ export default class UsersCreate extends AuthCommand {
     await this.assertKnownRoles(roles);
     const password = flags['password-stdin'] ? await this.readPassword(args.username) : null;
     const passwordHash = password === null ? null : await hashPassword(password);
-    const id = await this.operatorActing(knex).transaction((trx) =>
-      createUser(trx, {
+    const id = await createUser(
+      knex,
+      {
         username: args.username,
         passwordHash,
         roles,
         mustChangePassword: flags.temporary,
-      }),
+      },
+      this.by,
     );
     const held = roles.length === 0 ? 'no role' : `role${roles.length === 1 ? '' : 's'} ${roles.join(', ')}`;
     this.log(`Created user ${args.username} with ${held}.`);

@@ -35,9 +35,7 @@ export default class UsersSetPassword extends AuthCommand {
     const user = await requireUser(knex, args.username);
     assertEnabled(user);
     const hash = await hashPassword(await this.readPassword(args.username));
-    const set = await this.operatorActing(knex).transaction((trx) =>
-      setPasswordHash(trx, user.id, hash, { keepTokens: flags['keep-tokens'] }),
-    );
+    const set = await setPasswordHash(knex, user.id, hash, { keepTokens: flags['keep-tokens'] }, this.by);
     const tokens = flags['keep-tokens']
       ? 'API tokens kept'
       : `${plural(set.tokensRevoked, 'API token')} revoked`;

@@ -1,0 +1,97 @@
+/**
+ * The audit trail's hash chain, pure: each row's `hash` is sha256(previous row's hash || the row's
+ * canonical text), the first row's previous hash being empty. Editing, deleting or reordering a
+ * row breaks the link of the row after it (and its own), which `ward audit verify` finds; a
+ * rewrite of the whole chain is caught against a checkpoint (an id and hash kept elsewhere).
+ *
+ * The canonical text is RFC 8785 (JSON Canonicalization Scheme) of the row's fields, so it does
+ * not depend on key order or on how PostgreSQL's jsonb hands `detail` back. The id is left out:
+ * chain order is the id order, and a row's place is already fixed by the hash it links to, so
+ * identity gaps (a rolled-back insert) need no special case.
+ */
+import { createHash } from 'node:crypto';
+import canonicalizeModule from 'canonicalize';
+
+// The package is CommonJS (`module.exports = serialize`) while its types declare an ES default
+// export, which TypeScript's node16 resolution then nests one level too deep.
+const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
+
+export type AuditOutcome = 'ok' | 'refused' | 'failed';
+
+/** One row of `core_audit_event` as it is hashed: every column but `id` and `hash`. */
+export interface AuditFields {
+  at: Date;
+  actor: string;
+  userId: number | null;
+  action: string;
+  module: string | null;
+  kind: string | null;
+  recordId: string | null;
+  patientId: string | null;
+  client: string | null;
+  outcome: AuditOutcome;
+  /** JSON as PostgreSQL's jsonb gives it back (see `jsonDetail`), or null. */
+  detail: unknown;
+}
+
+/** The hash the first row links to. */
+export const GENESIS: Buffer = Buffer.alloc(0);
+
+/** Version of the canonical form, hashed with every row so a later form can never collide with it. */
+const FORM = 1;
+
+/** The text a row's hash covers. */
+export function canonicalText(fields: AuditFields): string {
+  return canonicalize([
+    FORM,
+    fields.at.toISOString(),
+    fields.actor,
+    fields.userId,
+    fields.action,
+    fields.module,
+    fields.kind,
+    fields.recordId,
+    fields.patientId,
+    fields.client,
+    fields.outcome,
+    fields.detail ?? null,
+  ])!;
+}
+
+/** sha256(prev || canonical text of `fields`). */
+export function chainHash(prev: Uint8Array, fields: AuditFields): Buffer {
+  return createHash('sha256').update(prev).update(canonicalText(fields), 'utf8').digest();
+}
+
+/**
+ * `detail` as it will read back from jsonb: plain JSON (dates as their ISO text, undefined members
+ * gone). The writer hashes this form, so what verify reads back hashes the same.
+ */
+export function jsonDetail(detail: unknown): unknown {
+  if (detail === undefined || detail === null) return null;
+  return JSON.parse(JSON.stringify(detail)) as unknown;
+}
+
+/** The user id in an actor `user:<id>:…`, or null for any other actor. */
+export function actorUserId(actor: string): number | null {
+  const match = /^user:(\d+):/.exec(actor);
+  return match === null ? null : Number(match[1]);
+}
+
+/** A stored row as verify reads it. */
+export interface StoredRow extends AuditFields {
+  id: string;
+  hash: Buffer;
+}
+
+/** Whether `row` links to `prev` and its hash covers its own fields. */
+export function linksTo(prev: Uint8Array, row: StoredRow): boolean {
+  return chainHash(prev, row).equals(row.hash);
+}
+
+/** What a checkpoint holds: the latest row's id and hash (hex), and when it was taken. */
+export interface Checkpoint {
+  id: string;
+  hash: string;
+  at: string;
+}

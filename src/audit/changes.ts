@@ -1,0 +1,26 @@
+/**
+ * The fields a change touched, as the audit trail records them: `{field: [before, after]}` for
+ * each field whose JSON differs. A create has no before (null), a delete no after.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { jsonDetail } from './chain.ts';
+
+export type Changes = Record<string, [unknown, unknown]>;
+
+/** `ignore`: fields every write touches (`updatedAt`), which say nothing. */
+export function changedFields(
+  before: object | null,
+  after: object | null,
+  ignore: readonly string[] = ['createdAt', 'updatedAt'],
+): Changes {
+  const was = (jsonDetail(before) ?? {}) as Record<string, unknown>;
+  const is = (jsonDetail(after) ?? {}) as Record<string, unknown>;
+  const changes: Changes = {};
+  for (const field of new Set([...Object.keys(was), ...Object.keys(is)])) {
+    if (ignore.includes(field)) continue;
+    const from = was[field] ?? null;
+    const to = is[field] ?? null;
+    if (!isDeepStrictEqual(from, to)) changes[field] = [from, to];
+  }
+  return changes;
+}

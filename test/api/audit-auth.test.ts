@@ -1,0 +1,116 @@
+/**
+ * Sign-in, sign-out, failed sign-ins and the administration of users and tokens over HTTP leave
+ * audit rows naming who acted (the session or token, or `anonymous` for a failure), from where,
+ * and on whom; the transactions of those writes carry the actor in `ward.actor` too.
+ */
+import test from 'ava';
+import type { Knex } from 'knex';
+import { createApiToken } from '../../src/auth/api-tokens.ts';
+import { verifyChain } from '../../src/audit/verify.ts';
+import { addUser, call, installedDatabase, PASSWORD, signIn, startApp } from '../helpers/app.ts';
+
+const rows = (knex: Knex) =>
+  knex('core_audit_event')
+    .orderBy('id')
+    .select('actor', 'user_id', 'action', 'kind', 'record_id', 'client', 'outcome', 'detail');
+
+test('sign-in, a failed sign-in and sign-out are recorded, the session acting for itself', async (t) => {
+  const { knex } = await installedDatabase(t);
+  const ada = await addUser(knex, 'ada', ['admin']);
+  const { base } = await startApp(t, knex);
+  const before = (await rows(knex)).length;
+  const wrong = await call(base, 'POST', '/api/v1/auth/login', {
+    json: { username: 'ada', password: 'not the password' },
+  });
+  t.is(wrong.status, 401);
+  const session = await signIn(base, 'ada');
+  const out = await call(base, 'POST', '/api/v1/auth/logout', {
+    cookie: session.cookie,
+    csrf: session.csrfToken,
+  });
+  t.is(out.status, 204, out.text);
+  const [failed, signedIn, signedOut] = (await rows(knex)).slice(before);
+  t.like(failed, {
+    actor: 'anonymous',
+    user_id: null,
+    action: 'auth.sign_in_failed',
+    outcome: 'refused',
+    detail: { username: 'ada', reason: 'invalid_credentials' },
+  });
+  t.truthy(failed!.client);
+  t.regex(signedIn!.actor, new RegExp(`^user:${ada}:session:[0-9a-f]{16}$`));
+  t.like(signedIn, { user_id: ada, action: 'auth.sign_in', record_id: String(ada), outcome: 'ok' });
+  t.like(signedOut, { actor: signedIn!.actor, action: 'auth.sign_out', record_id: String(ada) });
+  t.like(await verifyChain(knex), { intact: true });
+});
+
+test('creating a user, granting and removing a role, disabling, resetting and revoking a token are recorded as the admin', async (t) => {
+  const { knex } = await installedDatabase(t);
+  const adminId = await addUser(knex, 'root', ['admin']);
+  const { secret, id: tokenId } = await createApiToken(knex, {
+    userId: adminId,
+    role: null,
+    name: null,
+    expiresAt: null,
+  });
+  const { base } = await startApp(t, knex);
+  const as = (method: string, path: string, json?: unknown) =>
+    call(base, method, `/api/v1${path}`, { token: secret, ...(json === undefined ? {} : { json }) });
+  const before = (await rows(knex)).length;
+  const created = await as('POST', '/users', {
+    username: 'bob',
+    temporaryPassword: 'plum tractor velvet 93',
+    roles: [],
+  });
+  t.is(created.status, 201, created.text);
+  const bob = (created.body as { id: number }).id;
+  t.is((await as('POST', '/users/bob/roles', { role: 'admin' })).status, 200);
+  t.is((await as('DELETE', '/users/bob/roles/admin')).status, 200);
+  t.is(
+    (await as('POST', '/users/bob/password', { temporaryPassword: 'quartz meadow lantern 7' })).status,
+    200,
+  );
+  const { id: bobToken } = await createApiToken(knex, {
+    userId: bob,
+    role: null,
+    name: 'script',
+    expiresAt: null,
+  });
+  t.is((await as('POST', `/users/bob/tokens/${bobToken}/revoke`)).status, 200);
+  t.is((await as('POST', '/users/bob/disable')).status, 200);
+  const recorded = (await rows(knex)).slice(before);
+  const actor = `user:${adminId}:token:${tokenId}`;
+  t.deepEqual(
+    recorded.map((row) => [row.actor, row.action, row.record_id]),
+    [
+      [actor, 'user.create', String(bob)],
+      [actor, 'user.roles', String(bob)],
+      [actor, 'user.roles', String(bob)],
+      [actor, 'user.password', String(bob)],
+      ['system', 'token.create', String(bobToken)],
+      [actor, 'token.revoke', String(bobToken)],
+      [actor, 'user.disable', String(bob)],
+    ],
+  );
+  t.deepEqual(recorded[0]!.detail, { username: 'bob', roles: [], password: 'temporary' });
+  t.deepEqual(recorded[1]!.detail, { granted: 'admin' });
+  t.deepEqual(recorded[2]!.detail, { revoked: 'admin' });
+  t.false(JSON.stringify(recorded).includes('plum'), 'no password reaches the trail');
+  t.is(recorded[0]!.user_id, adminId);
+});
+
+test("a user's own password change is recorded as their session", async (t) => {
+  const { knex } = await installedDatabase(t);
+  const ada = await addUser(knex, 'ada', ['admin']);
+  const { base } = await startApp(t, knex);
+  const session = await signIn(base, 'ada');
+  const changed = await call(base, 'POST', '/api/v1/auth/password', {
+    cookie: session.cookie,
+    csrf: session.csrfToken,
+    json: { currentPassword: PASSWORD, newPassword: 'amber orchard kettle 55' },
+  });
+  t.is(changed.status, 204, changed.text);
+  const last = (await rows(knex)).at(-1)!;
+  t.regex(last.actor, new RegExp(`^user:${ada}:session:`));
+  t.like(last, { action: 'user.password', record_id: String(ada) });
+});

@@ -1,0 +1,164 @@
+import test from 'ava';
+import type { Knex } from 'knex';
+import { appendAudit, recordAudit } from '../../src/audit/record.ts';
+import { purgeAudit } from '../../src/audit/retention.ts';
+import { takeCheckpoint, verifyChain } from '../../src/audit/verify.ts';
+import { acting } from '../../src/db/acting.ts';
+import { testDatabase } from '../helpers/database.ts';
+
+const read = (id: number) => ({
+  action: 'record.read',
+  module: 'patients',
+  kind: 'patient',
+  recordId: id,
+  patientId: id,
+});
+
+test('a row records the actor, its user, the object and the client, and the chain verifies', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  const alice = acting(knex, 'user:7:session:0123456789abcdef', '203.0.113.9');
+  await recordAudit(alice, read(12));
+  await alice.transaction((_trx, bound) =>
+    recordAudit(bound, { ...read(12), action: 'record.update', detail: { changes: { phone: ['1', '2'] } } }),
+  );
+  const rows = await knex('core_audit_event').orderBy('id').select();
+  t.like(rows[0], {
+    actor: 'user:7:session:0123456789abcdef',
+    user_id: 7,
+    action: 'record.read',
+    module: 'patients',
+    kind: 'patient',
+    record_id: '12',
+    patient_id: '12',
+    client: '203.0.113.9',
+    outcome: 'ok',
+    detail: null,
+  });
+  t.deepEqual(rows[1].detail, { changes: { phone: ['1', '2'] } });
+  t.like(await verifyChain(knex), { intact: true, rows: 2 });
+});
+
+test('a rolled-back transaction leaves no row', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  const cli = acting(knex, 'cli:alice');
+  await t.throwsAsync(
+    cli.transaction(async (_trx, bound) => {
+      await recordAudit(bound, { ...read(3), action: 'record.delete' });
+      throw new Error('the change failed');
+    }),
+  );
+  t.deepEqual(await knex('core_audit_event').select(), []);
+  await recordAudit(cli, read(3));
+  t.like(await verifyChain(knex), { intact: true, rows: 1 });
+});
+
+test('concurrent appends, in and out of transactions, keep one unbroken chain', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  const work = Array.from({ length: 40 }, (_, index) => {
+    const who = acting(knex, `user:${index}:token:${index}`);
+    return index % 2 === 0
+      ? recordAudit(who, [read(index), read(index + 1000)])
+      : who.transaction((_trx, bound) => recordAudit(bound, read(index)));
+  });
+  await Promise.all(work);
+  t.like(await verifyChain(knex), { intact: true, rows: 60 });
+});
+
+test('the table refuses UPDATE, DELETE and TRUNCATE', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  await recordAudit(acting(knex, 'system'), read(1));
+  await t.throwsAsync(knex('core_audit_event').update({ actor: 'someone else' }), {
+    message: /append-only: UPDATE refused/,
+  });
+  await t.throwsAsync(knex('core_audit_event').delete(), { message: /append-only: DELETE refused/ });
+  await t.throwsAsync(knex.raw('truncate core_audit_event'), { message: /append-only: TRUNCATE refused/ });
+  t.is((await knex('core_audit_event').select()).length, 1);
+});
+
+/** What a superuser can do: triggers off for the session. */
+async function tamper(knex: Knex, sql: string): Promise<void> {
+  await knex.transaction(async (trx) => {
+    await trx.raw('set local session_replication_role = replica');
+    await trx.raw(sql);
+  });
+}
+
+test('verify names the first broken row after an edit made with triggers disabled', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  const system = acting(knex, 'system');
+  for (let id = 1; id <= 5; id++) await recordAudit(system, read(id));
+  const ids = (await knex('core_audit_event').orderBy('id').pluck('id')) as string[];
+  await tamper(knex, `update core_audit_event set actor = 'cli:mallory' where id = ${ids[2]}`);
+  t.like(await verifyChain(knex), { intact: false, brokenAt: ids[2] });
+});
+
+test('verify names the row after one deleted with triggers disabled', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  const system = acting(knex, 'system');
+  for (let id = 1; id <= 5; id++) await recordAudit(system, read(id));
+  const ids = (await knex('core_audit_event').orderBy('id').pluck('id')) as string[];
+  await tamper(knex, `delete from core_audit_event where id = ${ids[1]}`);
+  t.like(await verifyChain(knex), { intact: false, brokenAt: ids[2] });
+});
+
+test('a checkpoint catches a rewrite of the whole chain and a cut tail', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  const system = acting(knex, 'system');
+  for (let id = 1; id <= 3; id++) await recordAudit(system, read(id));
+  const checkpoint = (await takeCheckpoint(knex))!;
+  await recordAudit(system, read(4));
+  t.like(await verifyChain(knex, checkpoint), { intact: true, rows: 4 });
+
+  // A forger with superuser access empties the table and writes a chain of their own, valid in itself.
+  await tamper(knex, 'delete from core_audit_event');
+  await knex.transaction((trx) =>
+    appendAudit(
+      trx,
+      [1, 2, 3, 4].map((id) => ({ ...read(id), actor: 'system', client: 'forged' })),
+    ),
+  );
+  t.like(await verifyChain(knex), { intact: true });
+  t.like(await verifyChain(knex, checkpoint), { intact: false });
+
+  await tamper(knex, 'delete from core_audit_event');
+  t.like(await verifyChain(knex, checkpoint), { intact: false, brokenAt: null });
+});
+
+test('a purge removes the oldest rows, records itself, and verify stays green from its anchor', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  const system = acting(knex, 'system');
+  for (let id = 1; id <= 4; id++) await recordAudit(system, read(id));
+  const ids = (await knex('core_audit_event').orderBy('id').pluck('id')) as string[];
+  const lastPurged = (await knex('core_audit_event').where({ id: ids[2] }).first('hash')) as { hash: Buffer };
+
+  // Zero days: everything written before the purge began goes, but the newest row, its link.
+  t.is(await purgeAudit(knex, 0), 3);
+  const kept = await knex('core_audit_event').orderBy('id').select('id', 'action', 'actor', 'detail');
+  t.is(kept.length, 2);
+  t.is(kept[0].id, ids[3]);
+  t.like(kept[1], {
+    action: 'audit.purge',
+    actor: 'system',
+    detail: { purged: 3, throughId: ids[2], lastHash: lastPurged.hash.toString('hex'), retentionDays: 0 },
+  });
+  t.like(await verifyChain(knex), {
+    intact: true,
+    rows: 2,
+    anchor: { purgeId: kept[1].id, throughId: ids[2] },
+  });
+
+  await recordAudit(system, read(5));
+  t.is(await purgeAudit(knex, 0), 2);
+  t.like(await verifyChain(knex), { intact: true, rows: 2 });
+  t.is(await purgeAudit(knex, 36500), 0);
+});
+
+test('after a purge, verify still finds an edit of a kept row', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  const system = acting(knex, 'system');
+  for (let id = 1; id <= 3; id++) await recordAudit(system, read(id));
+  await purgeAudit(knex, 0);
+  const [kept] = (await knex('core_audit_event').orderBy('id').pluck('id')) as string[];
+  await tamper(knex, `update core_audit_event set record_id = '99' where id = ${kept}`);
+  t.like(await verifyChain(knex), { intact: false, brokenAt: kept });
+});
