@@ -29,18 +29,20 @@ export abstract class ScheduleCommand extends ModuleCommand {
     dryRun: boolean,
   ): Promise<ScheduleResult> {
     const [knex, inventory] = await Promise.all([this.db(), this.inventory()]);
-    const { plan, runId } = await schedule(knex, inventory, request, {
-      dryRun,
-      onScheduled: (trx, scheduled) =>
-        appendBy(trx, this.by, [
-          {
-            action: `module.${request.kind}`,
-            kind: 'module',
-            recordId: request.name,
-            detail: { plan: scheduled.actions.map(({ kind, module }) => ({ kind, module })) },
-          },
-        ]),
-    });
+    const { plan, runId } = await this.operatorActing(knex).transaction((trx) =>
+      schedule(trx, inventory, request, {
+        dryRun,
+        onScheduled: (scheduling, scheduled) =>
+          appendBy(scheduling, this.by, [
+            {
+              action: `module.${request.kind}`,
+              kind: 'module',
+              recordId: request.name,
+              detail: { plan: scheduled.actions.map(({ kind, module }) => ({ kind, module })) },
+            },
+          ]),
+      }),
+    );
     const result = { plan, summary: summarisePlan(plan), scheduled: runId !== null, dryRun, runId };
     this.log(renderScheduled(result, request.kind));
     return result;

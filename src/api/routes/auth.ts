@@ -35,6 +35,7 @@ import type { Logger } from '../../logger.ts';
 import { authUnavailable, clearSessionCookie, setSessionCookie } from '../auth-middleware.ts';
 import { appendAlone } from '../../audit/record.ts';
 import { callerBy, callerOf } from '../../auth/request-caller.ts';
+import { actingTransaction, signInActor } from '../../db/acting.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute } from '../route.ts';
@@ -199,6 +200,10 @@ export function authRoutes(deps: {
   /** Where the first admin's password file is, deleted once that password is changed. */
   storageDir: string;
 }): ApiRoute[] {
+  /** Writes of a sign-in once the password named its user: that user acts, with no session yet. */
+  const signingIn = <T>(userId: number, work: (trx: Knex.Transaction) => Promise<T>) =>
+    actingTransaction(deps.knex, signInActor(userId), work);
+
   const login = async (ctx: Context) => {
     if (deps.auth === null) throw authUnavailable();
     const body = ctx.request.body as LoginBody;
@@ -271,7 +276,7 @@ export function authRoutes(deps: {
       // The throttle counts passwords, so the right one resets it; the browser is trusted (its
       // cookie set) only once the second step signs in.
       await deps.throttle.succeeded(body.username, ctx.ip, trusted, trusted ? device : null);
-      const { challenge, expiresAt } = await createChallenge(deps.knex, user.id);
+      const { challenge, expiresAt } = await signingIn(user.id, (trx) => createChallenge(trx, user.id));
       deps.logger.info(
         { ...event, userId: user.id, trustedBrowser: trusted },
         'sign-in: password right, second factor asked',
@@ -342,9 +347,9 @@ export function authRoutes(deps: {
       username: string;
     };
     const event = { username: user.username, ip: ctx.ip };
-    const checked = await checkSecondFactor(deps.knex, userId, body);
+    const checked = await signingIn(userId, (trx) => checkSecondFactor(trx, userId, body));
     if (checked.outcome === 'locked') {
-      await endChallenge(deps.knex, body.challenge);
+      await signingIn(userId, (trx) => endChallenge(trx, body.challenge));
       const seconds = Math.max(1, Math.ceil(((checked.lockedUntil?.getTime() ?? 0) - Date.now()) / 1000));
       deps.logger.warn({ ...event, userId }, 'sign-in: second factor locked after wrong codes');
       await failed(ctx, user.username, 'too_many_codes');
@@ -366,7 +371,7 @@ export function authRoutes(deps: {
         'type the 6 digits your authenticator app shows now (each works once), or one of your recovery codes',
       );
     }
-    await endChallenge(deps.knex, body.challenge);
+    await signingIn(userId, (trx) => endChallenge(trx, body.challenge));
     const session = await createSession(deps.knex, userId, { idleMs: deps.auth.idleMs, client: ctx.ip });
     if (session === null)
       throw new ApiError(

@@ -14,11 +14,15 @@ export default class ModulesOrphan extends ModuleCommand {
   async run(): Promise<{ module: string; changed: boolean; dryRun: boolean; runId: string | null }> {
     const { args, flags } = await this.parse(ModulesOrphan);
     const [knex, inventory] = await Promise.all([this.db(), this.inventory()]);
-    const { changed, runId } = await orphan(knex, inventory, args.module_name, {
-      dryRun: flags['dry-run'],
-      onOrphaned: (trx) =>
-        appendBy(trx, this.by, [{ action: 'module.orphan', kind: 'module', recordId: args.module_name }]),
-    });
+    const { changed, runId } = await this.operatorActing(knex).transaction((trx) =>
+      orphan(trx, inventory, args.module_name, {
+        dryRun: flags['dry-run'],
+        onOrphaned: (orphaning) =>
+          appendBy(orphaning, this.by, [
+            { action: 'module.orphan', kind: 'module', recordId: args.module_name },
+          ]),
+      }),
+    );
     const name = args.module_name;
     if (!changed) this.log(`${name} is already uninstalled; nothing to orphan.`);
     else if (flags['dry-run']) this.log(`Dry run: ${name} would be marked uninstalled. Nothing was changed.`);
