@@ -1,17 +1,20 @@
 /**
- * Reads and writes of `patients_patient`. Lists are ordered by family name, given name and id,
- * lower-cased (ICU root locale) and compared in the "C" collation: the expressions of the indexes
- * (migration 20260301000000), so each page and each prefix search is an index range scan.
+ * Reads and writes of `patients_patient`, the module's one write path: every write stores the
+ * folded columns (lib/fold.ts) beside the fields it changes. Lists are ordered by family name,
+ * given name and id, lower-cased (ICU root locale) and compared in the "C" collation: the
+ * expressions of the index of migration 20260301000000, so each page is an index range scan.
  */
 import type { Knex } from 'knex';
 import type { KeyKind, Page, PageRequest, WardSdk } from '../../../src/sdk/index.ts';
+import { foldedColumns, nameKey } from './fold.ts';
+import { formatMrn, type MrnFormat } from './mrn.ts';
 import { COLUMNS, presentPatient, type Patient, type PatientInput, type PatientRow } from './patient.ts';
+import { SHORT_WORD, type SearchTerm } from './search.ts';
 
 const TABLE = 'patients_patient';
 const folded = (column: string) => `(lower(${column} collate "und-x-icu") collate "C")`;
 const FAMILY = folded('family_name');
 const GIVEN = folded('given_name');
-const MRN = folded('mrn');
 const MRN_UNIQUE = 'patients_patient_mrn_unique';
 
 export const SORT_KEY: readonly KeyKind[] = ['text', 'text', 'integer'];
@@ -33,17 +36,23 @@ const columns = (knex: Knex) => [
   'updated_at',
 ];
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&');
+/** The SQL condition and bindings of one search term. Folded text holds no LIKE wildcard. */
+function termCondition(term: SearchTerm): [sql: string, bindings: Knex.RawBinding[]] {
+  if (term.kind === 'date') return ['birth_date = any(?::date[])', [term.dates]];
+  if (term.text.length < SHORT_WORD) return ['search_text like ?', [`% ${term.text}%`]];
+  return ['search_text like ?', [`%${term.text}%`]];
+}
 
 /**
- * Every word of `search` must begin the family name, the given name or the MRN, ignoring case. The
- * words are NFC (from `sdk.http.queryText`), as stored text is (the body reader and migration
- * 20261124000000 see to it).
+ * Every term of `search` (lib/search.ts) must match: a date the birth date, folded text a part of
+ * the patient's search text (the folded names, MRN and phone digits), or, shorter than three
+ * letters, the start of one of its words. The trigram index on `search_text` and the birth date
+ * index narrow the rows; the list keeps its name order and cursor.
  */
 export async function listPatients(
   sdk: WardSdk,
   knex: Knex,
-  search: string[],
+  search: readonly SearchTerm[],
   page: PageRequest,
 ): Promise<Page<Patient>> {
   const query = knex(TABLE).select(
@@ -51,15 +60,7 @@ export async function listPatients(
     knex.raw(`${FAMILY} as sort_family`),
     knex.raw(`${GIVEN} as sort_given`),
   );
-  for (const word of search) {
-    const prefix = `${escapeLike(word)}%`;
-    query.where((any) =>
-      any
-        .whereRaw(`${FAMILY} like ${folded('?')}`, [prefix])
-        .orWhereRaw(`${GIVEN} like ${folded('?')}`, [prefix])
-        .orWhereRaw(`${MRN} like ${folded('?')}`, [prefix]),
-    );
-  }
+  for (const term of search) query.whereRaw(...termCondition(term));
   if (page.after !== null) query.whereRaw(`(${FAMILY}, ${GIVEN}, id) > (?, ?, ?)`, page.after);
   const rows = (await query
     .orderByRaw(`${FAMILY}, ${GIVEN}, id`)
@@ -94,35 +95,116 @@ const duplicateMrn = (sdk: WardSdk, mrn: string | undefined, cause: unknown) =>
     { cause },
   );
 
+const isDuplicateMrn = (sdk: WardSdk, error: unknown) => {
+  const failed = sdk.db.constraintError(error);
+  return failed?.code === sdk.db.UNIQUE_VIOLATION && failed.constraint === MRN_UNIQUE;
+};
+
 /** Runs a write, turning a duplicate MRN into 409. */
-async function writing<T>(sdk: WardSdk, input: PatientInput, write: () => Promise<T>): Promise<T> {
+async function writing<T>(sdk: WardSdk, mrn: string | undefined, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    const failed = sdk.db.constraintError(error);
-    if (failed?.code === sdk.db.UNIQUE_VIOLATION && failed.constraint === MRN_UNIQUE)
-      throw duplicateMrn(sdk, input.mrn, error);
+    if (isDuplicateMrn(sdk, error)) throw duplicateMrn(sdk, mrn, error);
     throw error;
   }
 }
 
-export async function createPatient(sdk: WardSdk, knex: Knex, input: PatientInput): Promise<Patient> {
-  const [row] = await writing(sdk, input, () => knex(TABLE).insert(toColumns(input)).returning('id'));
-  return (await findPatient(knex, (row as { id: number }).id)) as Patient;
+/** Patients of the same folded name and birth date: probably the person being registered again. */
+export async function probableDuplicates(
+  knex: Knex,
+  familyName: string,
+  givenName: string,
+  birthDate: string,
+): Promise<Patient[]> {
+  const rows = (await knex(TABLE)
+    .select(columns(knex))
+    .where({ name_key: nameKey(familyName, givenName), birth_date: birthDate })
+    .orderBy('id')) as PatientRow[];
+  return rows.map(presentPatient);
 }
 
-/** Null when there is no such patient. */
+/** A fresh MRN takes this many sequence numbers at most before it gives up (typed MRNs took them). */
+const MRN_ATTEMPTS = 100;
+
+const mrnsExhausted = (sdk: WardSdk, format: MrnFormat) =>
+  new sdk.errors.ApiError(
+    409,
+    'mrn_unavailable',
+    `the next ${MRN_ATTEMPTS} MRNs of the format ${JSON.stringify(formatMrn(format, '{seq}'))} already belong to patients`,
+    "type an MRN for this patient; an administrator can move the sequence past the MRNs typed by hand (select setval('patients_mrn_seq', <highest number>)) or set WARD_MRN_FORMAT to a format those MRNs do not use",
+  );
+
+type Db = Knex | Knex.Transaction;
+
+const insertRow = async (db: Db, values: Record<string, unknown>): Promise<number> =>
+  ((await db(TABLE).insert(values).returning('id')) as Array<{ id: number }>)[0]!.id;
+
+/**
+ * Creates a patient. Without an MRN, Ward assigns the next one of `format`: numbers come from the
+ * sequence, which no two backends share a value of, and one a typed MRN already took is skipped.
+ */
+export async function createPatient(
+  sdk: WardSdk,
+  knex: Knex,
+  input: PatientInput,
+  format: MrnFormat,
+): Promise<Patient> {
+  const values = (mrn: string) =>
+    toColumns({ ...input, mrn }) as Record<string, unknown> & Record<'mrn', string>;
+  const folded = (mrn: string) =>
+    foldedColumns({
+      mrn,
+      familyName: input.familyName!,
+      givenName: input.givenName!,
+      phone: input.phone ?? null,
+    });
+  if (input.mrn !== undefined) {
+    const mrn = input.mrn;
+    const id = await writing(sdk, mrn, () => insertRow(knex, { ...values(mrn), ...folded(mrn) }));
+    return (await findPatient(knex, id)) as Patient;
+  }
+  for (let attempt = 0; attempt < MRN_ATTEMPTS; attempt += 1) {
+    const { rows } = (await knex.raw(`select nextval('patients_mrn_seq')::text as seq`)) as {
+      rows: Array<{ seq: string }>;
+    };
+    const mrn = formatMrn(format, rows[0]!.seq);
+    try {
+      const id = await insertRow(knex, { ...values(mrn), ...folded(mrn) });
+      return (await findPatient(knex, id)) as Patient;
+    } catch (error) {
+      if (!isDuplicateMrn(sdk, error)) throw error;
+    }
+  }
+  throw mrnsExhausted(sdk, format);
+}
+
+/** Null when there is no such patient. The folded columns follow the merged row. */
 export async function updatePatient(
   sdk: WardSdk,
   knex: Knex,
   id: number,
   input: PatientInput,
 ): Promise<Patient | null> {
-  const changed = await writing(sdk, input, () =>
-    knex(TABLE)
-      .where({ id })
-      .update({ ...toColumns(input), updated_at: knex.fn.now() })
-      .returning('id'),
+  const changed = await writing(sdk, input.mrn, () =>
+    knex.transaction(async (trx) => {
+      const row = (await trx(TABLE)
+        .where({ id })
+        .forUpdate()
+        .first('mrn', 'family_name', 'given_name', 'phone')) as
+        Pick<PatientRow, 'mrn' | 'family_name' | 'given_name' | 'phone'> | undefined;
+      if (row === undefined) return false;
+      const folded = foldedColumns({
+        mrn: input.mrn ?? row.mrn,
+        familyName: input.familyName ?? row.family_name,
+        givenName: input.givenName ?? row.given_name,
+        phone: input.phone === undefined ? row.phone : input.phone,
+      });
+      await trx(TABLE)
+        .where({ id })
+        .update({ ...toColumns(input), ...folded, updated_at: trx.fn.now() });
+      return true;
+    }),
   );
-  return changed.length === 0 ? null : findPatient(knex, id);
+  return changed ? findPatient(knex, id) : null;
 }

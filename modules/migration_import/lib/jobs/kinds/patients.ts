@@ -5,6 +5,7 @@
  * MRN gives the patient its source id as MRN, as Synthea's own FHIR export does.
  */
 import type { Knex } from 'knex';
+import { nameKey, searchText } from '../../../../patients/lib/fold.ts';
 import type { Address, PatientRow as WardPatientRow } from '../../../../patients/lib/patient.ts';
 import { planItem } from '../../index.ts';
 import type { ImportAddress, ImportRecordItem, PlanStep, Values } from '../../index.ts';
@@ -39,6 +40,19 @@ const SPEC: TableSpec<PatientColumns> = {
       cast: 'jsonb',
       of: (row) => (row.address === null ? null : JSON.stringify(row.address)),
     },
+    // The patients module's folded columns, which its search and duplicate check read.
+    {
+      name: 'search_text',
+      type: 'text',
+      of: (row) =>
+        searchText({
+          mrn: row.mrn,
+          familyName: row.family_name,
+          givenName: row.given_name,
+          phone: row.phone,
+        }),
+    },
+    { name: 'name_key', type: 'text', of: (row) => nameKey(row.family_name, row.given_name) },
   ],
   touch: 'updated_at',
 };
