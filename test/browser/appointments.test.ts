@@ -6,6 +6,7 @@
  */
 import test from 'ava';
 import type { Page } from 'playwright-core';
+import { insertPatients } from '../modules/helpers.ts';
 import {
   axeCheck,
   eventually,
@@ -29,7 +30,7 @@ test.before(async () => {
     modules: ['patients', 'appointments'],
     users: [{ username: 'rita', roles: ['receptionist'] }],
   });
-  await backend.knex('patients_patient').insert([
+  await insertPatients(backend.knex, [
     { mrn: 'MRN-0042', family_name: 'Lovelace', given_name: 'Ada' },
     { mrn: 'MRN-0043', family_name: 'Babbage', given_name: 'Charles' },
   ]);

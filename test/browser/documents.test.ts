@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import test from 'ava';
 import type { Page } from 'playwright-core';
+import { insertPatients } from '../modules/helpers.ts';
 import {
   axeCheck,
   launchBrowser,
@@ -26,9 +27,7 @@ test.before(async () => {
     modules: ['patients', 'documents'],
     users: [{ username: 'cleo', roles: ['clinician'] }],
   });
-  await backend
-    .knex('patients_patient')
-    .insert({ mrn: 'MRN-0042', family_name: 'Lovelace', given_name: 'Ada' });
+  await insertPatients(backend.knex, [{ mrn: 'MRN-0042', family_name: 'Lovelace', given_name: 'Ada' }]);
 });
 
 test.after.always(async () => {

@@ -448,9 +448,9 @@ function PatientDetail({ context }) {
             onSave=${save}
             onCancel=${() => context.navigate(chart)}
           />`
-        : html`<${Summary} patient=${patient} />
-            <${Slot} name="patient.chart" context=${context} props=${slotProps} />`
+        : html`<${Summary} patient=${patient} />`
     }
+    <${Slot} name="patient.chart" context=${context} props=${slotProps} />
     <p><a href="/patients">Back to the patient list</a></p>`;
 }
 
