@@ -15,6 +15,7 @@ const BENCHMARKS = [
   'seeds',
   'backup',
   'import',
+  'patient-search',
   'frontend-size',
   'page-load',
 ];

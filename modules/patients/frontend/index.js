@@ -169,6 +169,12 @@ const formOf = (patient) => ({
   country: patient?.address?.country ?? '',
 });
 
+/** The JSON pointer the server names a form field by: `/city` is `/address/city`, `line2` `/address/line/1`. */
+function pointerOf(key) {
+  if (key === 'line1' || key === 'line2') return `/address/line/${key === 'line1' ? 0 : 1}`;
+  return ADDRESS_FIELDS.includes(key) ? `/address/${key}` : `/${key}`;
+}
+
 /** The address the form holds, without its empty parts; null when every part is empty. */
 function addressOf(values) {
   const line = [values.line1, values.line2].map((part) => part.trim()).filter((part) => part !== '');
@@ -237,7 +243,9 @@ function PatientForm({ initial, original, submitLabel, onSave, onCancel, offerAs
 
   const focusFirst = (fields) => {
     const first = Object.keys(fields)[0];
-    if (first !== undefined) document.getElementById(`field-${first.split('/')[1]}`)?.focus();
+    const key =
+      first === undefined ? undefined : Object.keys(values).find((name) => pointerOf(name) === first);
+    if (key !== undefined) document.getElementById(`field-${key}`)?.focus();
   };
 
   const save = async (confirmDuplicate) => {
@@ -276,7 +284,7 @@ function PatientForm({ initial, original, submitLabel, onSave, onCancel, offerAs
       name=${key}
       value=${values[key]}
       onInput=${set(key)}
-      error=${errors[`/${key}`] ?? (key.startsWith('line') ? errors['/address/line/' + (key === 'line1' ? '0' : '1')] : errors[`/address/${key}`])}
+      error=${errors[pointerOf(key)]}
       ...${extra}
     />`;
 
