@@ -36,6 +36,8 @@ const PATIENTS = [
   },
   { mrn: 'MRN-0043', family_name: "O'Brien", given_name: 'Siobhán', birth_date: '1990-07-03' },
   { mrn: 'MRN-0044', family_name: 'Mueller', given_name: 'Anna', birth_date: '1971-01-15' },
+  // Registered again by the duplicate test, which runs beside the search test: no search finds her.
+  { mrn: 'MRN-0045', family_name: 'Ōtsuka', given_name: 'Hanako', birth_date: '2001-05-05' },
 ];
 
 test.before(async () => {
@@ -160,15 +162,15 @@ test('registration warns of a probable duplicate, links to it, and registers any
   await signIn(page, 'rita');
   await page.getByRole('heading', { name: 'New patient' }).waitFor();
   t.true(await page.getByRole('checkbox', { name: 'Assign the MRN automatically' }).isChecked());
-  await page.getByRole('textbox', { name: 'Family name' }).fill('OBRIEN');
-  await page.getByRole('textbox', { name: 'Given name' }).fill('siobhan');
-  await page.getByLabel('Birth date').fill('1990-07-03');
+  await page.getByRole('textbox', { name: 'Family name' }).fill('OTSUKA');
+  await page.getByRole('textbox', { name: 'Given name' }).fill('hanako');
+  await page.getByLabel('Birth date').fill('2001-05-05');
   await page.getByRole('button', { name: 'Create patient' }).click();
   const warning = page.getByRole('alert').filter({ hasText: 'This patient may already be registered' });
   await warning.waitFor();
-  await warning.getByRole('link', { name: "O'Brien, Siobhán (MRN MRN-0043)" }).waitFor();
+  await warning.getByRole('link', { name: 'Ōtsuka, Hanako (MRN MRN-0045)' }).waitFor();
   t.is(
-    await backend.knex('patients_patient').where({ given_name: 'siobhan' }).first(),
+    await backend.knex('patients_patient').where({ given_name: 'hanako' }).first(),
     undefined,
     'nothing saved',
   );
@@ -176,9 +178,9 @@ test('registration warns of a probable duplicate, links to it, and registers any
   await screenshot(page, 'patient-duplicate-warning');
 
   await warning.getByRole('button', { name: 'Register anyway' }).click();
-  await page.getByRole('heading', { name: 'OBRIEN, siobhan' }).waitFor();
+  await page.getByRole('heading', { name: 'OTSUKA, hanako' }).waitFor();
   await page.getByText('The patient was created.').waitFor();
-  const created = await backend.knex('patients_patient').where({ given_name: 'siobhan' }).first('mrn');
+  const created = await backend.knex('patients_patient').where({ given_name: 'hanako' }).first('mrn');
   t.regex(created.mrn, /^\d{6}$/, 'Ward assigned the MRN');
   await page.getByText(`MRN ${created.mrn}`).first().waitFor();
 });
