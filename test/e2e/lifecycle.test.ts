@@ -46,7 +46,7 @@ test('install then restart: migrations, seeds and post_install run and the modul
   await installLab(env);
   for (const [name, version] of [
     ['base', '1.0.0'],
-    ['patients', '1.1.0'],
+    ['patients', '1.2.0'],
     ['lab', '1.0.0'],
   ] as const)
     t.like(await moduleRow(knex, name), { state: 'installed', version, error_message: null });
