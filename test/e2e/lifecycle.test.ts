@@ -127,6 +127,7 @@ test('uninstall then restart: check, backup, hook, purge, branch downgraded to b
       'patients/20260101000100_create_patients_patient',
       'patients/20260301000000_add_patients_details',
       'patients/20261124000000_normalise_patients_text',
+      'patients/20261127000000_add_patients_search',
     ],
     'another module’s branch is untouched',
   );
