@@ -16,6 +16,7 @@ const BENCHMARKS = [
   'backup',
   'import',
   'validators',
+  'patient-search',
   'frontend-size',
   'page-load',
 ];

@@ -99,6 +99,14 @@ export const MESSAGES = {
     message: 'Another patient already has this MRN.',
     hint: 'Search the patient list for it, or give this patient a different MRN.',
   },
+  probable_duplicate: {
+    message: 'A patient of the same name and birth date is already registered.',
+    hint: 'Open the existing patient, or register this one anyway if it is another person.',
+  },
+  mrn_unavailable: {
+    message: 'Ward could not find a free MRN to assign.',
+    hint: 'Type an MRN for this patient, and tell your administrator.',
+  },
   body_too_large: { message: 'This is too large to send.', hint: 'Send less at once.' },
   checksum_mismatch: {
     message: 'The file changed or was cut short while it was being sent.',

@@ -1,10 +1,11 @@
 /**
  * The patients module's pages: plain ES modules, no build step. Preact, its hooks, htm and the
  * shell's components come from the import map, so this layer shares the shell's copies.
- * `/patients` searches and pages through the list, `/patients/new` creates a patient, and
- * `/patients/:id` shows one and edits it; the server's validation errors are shown at the field.
- * The patient page hosts three slots other layers fill, each given `{patient}`: `patient.actions`
- * (beside Edit), `patient.header` (under the title) and `patient.chart` (under the details).
+ * `/patients` searches as you type (the search is in the URL, `?q=`), `/patients/new` registers a
+ * patient (warning of a probable duplicate; Ward may assign the MRN), and `/patients/:id` is the
+ * patient's chart: demographics, contact and address, edited at `?edit=1`. The chart hosts three
+ * slots other layers fill, each given `{patient}`: `patient.actions` (beside Edit),
+ * `patient.header` (under the title) and `patient.chart` (under the details).
  */
 import { useEffect, useState } from 'preact/hooks';
 import {
@@ -22,6 +23,7 @@ import {
   PageHeader,
   personMessage,
   Pager,
+  patientLabel,
   patientName,
   Slot,
   Table,
@@ -42,30 +44,58 @@ const SEXES = [
 /** The fields a patient must have. */
 const REQUIRED = ['mrn', 'familyName', 'givenName'];
 
+/** How long typing pauses before the list searches: one request per pause, not per key. */
+const SEARCH_DELAY_MS = 250;
+
+/**
+ * Puts the search in the address bar without drawing the page again (the shell's `navigate` would,
+ * and take the focus from the search box): Back and reload then come back to the same search.
+ */
+function keepInUrl(query) {
+  const url = query === '' ? '/patients' : `/patients?${new URLSearchParams({ q: query })}`;
+  if (`${location.pathname}${location.search}` !== url) history.replaceState(history.state, '', url);
+}
+
 function PatientList({ context }) {
-  const [typed, setTyped] = useState('');
-  const [query, setQuery] = useState('');
+  const initial = context.query.q ?? '';
+  const [typed, setTyped] = useState(initial);
+  const [query, setQuery] = useState(initial.trim());
   /** Cursors of the pages before this one: "Previous page" goes back through them. */
   const pager = usePager();
   const [page, setPage] = useState(null);
   const [error, setError] = useState(null);
 
+  // Search once typing pauses; the page shown stays until the next one arrives, so it does not flicker.
   useEffect(() => {
+    const wanted = typed.trim();
+    if (wanted === query) return undefined;
+    const timer = setTimeout(() => {
+      pager.reset();
+      setQuery(wanted);
+    }, SEARCH_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [typed]);
+
+  useEffect(() => {
+    keepInUrl(query);
     const controller = new AbortController();
     const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
     if (query !== '') params.set('q', query);
     if (pager.cursor !== null) params.set('cursor', pager.cursor);
     setError(null);
-    context.api.get(`${API}?${params}`, { signal: controller.signal }).then(setPage, (caught) => {
-      if (caught.name !== 'AbortError') setError(caught);
-    });
+    context.api.get(`${API}?${params}`, { signal: controller.signal }).then(
+      (found) => setPage({ query, ...found }),
+      (caught) => {
+        if (caught.name !== 'AbortError') setError(caught);
+      },
+    );
     return () => controller.abort();
   }, [query, pager.cursor]);
 
+  /** Enter searches at once. */
   const search = (event) => {
     event.preventDefault();
     pager.reset();
-    setPage(null);
     setQuery(typed.trim());
   };
 
@@ -77,6 +107,7 @@ function PatientList({ context }) {
       render: (patient) => html`<a href=${`/patients/${patient.id}`}>${patientName(patient)}</a>`,
     },
     { key: 'birthDate', label: 'Birth date', render: (patient) => patient.birthDate ?? '—' },
+    { key: 'phone', label: 'Phone', render: (patient) => patient.phone ?? '—' },
     {
       key: 'sex',
       label: 'Sex',
@@ -84,18 +115,20 @@ function PatientList({ context }) {
     },
   ];
 
+  const shown = page?.query ?? query;
   return html`<${PageHeader}
       title="Patients"
       actions=${context.can(WRITE) && html`<${ButtonLink} href="/patients/new">New patient<//>`}
     />
     <form class="search" role="search" onSubmit=${search}>
       <${Field}
-        label="Search by name or MRN"
+        label="Search by name, MRN, birth date or phone"
         name="q"
         type="search"
         value=${typed}
         onInput=${setTyped}
-        hint="Each word matches the start of a name or of the MRN."
+        autocomplete="off"
+        hint="Results follow as you type; accents, capitals and punctuation do not matter. A birth date as 1984-03-07, 7.3.1984 or 07/03/1984."
       />
       <${Button} type="submit">Search<//>
     </form>
@@ -103,19 +136,21 @@ function PatientList({ context }) {
     ${!error && page === null && html`<${Loading} label="Loading patients…" />`}
     ${
       !error && page !== null && page.items.length === 0 && pager.page === 1
-        ? html`<${EmptyState} title=${query === '' ? 'No patients yet' : `No patient matches “${query}”`}>
-            ${query === '' && context.can(WRITE) && html`<p><a href="/patients/new">Add the first patient</a>.</p>`}
+        ? html`<${EmptyState} title=${shown === '' ? 'No patients yet' : `No patient matches “${shown}”`}>
+            ${shown === '' && context.can(WRITE) && html`<p><a href="/patients/new">Add the first patient</a>.</p>`}
           <//>`
         : !error &&
           page !== null &&
           html`<${Table}
-              caption=${query === '' ? 'All patients, by name' : `Patients matching “${query}”`}
+              caption=${shown === '' ? 'All patients, by name' : `Patients matching “${shown}”`}
               columns=${columns}
               rows=${page.items}
             />
             <${Pager} label="Patient list pages" pager=${pager} nextCursor=${page.nextCursor} />`
     }`;
 }
+
+const ADDRESS_FIELDS = ['line1', 'line2', 'city', 'state', 'postalCode', 'country'];
 
 /** Form values (strings) from a patient; '' for what it lacks. */
 const formOf = (patient) => ({
@@ -126,37 +161,97 @@ const formOf = (patient) => ({
   sex: patient?.sex ?? 'unknown',
   phone: patient?.phone ?? '',
   email: patient?.email ?? '',
+  line1: patient?.address?.line?.[0] ?? '',
+  line2: patient?.address?.line?.[1] ?? '',
+  city: patient?.address?.city ?? '',
+  state: patient?.address?.state ?? '',
+  postalCode: patient?.address?.postalCode ?? '',
+  country: patient?.address?.country ?? '',
 });
 
+/** The JSON pointer the server names a form field by: `/city` is `/address/city`, `line2` `/address/line/1`. */
+function pointerOf(key) {
+  if (key === 'line1' || key === 'line2') return `/address/line/${key === 'line1' ? 0 : 1}`;
+  return ADDRESS_FIELDS.includes(key) ? `/address/${key}` : `/${key}`;
+}
+
+/** The address the form holds, without its empty parts; null when every part is empty. */
+function addressOf(values) {
+  const line = [values.line1, values.line2].map((part) => part.trim()).filter((part) => part !== '');
+  const address = {};
+  if (line.length > 0) address.line = line;
+  for (const key of ['city', 'state', 'postalCode', 'country'])
+    if (values[key].trim() !== '') address[key] = values[key].trim();
+  return Object.keys(address).length === 0 ? null : address;
+}
+
 /** The body to send: empty optional fields are null; on an edit, only what changed. */
-function bodyOf(values, original) {
+function bodyOf(values, original, assignMrn) {
   const body = {};
   for (const [key, value] of Object.entries(values)) {
+    if (ADDRESS_FIELDS.includes(key) || (key === 'mrn' && assignMrn)) continue;
     const trimmed = key === 'mrn' ? value.trim() : value;
     const sent = trimmed === '' && !REQUIRED.includes(key) ? null : trimmed;
     if (original === null || sent !== (original[key] ?? null)) body[key] = sent;
   }
+  const address = addressOf(values);
+  if (original === null || JSON.stringify(address) !== JSON.stringify(original.address ?? null))
+    body.address = address;
   return body;
 }
 
-/** The patient form; `onSave(body)` sends it, and a 422 naming a field shows at that field. */
-function PatientForm({ initial, original, submitLabel, onSave, onCancel }) {
+/** The warning of a probable duplicate: the patients it may be, and "Register anyway". */
+function DuplicateWarning({ duplicates, busy, onConfirm }) {
+  return html`<${Banner}
+    kind="warning"
+    title="This patient may already be registered"
+    action=${html`<${Button} variant="secondary" busy=${busy} onClick=${onConfirm}>Register anyway<//>`}
+  >
+    <p>A patient of the same name and birth date is already registered:</p>
+    <ul>
+      ${duplicates.map(
+        (patient) =>
+          html`<li key=${patient.id}>
+            <a href=${`/patients/${patient.id}`}>${patientLabel(patient)}</a
+            >${patient.birthDate ? `, born ${patient.birthDate}` : ''}
+          </li>`,
+      )}
+    </ul>
+    <p class="banner-hint">
+      Open the existing patient instead, or register anyway if this is another person.
+    </p>
+  <//>`;
+}
+
+/**
+ * The patient form; `onSave(body, {confirmDuplicate})` sends it, and a 422 naming a field shows at
+ * that field. `offerAssign`: the MRN may be left to Ward (a new patient).
+ */
+function PatientForm({ initial, original, submitLabel, onSave, onCancel, offerAssign = false }) {
   const [values, setValues] = useState(initial);
+  const [assignMrn, setAssignMrn] = useState(offerAssign);
   const [errors, setErrors] = useState({});
   const [error, setError] = useState(null);
+  const [duplicates, setDuplicates] = useState(null);
   const [busy, setBusy] = useState(false);
-  const set = (key) => (value) => setValues({ ...values, [key]: value });
+  const set = (key) => (value) => {
+    setValues({ ...values, [key]: value });
+    // A changed name or birth date may be another person: the warning no longer applies.
+    if (['familyName', 'givenName', 'birthDate'].includes(key)) setDuplicates(null);
+  };
+  const required = assignMrn ? REQUIRED.filter((key) => key !== 'mrn') : REQUIRED;
 
   const focusFirst = (fields) => {
     const first = Object.keys(fields)[0];
-    if (first !== undefined) document.getElementById(`field-${first.split('/')[1]}`)?.focus();
+    const key =
+      first === undefined ? undefined : Object.keys(values).find((name) => pointerOf(name) === first);
+    if (key !== undefined) document.getElementById(`field-${key}`)?.focus();
   };
 
-  const submit = async (event) => {
-    event.preventDefault();
+  const save = async (confirmDuplicate) => {
     setError(null);
     // Every required field left empty is said at once, before anything is sent.
-    const missing = missingFields(values, REQUIRED);
+    const missing = missingFields(values, required);
     setErrors(missing);
     if (Object.keys(missing).length > 0) {
       focusFirst(missing);
@@ -164,15 +259,21 @@ function PatientForm({ initial, original, submitLabel, onSave, onCancel }) {
     }
     setBusy(true);
     try {
-      await onSave(bodyOf(values, original));
+      await onSave(bodyOf(values, original, assignMrn), { confirmDuplicate });
     } catch (caught) {
+      setBusy(false);
+      if (caught.code === 'probable_duplicate') {
+        setErrors({});
+        setDuplicates(caught.details.duplicates ?? []);
+        return;
+      }
+      setDuplicates(null);
       const atField = fieldErrors(caught);
       // The one write that can clash is the MRN: another patient has it.
       const duplicate = caught.status === 409 ? { '/mrn': personMessage(caught, '/mrn').message } : {};
       const fields = { ...atField, ...duplicate };
       setErrors(fields);
       setError(caught);
-      setBusy(false);
       focusFirst(fields);
     }
   };
@@ -183,11 +284,11 @@ function PatientForm({ initial, original, submitLabel, onSave, onCancel }) {
       name=${key}
       value=${values[key]}
       onInput=${set(key)}
-      error=${errors[`/${key}`]}
+      error=${errors[pointerOf(key)]}
       ...${extra}
     />`;
 
-  return html`<form class="form" onSubmit=${submit} novalidate>
+  return html`<form class="form" onSubmit=${(event) => (event.preventDefault(), save(false))} novalidate>
     ${
       error &&
       html`<${ErrorBanner}
@@ -196,13 +297,44 @@ function PatientForm({ initial, original, submitLabel, onSave, onCancel }) {
         field=${error.status === 409 ? '/mrn' : undefined}
       />`
     }
+    ${duplicates && html`<${DuplicateWarning} duplicates=${duplicates} busy=${busy} onConfirm=${() => save(true)} />`}
     <div class="form-grid">
-      ${field('mrn', 'MRN', { required: true, hint: 'Medical record number, unique in the clinic.' })}
+      <div class="field">
+        ${
+          offerAssign &&
+          html`<div class="field-check">
+            <input
+              type="checkbox"
+              id="field-assignMrn"
+              checked=${assignMrn}
+              onChange=${(event) => setAssignMrn(event.currentTarget.checked)}
+            />
+            <label for="field-assignMrn">Assign the MRN automatically</label>
+          </div>`
+        }
+        ${
+          !assignMrn &&
+          field('mrn', 'MRN', { required: true, hint: 'Medical record number, unique in the clinic.' })
+        }
+      </div>
       ${field('familyName', 'Family name', { required: true, autocomplete: 'off' })}
       ${field('givenName', 'Given name', { required: true, autocomplete: 'off' })}
       ${field('birthDate', 'Birth date', { type: 'date' })} ${field('sex', 'Sex', { options: SEXES })}
-      ${field('phone', 'Phone', { type: 'tel' })} ${field('email', 'Email', { type: 'email' })}
     </div>
+    <fieldset class="form-grid">
+      <legend>Contact</legend>
+      ${field('phone', 'Phone', { type: 'tel', autocomplete: 'off' })}
+      ${field('email', 'Email', { type: 'email', autocomplete: 'off' })}
+    </fieldset>
+    <fieldset class="form-grid">
+      <legend>Address</legend>
+      ${field('line1', 'Street and number', { autocomplete: 'off' })}
+      ${field('line2', 'Address line 2', { autocomplete: 'off' })}
+      ${field('city', 'City', { autocomplete: 'off' })}
+      ${field('state', 'State or region', { autocomplete: 'off' })}
+      ${field('postalCode', 'Postal code', { autocomplete: 'off' })}
+      ${field('country', 'Country', { autocomplete: 'off' })}
+    </fieldset>
     <div class="form-actions">
       <${Button} type="submit" busy=${busy}>${submitLabel}<//>
       ${onCancel && html`<${Button} variant="secondary" onClick=${onCancel}>Cancel<//>`}
@@ -211,20 +343,76 @@ function PatientForm({ initial, original, submitLabel, onSave, onCancel }) {
 }
 
 function NewPatient({ context }) {
-  const save = async (body) => {
-    const patient = await context.api.post(API, body);
+  const save = async (body, { confirmDuplicate }) => {
+    const patient = await context.api.post(confirmDuplicate ? `${API}?confirm=duplicate` : API, body);
     context.navigate(`/patients/${patient.id}?created=1`);
   };
   return html`<${PageHeader} title="New patient" description="Fields marked * are required." />
-    <${PatientForm} initial=${formOf(null)} original=${null} submitLabel="Create patient" onSave=${save} />`;
+    <${PatientForm}
+      initial=${formOf(null)}
+      original=${null}
+      submitLabel="Create patient"
+      onSave=${save}
+      offerAssign
+    />`;
 }
+
+/** The address as its lines, in the order an envelope has them. */
+function addressLines(address) {
+  if (!address) return [];
+  const town = [address.postalCode, address.city].filter(Boolean).join(' ');
+  return [...(address.line ?? []), town, address.state, address.country].filter(Boolean);
+}
+
+/** The chart's summary: who the patient is, and how to reach them. */
+function Summary({ patient }) {
+  const lines = addressLines(patient.address);
+  const demographics = [
+    ['MRN', patient.mrn],
+    ['Family name', patient.familyName],
+    ['Given name', patient.givenName],
+    ['Birth date', patient.birthDate ?? '—'],
+    ['Sex', SEXES.find((sex) => sex.value === patient.sex)?.label ?? patient.sex],
+  ];
+  const contact = [
+    [
+      'Phone',
+      patient.phone
+        ? html`<a href=${`tel:${patient.phone.replace(/[^\d+]/g, '')}`}>${patient.phone}</a>`
+        : '—',
+    ],
+    ['Email', patient.email ? html`<a href=${`mailto:${patient.email}`}>${patient.email}</a>` : '—'],
+    ['Address', lines.length > 0 ? html`<address class="address">${lines.join('\n')}</address>` : '—'],
+  ];
+  const list = (rows) =>
+    html`<dl class="details">
+      ${rows.map(
+        ([label, value]) =>
+          html`<dt>${label}</dt>
+            <dd>${value}</dd>`,
+      )}
+    </dl>`;
+  return html`<div class="chart-summary">
+    <section aria-labelledby="chart-demographics-title">
+      <h2 id="chart-demographics-title">Demographics</h2>
+      ${list(demographics)}
+    </section>
+    <section aria-labelledby="chart-contact-title">
+      <h2 id="chart-contact-title">Contact</h2>
+      ${list(contact)}
+    </section>
+  </div>`;
+}
+
+const NOTICES = { created: 'The patient was created.', saved: 'The changes were saved.' };
 
 function PatientDetail({ context }) {
   const { id } = context.params;
   const [patient, setPatient] = useState(null);
   const [error, setError] = useState(null);
-  const [editing, setEditing] = useState(false);
-  const [notice, setNotice] = useState(context.query.created === '1' ? 'The patient was created.' : null);
+  // Edit mode is in the URL, so Back and reload come back to it.
+  const editing = context.query.edit === '1' && context.can(WRITE);
+  const notice = Object.keys(NOTICES).find((key) => context.query[key] === '1');
 
   useEffect(() => {
     const controller = new AbortController();
@@ -239,39 +427,25 @@ function PatientDetail({ context }) {
   if (error) return html`<${PageHeader} title="Patient" /><${ErrorBanner} error=${error} />`;
   if (patient === null) return html`<${Loading} label="Loading the patient…" />`;
 
+  const chart = `/patients/${patient.id}`;
   const save = async (body) => {
-    if (Object.keys(body).length === 0) {
-      setEditing(false);
-      return;
-    }
-    setPatient(await context.api.patch(`${API}/${patient.id}`, body));
-    setEditing(false);
-    setNotice('The changes were saved.');
+    if (Object.keys(body).length > 0) await context.api.patch(`${API}/${patient.id}`, body);
+    // Replaces the edit entry: Back from the saved chart goes where the user was before editing.
+    context.navigate(Object.keys(body).length > 0 ? `${chart}?saved=1` : chart, true);
   };
-
-  const rows = [
-    ['MRN', patient.mrn],
-    ['Family name', patient.familyName],
-    ['Given name', patient.givenName],
-    ['Birth date', patient.birthDate ?? '—'],
-    ['Sex', SEXES.find((sex) => sex.value === patient.sex)?.label ?? patient.sex],
-    ['Phone', patient.phone ?? '—'],
-    ['Email', patient.email ?? '—'],
-  ];
 
   const slotProps = { patient };
   return html`<${PageHeader}
       title=${patientName(patient)}
-      description=${`MRN ${patient.mrn}`}
+      description=${editing ? `Editing · MRN ${patient.mrn}` : `MRN ${patient.mrn}`}
       actions=${
         !editing &&
         html`${
-            context.can(WRITE) &&
-            html`<${Button} variant="secondary" onClick=${() => (setNotice(null), setEditing(true))}>Edit<//>`
+            context.can(WRITE) && html`<${ButtonLink} variant="secondary" href=${`${chart}?edit=1`}>Edit<//>`
           }<${Slot} name="patient.actions" context=${context} props=${slotProps} inline />`
       }
     />
-    ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
+    ${notice && !editing && html`<${Banner} kind="success"><p>${NOTICES[notice]}</p><//>`}
     <${Slot} name="patient.header" context=${context} props=${slotProps} />
     ${
       editing
@@ -280,15 +454,9 @@ function PatientDetail({ context }) {
             original=${patient}
             submitLabel="Save changes"
             onSave=${save}
-            onCancel=${() => setEditing(false)}
+            onCancel=${() => context.navigate(chart)}
           />`
-        : html`<dl class="details">
-            ${rows.map(
-              ([label, value]) =>
-                html`<dt>${label}</dt>
-                  <dd>${value}</dd>`,
-            )}
-          </dl>`
+        : html`<${Summary} patient=${patient} />`
     }
     <${Slot} name="patient.chart" context=${context} props=${slotProps} />
     <p><a href="/patients">Back to the patient list</a></p>`;
