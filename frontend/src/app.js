@@ -16,15 +16,19 @@ import {
   Field,
   fieldErrors,
   html,
+  language,
+  LANGUAGES,
   Loading,
   missingFields,
   PageHeader,
   personMessage,
+  setLanguage,
   Slot,
 } from '@ward/ui';
 import { createApi } from './api.js';
 import { fetchModulesJson, listedLayers, loadLayers, moduleOfPath, under } from './layers.js';
 import { isShellPath } from './paths.js';
+import { t } from './ui/strings.js';
 
 const POLL_MS = 30_000;
 
@@ -158,10 +162,10 @@ function Root() {
 
 function Unreachable() {
   return html`<main id="main" class="centered narrow">
-    <h1>Ward is not answering</h1>
+    <h1>${t('unreachable.title')}</h1>
     <${ErrorBanner} error=${bootError.value} />
-    <p>Check that the backend runs (<code>ward serve</code>, or <code>npm start</code>), then try again.</p>
-    <${Button} onClick=${() => loadMe()}>Try again<//>
+    <p>${t('unreachable.help', { command: 'ward serve', npm: 'npm start' })}</p>
+    <${Button} onClick=${() => loadMe()}>${t('action.tryAgain')}<//>
   </main>`;
 }
 
@@ -208,16 +212,13 @@ function SignIn() {
     }
   };
   return html`<main id="main" class="centered narrow">
-    <h1>Sign in to Ward</h1>
-    ${
-      expired.value &&
-      !error &&
-      html`<${Banner} kind="info"><p>Your session ended. Sign in again to continue where you were.</p><//>`
-    }
-    ${error && html`<${ErrorBanner} title="Sign-in failed" error=${error} />`}
+    <div class="language-row"><${LanguageChooser} /></div>
+    <h1>${t('signIn.title')}</h1>
+    ${expired.value && !error && html`<${Banner} kind="info"><p>${t('signIn.expired')}</p><//>`}
+    ${error && html`<${ErrorBanner} title=${t('signIn.failed')} error=${error} />`}
     <form class="form" onSubmit=${submit} novalidate>
       <${Field}
-        label="Username"
+        label=${t('signIn.username')}
         name="username"
         autocomplete="username"
         autocapitalize="none"
@@ -227,7 +228,7 @@ function SignIn() {
         onInput=${setUsername}
       />
       <${Field}
-        label="Password"
+        label=${t('signIn.password')}
         name="password"
         type="password"
         autocomplete="current-password"
@@ -236,9 +237,26 @@ function SignIn() {
         value=${password}
         onInput=${setPassword}
       />
-      <${Button} type="submit" busy=${busy}>Sign in<//>
+      <${Button} type="submit" busy=${busy}>${t('signIn.submit')}<//>
     </form>
   </main>`;
+}
+
+/**
+ * The language chooser: the person's choice overrides the browser's languages, in this browser
+ * (remembered in localStorage), at once and on every page.
+ */
+function LanguageChooser() {
+  return html`<span class="language-chooser">
+    <label for="language">${t('shell.language')}</label>
+    <select
+      id="language"
+      value=${language.value}
+      onChange=${(event) => setLanguage(event.currentTarget.value)}
+    >
+      ${LANGUAGES.map(({ code, name }) => html`<option key=${code} value=${code} lang=${code}>${name}</option>`)}
+    </select>
+  </span>`;
 }
 
 /** Focuses the field of the first of `errors` (`{pointer: message}`); false when there is none. */
@@ -264,7 +282,7 @@ function ChangePassword() {
   const [errors, setErrors] = useState({});
   const [busy, setBusy] = useState(false);
   const { route } = useLocation();
-  const mismatch = repeat !== '' && next !== repeat ? 'The two new passwords differ.' : null;
+  const mismatch = repeat !== '' && next !== repeat ? t('password.mismatch') : null;
   const submit = async (event) => {
     event.preventDefault();
     setError(null);
@@ -290,13 +308,13 @@ function ChangePassword() {
     }
   };
   return html`<main id="main" class="centered narrow">
-    <h1>Choose a new password</h1>
-    <p>Ward chose your current password when it created your account. Choose your own before you continue.</p>
-    ${error && html`<${ErrorBanner} title="The password was not changed" error=${error} />`}
+    <h1>${t('password.title')}</h1>
+    <p>${t('password.intro')}</p>
+    ${error && html`<${ErrorBanner} title=${t('password.failed')} error=${error} />`}
     <form class="form" onSubmit=${submit} novalidate>
       <input type="text" name="username" autocomplete="username" value=${me.value.user.username} hidden />
       <${Field}
-        label="Current password"
+        label=${t('password.current')}
         name="currentPassword"
         type="password"
         autocomplete="current-password"
@@ -306,18 +324,18 @@ function ChangePassword() {
         onInput=${setCurrent}
       />
       <${Field}
-        label="New password"
+        label=${t('password.new')}
         name="newPassword"
         type="password"
         autocomplete="new-password"
-        hint="At least 12 characters; a few unrelated words work well. Changing it signs you out everywhere else."
+        hint=${t('password.newHint')}
         required
         error=${errors['/newPassword']}
         value=${next}
         onInput=${setNext}
       />
       <${Field}
-        label="Confirm password"
+        label=${t('password.repeat')}
         name="repeatPassword"
         type="password"
         autocomplete="new-password"
@@ -327,8 +345,8 @@ function ChangePassword() {
         onInput=${setRepeat}
       />
       <div class="form-actions">
-        <${Button} type="submit" busy=${busy}>Change password<//>
-        <${Button} variant="secondary" onClick=${() => signOut(route)}>Sign out<//>
+        <${Button} type="submit" busy=${busy}>${t('password.submit')}<//>
+        <${Button} variant="secondary" onClick=${() => signOut(route)}>${t('shell.signOut')}<//>
       </div>
     </form>
   </main>`;
@@ -418,13 +436,16 @@ function Shell() {
   useFocusOnNavigation(path);
   useSignOutErrorClears(path);
   const user = me.value;
-  return html`<a class="skip-link" href="#main">Skip to main content</a>
+  return html`<a class="skip-link" href="#main">${t('shell.skip')}</a>
     <header class="topbar">
       <a class="brand" href="/">Ward</a>
       <div class="topbar-user">
-        <span>Signed in as <strong>${user.user.username}</strong></span>
-        <span class="roles">${user.roles.length === 0 ? 'no roles' : `Roles: ${user.roles.join(', ')}`}</span>
-        <${Button} variant="secondary" onClick=${() => signOut(route)}>Sign out<//>
+        <span>${t('shell.signedInAs', { user: user.user.username })}</span>
+        <span class="roles">
+          ${user.roles.length === 0 ? t('shell.noRoles') : t('shell.roles', { roles: user.roles.join(', ') })}
+        </span>
+        <${LanguageChooser} />
+        <${Button} variant="secondary" onClick=${() => signOut(route)}>${t('shell.signOut')}<//>
       </div>
     </header>
     <div class="layout">
@@ -445,7 +466,7 @@ const navigationLinks = () => active.value.navigation.filter((entry) => isShellP
 
 function Sidebar({ path }) {
   const links = navigationLinks();
-  return html`<nav class="sidebar" aria-label="Modules">
+  return html`<nav class="sidebar" aria-label=${t('shell.sidebar')}>
     <ul>
       ${links.map(
         (link) =>
@@ -461,25 +482,23 @@ function ShellBanners() {
   const { error } = active.value;
   return html`${
     signOutError.value &&
-    html`<${Banner} kind="error" title="Sign-out failed: you are still signed in">
+    html`<${Banner} kind="error" title=${t('shell.signOutFailed')}>
       <p>${personMessage(signOutError.value).message}</p>
-      <p class="banner-hint">
-        Check the connection and press Sign out again; do not leave this computer signed in.
-      </p>
+      <p class="banner-hint">${t('shell.signOutFailedHint')}</p>
     <//>`
   }${
     error &&
     html`<${Banner}
       kind="error"
-      title="The module list could not be loaded, so the sidebar is empty"
-      action=${html`<${Button} variant="secondary" onClick=${loadActive}>Try again<//>`}
+      title=${t('shell.activeFailed')}
+      action=${html`<${Button} variant="secondary" onClick=${loadActive}>${t('action.tryAgain')}<//>`}
     >
       <p>${personMessage(error).message}</p>
       <p class="banner-hint">
         ${
           error.status === 403 || error.status === 401
-            ? 'Sign out and sign in again; if it persists, ask an administrator about your roles.'
-            : 'Check that the Ward backend is running (ward status), then try again.'
+            ? t('shell.activeFailedAccess')
+            : t('shell.activeFailedBackend')
         }
       </p>
     <//>`
@@ -488,10 +507,10 @@ function ShellBanners() {
     modulesChanged.value &&
     html`<${Banner}
       kind="info"
-      title="The installed modules changed"
-      action=${html`<${Button} onClick=${() => location.reload()}>Reload<//>`}
+      title=${t('shell.modulesChanged')}
+      action=${html`<${Button} onClick=${() => location.reload()}>${t('action.reload')}<//>`}
     >
-      <p>Reload the page to use the new versions.</p>
+      <p>${t('shell.modulesChangedHint')}</p>
     <//>`
   }`;
 }
@@ -521,10 +540,14 @@ function Home() {
   // The shell's own page hosts a slot too: what layers have to say about today.
   const access = me.value.permissions.join(' ');
   const context = useMemo(() => contextFor(null, location, {}), [location.url, access]);
-  return html`<${PageHeader} title="Ward" description=${`Welcome, ${me.value.user.username}.`} /> ${
+  return html`<${PageHeader}
+      title="Ward"
+      description=${t('home.welcome', { user: me.value.user.username })}
+    />
+    ${
       links.length === 0
-        ? html`<${EmptyState} title="Nothing to open yet">
-            <p>No module gives your roles a page. Ask an administrator for a role.</p>
+        ? html`<${EmptyState} title=${t('home.empty')}>
+            <p>${t('home.emptyHint')}</p>
           <//>`
         : html`<ul class="home-links">
             ${links.map((link) => html`<li key=${link.path}><a href=${link.path}>${link.label}</a></li>`)}
@@ -561,6 +584,7 @@ function contextFor(name, location, params) {
     query: { ...location.query },
     params: { ...params },
     extensions,
+    t: layers.value.find((layer) => layer.name === name)?.t ?? t,
   });
 }
 
@@ -624,18 +648,19 @@ function LayerPage({ layer, route, params }) {
         element.remove();
       }
     };
-  }, [location.url, access]);
+    // A new language draws the page again, in it, like new permissions.
+  }, [location.url, access, language.value]);
   return html`${error && html`<${LayerError} name=${layer.name} error=${error} />`}
     <div ref=${holder}></div>`;
 }
 
 function LayerError({ name, error }) {
-  return html`<${PageHeader} title=${`The ${name} module's page failed`} />
-    <${Banner} kind="error" title=${`Module ${name}: ${error?.message ?? String(error)}`}>
-      <p>
-        Other pages keep working. If this persists, check the module's version (<code>ward modules list</code
-        >) and the browser console, or report it to the module's authors.
-      </p>
+  return html`<${PageHeader} title=${t('layer.failedTitle', { module: name })} />
+    <${Banner}
+      kind="error"
+      title=${t('layer.failed', { module: name, message: error?.message ?? String(error) })}
+    >
+      <p>${t('layer.failedHint', { command: 'ward modules list' })}</p>
     <//>`;
 }
 
@@ -646,23 +671,20 @@ function Missing() {
   const layer = module && layers.value.find((candidate) => candidate.name === module.name);
   if (layer?.error) return html`<${LayerError} name=${layer.name} error=${layer.error} />`;
   if (module && !layer)
-    return html`<${PageHeader} title="Page not found" />
-      <${Banner} kind="warning" title=${`The ${module.name} module's pages are not available`}>
+    return html`<${PageHeader} title=${t('missing.title')} />
+      <${Banner} kind="warning" title=${t('missing.layerTitle', { module: module.name })}>
         <p>
           ${
             module.frontend === null
-              ? `Module ${module.name} ships no frontend layer.`
-              : html`The frontend layer of module ${module.name} (<code>${module.frontend}</code>) is not
-                  listed in <code>/modules.json</code>.`
+              ? t('missing.noFrontend', { module: module.name })
+              : t('missing.notListed', { module: module.name, layer: module.frontend, file: '/modules.json' })
           }
         </p>
-        <p class="banner-hint">
-          Run <code>ward modules sync-frontend</code> on the server, then reload this page.
-        </p>
+        <p class="banner-hint">${t('missing.sync', { command: 'ward modules sync-frontend' })}</p>
       <//>`;
-  return html`<${PageHeader} title="Page not found" />
+  return html`<${PageHeader} title=${t('missing.title')} />
     <${EmptyState}
-      title=${module ? `Module ${module.name} has no page at ${path}` : `There is no page at ${path}`}
-      action=${html`<a href="/">Go to the start page</a>`}
+      title=${module ? t('missing.modulePage', { module: module.name, path }) : t('missing.page', { path })}
+      action=${html`<a href="/">${t('missing.home')}</a>`}
     />`;
 }

@@ -18,11 +18,12 @@ import {
   fieldErrors,
   html,
   Loading,
+  locale,
   missingFields,
   mount,
   PageHeader,
-  PatientPicker,
   patientName,
+  PatientPicker,
   Table,
 } from '@ward/ui';
 
@@ -76,10 +77,10 @@ function rangeOf(day, view) {
 }
 
 const dayLabel = (date) =>
-  date.toLocaleDateString(undefined, { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
-const timeLabel = (date) => date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  date.toLocaleDateString(locale(), { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
+const timeLabel = (date) => date.toLocaleTimeString(locale(), { hour: '2-digit', minute: '2-digit' });
 const shortDay = (date) =>
-  date.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' });
+  date.toLocaleDateString(locale(), { weekday: 'short', day: 'numeric', month: 'short' });
 
 /** Every appointment in the range, following `nextCursor` to the end. */
 async function appointmentsIn(api, { from, to, patientId }, signal) {

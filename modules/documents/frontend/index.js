@@ -15,11 +15,12 @@ import {
   FileField,
   html,
   Loading,
+  locale,
   mount,
   PageHeader,
   Pager,
-  PatientPicker,
   patientName,
+  PatientPicker,
   ProgressBar,
   Table,
   usePager,
@@ -174,7 +175,7 @@ function DocumentList({ context, patient }) {
       key: 'createdAt',
       label: 'Uploaded',
       render: (document) =>
-        new Date(document.createdAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }),
+        new Date(document.createdAt).toLocaleString(locale(), { dateStyle: 'medium', timeStyle: 'short' }),
     },
     {
       key: 'download',

@@ -2,6 +2,8 @@
  * What every page of the import layer shares: the API paths, the permissions, and the words the
  * pages use for the module's formats, job states and record kinds.
  */
+import { locale } from '@ward/ui';
+
 export const JOBS = '/migration_import/jobs';
 export const HOME = '/migration_import';
 
@@ -50,7 +52,7 @@ export const KINDS = [
   { key: 'document', label: 'Documents' },
 ];
 
-export const dateTime = (value) => (value ? new Date(value).toLocaleString() : '—');
+export const dateTime = (value) => (value ? new Date(value).toLocaleString(locale()) : '—');
 
 export function byteSize(bytes) {
   if (bytes < 1024) return `${bytes} bytes`;

@@ -25,18 +25,44 @@ import {
   patientName,
   Slot,
   Table,
+  translator,
   usePager,
 } from '@ward/ui';
+import messages from './messages.js';
+
+/** This layer's words in the language in use (the same as `context.t`, for code outside a page). */
+const t = translator(messages);
 
 const API = '/patients/patients';
 const PAGE_SIZE = 25;
 const WRITE = 'patients.patient.write';
 
 const SEXES = [
-  { value: 'unknown', label: 'Unknown' },
-  { value: 'female', label: 'Female' },
-  { value: 'male', label: 'Male' },
-  { value: 'other', label: 'Other' },
+  // Read when drawn, so the label follows the language.
+  {
+    value: 'unknown',
+    get label() {
+      return t('sex.unknown');
+    },
+  },
+  {
+    value: 'female',
+    get label() {
+      return t('sex.female');
+    },
+  },
+  {
+    value: 'male',
+    get label() {
+      return t('sex.male');
+    },
+  },
+  {
+    value: 'other',
+    get label() {
+      return t('sex.other');
+    },
+  },
 ];
 
 /** The fields a patient must have. */
@@ -70,50 +96,50 @@ function PatientList({ context }) {
   };
 
   const columns = [
-    { key: 'mrn', label: 'MRN' },
+    { key: 'mrn', label: t('mrn') },
     {
       key: 'name',
-      label: 'Name',
+      label: t('name'),
       render: (patient) => html`<a href=${`/patients/${patient.id}`}>${patientName(patient)}</a>`,
     },
-    { key: 'birthDate', label: 'Birth date', render: (patient) => patient.birthDate ?? '—' },
+    { key: 'birthDate', label: t('birthDate'), render: (patient) => patient.birthDate ?? '—' },
     {
       key: 'sex',
-      label: 'Sex',
+      label: t('sex'),
       render: (patient) => SEXES.find((sex) => sex.value === patient.sex)?.label ?? patient.sex,
     },
   ];
 
   return html`<${PageHeader}
-      title="Patients"
-      actions=${context.can(WRITE) && html`<${ButtonLink} href="/patients/new">New patient<//>`}
+      title=${t('list.title')}
+      actions=${context.can(WRITE) && html`<${ButtonLink} href="/patients/new">${t('list.new')}<//>`}
     />
     <form class="search" role="search" onSubmit=${search}>
       <${Field}
-        label="Search by name or MRN"
+        label=${t('list.search')}
         name="q"
         type="search"
         value=${typed}
         onInput=${setTyped}
-        hint="Each word matches the start of a name or of the MRN."
+        hint=${t('list.searchHint')}
       />
-      <${Button} type="submit">Search<//>
+      <${Button} type="submit">${t('list.searchButton')}<//>
     </form>
     ${error && html`<${ErrorBanner} error=${error} />`}
-    ${!error && page === null && html`<${Loading} label="Loading patients…" />`}
+    ${!error && page === null && html`<${Loading} label=${t('list.loading')} />`}
     ${
       !error && page !== null && page.items.length === 0 && pager.page === 1
-        ? html`<${EmptyState} title=${query === '' ? 'No patients yet' : `No patient matches “${query}”`}>
-            ${query === '' && context.can(WRITE) && html`<p><a href="/patients/new">Add the first patient</a>.</p>`}
+        ? html`<${EmptyState} title=${query === '' ? t('list.empty') : t('list.noMatch', { query })}>
+            ${query === '' && context.can(WRITE) && html`<p><a href="/patients/new">${t('list.addFirst')}</a>.</p>`}
           <//>`
         : !error &&
           page !== null &&
           html`<${Table}
-              caption=${query === '' ? 'All patients, by name' : `Patients matching “${query}”`}
+              caption=${query === '' ? t('list.all') : t('list.matching', { query })}
               columns=${columns}
               rows=${page.items}
             />
-            <${Pager} label="Patient list pages" pager=${pager} nextCursor=${page.nextCursor} />`
+            <${Pager} label=${t('list.pages')} pager=${pager} nextCursor=${page.nextCursor} />`
     }`;
 }
 
@@ -191,21 +217,21 @@ function PatientForm({ initial, original, submitLabel, onSave, onCancel }) {
     ${
       error &&
       html`<${ErrorBanner}
-        title="The patient was not saved"
+        title=${t('form.notSaved')}
         error=${error}
         field=${error.status === 409 ? '/mrn' : undefined}
       />`
     }
     <div class="form-grid">
-      ${field('mrn', 'MRN', { required: true, hint: 'Medical record number, unique in the clinic.' })}
-      ${field('familyName', 'Family name', { required: true, autocomplete: 'off' })}
-      ${field('givenName', 'Given name', { required: true, autocomplete: 'off' })}
-      ${field('birthDate', 'Birth date', { type: 'date' })} ${field('sex', 'Sex', { options: SEXES })}
-      ${field('phone', 'Phone', { type: 'tel' })} ${field('email', 'Email', { type: 'email' })}
+      ${field('mrn', t('mrn'), { required: true, hint: t('form.mrnHint') })}
+      ${field('familyName', t('familyName'), { required: true, autocomplete: 'off' })}
+      ${field('givenName', t('givenName'), { required: true, autocomplete: 'off' })}
+      ${field('birthDate', t('birthDate'), { type: 'date' })} ${field('sex', t('sex'), { options: SEXES })}
+      ${field('phone', t('phone'), { type: 'tel' })} ${field('email', t('email'), { type: 'email' })}
     </div>
     <div class="form-actions">
       <${Button} type="submit" busy=${busy}>${submitLabel}<//>
-      ${onCancel && html`<${Button} variant="secondary" onClick=${onCancel}>Cancel<//>`}
+      ${onCancel && html`<${Button} variant="secondary" onClick=${onCancel}>${t('form.cancel')}<//>`}
     </div>
   </form>`;
 }
@@ -215,8 +241,13 @@ function NewPatient({ context }) {
     const patient = await context.api.post(API, body);
     context.navigate(`/patients/${patient.id}?created=1`);
   };
-  return html`<${PageHeader} title="New patient" description="Fields marked * are required." />
-    <${PatientForm} initial=${formOf(null)} original=${null} submitLabel="Create patient" onSave=${save} />`;
+  return html`<${PageHeader} title=${t('new.title')} description=${t('new.required')} />
+    <${PatientForm}
+      initial=${formOf(null)}
+      original=${null}
+      submitLabel=${t('new.submit')}
+      onSave=${save}
+    />`;
 }
 
 function PatientDetail({ context }) {
@@ -224,7 +255,7 @@ function PatientDetail({ context }) {
   const [patient, setPatient] = useState(null);
   const [error, setError] = useState(null);
   const [editing, setEditing] = useState(false);
-  const [notice, setNotice] = useState(context.query.created === '1' ? 'The patient was created.' : null);
+  const [notice, setNotice] = useState(context.query.created === '1' ? t('detail.created') : null);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -236,8 +267,8 @@ function PatientDetail({ context }) {
     return () => controller.abort();
   }, [id]);
 
-  if (error) return html`<${PageHeader} title="Patient" /><${ErrorBanner} error=${error} />`;
-  if (patient === null) return html`<${Loading} label="Loading the patient…" />`;
+  if (error) return html`<${PageHeader} title=${t('detail.title')} /><${ErrorBanner} error=${error} />`;
+  if (patient === null) return html`<${Loading} label=${t('detail.loading')} />`;
 
   const save = async (body) => {
     if (Object.keys(body).length === 0) {
@@ -246,28 +277,30 @@ function PatientDetail({ context }) {
     }
     setPatient(await context.api.patch(`${API}/${patient.id}`, body));
     setEditing(false);
-    setNotice('The changes were saved.');
+    setNotice(t('detail.saved'));
   };
 
   const rows = [
-    ['MRN', patient.mrn],
-    ['Family name', patient.familyName],
-    ['Given name', patient.givenName],
-    ['Birth date', patient.birthDate ?? '—'],
-    ['Sex', SEXES.find((sex) => sex.value === patient.sex)?.label ?? patient.sex],
-    ['Phone', patient.phone ?? '—'],
-    ['Email', patient.email ?? '—'],
+    [t('mrn'), patient.mrn],
+    [t('familyName'), patient.familyName],
+    [t('givenName'), patient.givenName],
+    [t('birthDate'), patient.birthDate ?? '—'],
+    [t('sex'), SEXES.find((sex) => sex.value === patient.sex)?.label ?? patient.sex],
+    [t('phone'), patient.phone ?? '—'],
+    [t('email'), patient.email ?? '—'],
   ];
 
   const slotProps = { patient };
   return html`<${PageHeader}
       title=${patientName(patient)}
-      description=${`MRN ${patient.mrn}`}
+      description=${t('detail.mrn', { mrn: patient.mrn })}
       actions=${
         !editing &&
         html`${
             context.can(WRITE) &&
-            html`<${Button} variant="secondary" onClick=${() => (setNotice(null), setEditing(true))}>Edit<//>`
+            html`<${Button} variant="secondary" onClick=${() => (setNotice(null), setEditing(true))}
+              >${t('detail.edit')}<//
+            >`
           }<${Slot} name="patient.actions" context=${context} props=${slotProps} inline />`
       }
     />
@@ -278,7 +311,7 @@ function PatientDetail({ context }) {
         ? html`<${PatientForm}
             initial=${formOf(patient)}
             original=${patient}
-            submitLabel="Save changes"
+            submitLabel=${t('detail.save')}
             onSave=${save}
             onCancel=${() => setEditing(false)}
           />`
@@ -291,11 +324,12 @@ function PatientDetail({ context }) {
           </dl>`
     }
     <${Slot} name="patient.chart" context=${context} props=${slotProps} />
-    <p><a href="/patients">Back to the patient list</a></p>`;
+    <p><a href="/patients">${t('detail.back')}</a></p>`;
 }
 
 export default /** @satisfies {import('@ward/ui').Layer} */ ({
-  sdk: '^1.3.0',
+  sdk: '^1.4.0',
+  messages,
   routes: [
     { path: '/patients', render: mount(PatientList) },
     { path: '/patients/new', render: mount(NewPatient) },
