@@ -65,6 +65,7 @@ export default {
   'ui.slotFailed': 'Der Teil dieser Seite vom Modul {module} ist fehlgeschlagen',
   'ui.patient': 'Patient/in',
   'ui.choosePatient': '{patient} auswählen',
+  'ui.patientSearch': '{label}: nach Name oder MRN suchen',
   'ui.changePatient': 'Patient/in wechseln',
   'ui.findPatient': 'Patient/in suchen',
   'ui.patientSearchFailed': 'Die Patientensuche ist fehlgeschlagen',

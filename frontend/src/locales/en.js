@@ -62,6 +62,7 @@ export default {
   'ui.slotFailed': "The {module} module's part of this page failed",
   'ui.patient': 'Patient',
   'ui.choosePatient': 'Choose {patient}',
+  'ui.patientSearch': '{label}: search by name or MRN',
   'ui.changePatient': 'Change patient',
   'ui.findPatient': 'Find patient',
   'ui.patientSearchFailed': 'The patients could not be searched',

@@ -99,7 +99,7 @@ export function PatientPicker({
   return html`<div class="patient-picker">
     <div class="search">
       <${Field}
-        label=${`${label}: search by name or MRN`}
+        label=${t('ui.patientSearch', { label })}
         name=${name}
         type="search"
         value=${typed}

@@ -25,7 +25,12 @@ import {
   patientName,
   PatientPicker,
   Table,
+  translator,
 } from '@ward/ui';
+import messages from './messages.js';
+
+/** This layer's words in the language in use (the same as `context.t`, for code outside a page). */
+const t = translator(messages);
 
 const API = '/appointments/appointments';
 const PATIENTS = '/patients/patients';
@@ -41,17 +46,52 @@ const PAGE_SIZE = 200;
  * them; a code a later seed adds still shows, as its code.
  */
 const STATUSES = [
-  { value: 'booked', label: 'Booked' },
-  { value: 'arrived', label: 'Arrived' },
-  { value: 'fulfilled', label: 'Fulfilled' },
-  { value: 'cancelled', label: 'Cancelled' },
-  { value: 'noshow', label: 'Did not attend' },
+  {
+    value: 'booked',
+    get label() {
+      return t('status.booked');
+    },
+  },
+  {
+    value: 'arrived',
+    get label() {
+      return t('status.arrived');
+    },
+  },
+  {
+    value: 'fulfilled',
+    get label() {
+      return t('status.fulfilled');
+    },
+  },
+  {
+    value: 'cancelled',
+    get label() {
+      return t('status.cancelled');
+    },
+  },
+  {
+    value: 'noshow',
+    get label() {
+      return t('status.noshow');
+    },
+  },
 ];
 const statusLabel = (code) => STATUSES.find((status) => status.value === code)?.label ?? code;
 
 const VIEWS = [
-  { value: 'day', label: 'Day' },
-  { value: 'week', label: 'Week' },
+  {
+    value: 'day',
+    get label() {
+      return t('view.day');
+    },
+  },
+  {
+    value: 'week',
+    get label() {
+      return t('view.week');
+    },
+  },
 ];
 
 /** Between links on one line: htm drops the spaces around a bare dot at a line break. */
@@ -171,20 +211,20 @@ function AppointmentList({ context }) {
   const period =
     view === 'day'
       ? dayLabel(range.from)
-      : `Week of ${dayLabel(range.from)} to ${dayLabel(addDays(range.to, -1))}`;
+      : t('list.weekOf', { from: dayLabel(range.from), to: dayLabel(addDays(range.to, -1)) });
   const who = [
-    practitioner === '' ? null : `with ${practitioner}`,
-    patientId === null || patient === null ? null : `for ${patientName(patient)}`,
+    practitioner === '' ? null : t('list.with', { practitioner }),
+    patientId === null || patient === null ? null : t('list.for', { patient: patientName(patient) }),
   ]
     .filter(Boolean)
     .join(' ');
-  const when = view === 'day' ? `on ${dayLabel(range.from)}` : `in the week of ${dayLabel(range.from)}`;
-  const caption = `Appointments ${who === '' ? '' : `${who} `}${when}`;
+  const when = t(view === 'day' ? 'list.onDay' : 'list.inWeek', { day: dayLabel(range.from) });
+  const caption = t('list.caption', { details: [who, when].filter(Boolean).join(' ') });
 
   const columns = [
     {
       key: 'when',
-      label: view === 'day' ? 'Time' : 'Day and time',
+      label: view === 'day' ? t('time') : t('dayAndTime'),
       render: (appointment) => {
         const start = new Date(appointment.startAt);
         const text = `${view === 'week' ? `${shortDay(start)} ` : ''}${timeLabel(start)}–${timeLabel(
@@ -195,62 +235,62 @@ function AppointmentList({ context }) {
     },
     {
       key: 'patient',
-      label: 'Patient',
+      label: t('patient'),
       render: (appointment) => {
         const found = loaded.patients.get(appointment.patientId);
         return found
           ? html`<a href=${`/patients/${found.id}`}>${patientName(found)}</a>`
-          : `Patient ${appointment.patientId}`;
+          : t('patientNumber', { id: appointment.patientId });
       },
     },
     {
       key: 'practitionerName',
-      label: 'Practitioner',
+      label: t('practitioner'),
       render: (appointment) => appointment.practitionerName || '—',
     },
-    { key: 'reason', label: 'Reason', render: (appointment) => appointment.reason ?? '—' },
-    { key: 'status', label: 'Status', render: (appointment) => statusLabel(appointment.status) },
+    { key: 'reason', label: t('reason'), render: (appointment) => appointment.reason ?? '—' },
+    { key: 'status', label: t('status'), render: (appointment) => statusLabel(appointment.status) },
   ];
 
   return html`<${PageHeader}
-      title="Appointments"
+      title=${t('title')}
       description=${period}
-      actions=${context.can(WRITE) && html`<${ButtonLink} href="/appointments/new">New appointment<//>`}
+      actions=${context.can(WRITE) && html`<${ButtonLink} href="/appointments/new">${t('new')}<//>`}
     />
-    <form class="form" aria-label="Which appointments" onSubmit=${(event) => event.preventDefault()}>
+    <form class="form" aria-label=${t('list.which')} onSubmit=${(event) => event.preventDefault()}>
       <div class="form-grid">
         <${Field}
-          label="Date"
+          label=${t('date')}
           name="date"
           type="date"
           value=${day}
           onInput=${(value) => VALID_DAY.test(value) && setDay(value)}
         />
-        <${Field} label="Show" name="view" value=${view} options=${VIEWS} onInput=${setView} />
+        <${Field} label=${t('list.show')} name="view" value=${view} options=${VIEWS} onInput=${setView} />
         <${Field}
-          label="Practitioner"
+          label=${t('practitioner')}
           name="practitioner"
           value=${practitioner}
           onInput=${setPractitioner}
           options=${[
-            { value: '', label: 'All practitioners' },
+            { value: '', label: t('list.allPractitioners') },
             ...practitioners.map((name) => ({ value: name, label: name })),
           ]}
         />
       </div>
       <${PatientPicker}
         context=${context}
-        label="Patient"
+        label=${t('patient')}
         patient=${patientId === null ? null : patient}
         onChoose=${choosePatient}
       />
       <div class="form-actions">
         <${Button} variant="secondary" onClick=${() => move(-1)}>
-          ${view === 'day' ? 'Previous day' : 'Previous week'}
+          ${view === 'day' ? t('list.previousDay') : t('list.previousWeek')}
         <//>
-        <${Button} variant="secondary" onClick=${() => setDay(today)}>Today<//>
+        <${Button} variant="secondary" onClick=${() => setDay(today)}>${t('list.today')}<//>
         <${Button} variant="secondary" onClick=${() => move(1)}
-          >${view === 'day' ? 'Next day' : 'Next week'}<//
+          >${view === 'day' ? t('list.nextDay') : t('list.nextWeek')}<//
         >
         ${
           patientId !== null &&
@@ -259,15 +299,17 @@ function AppointmentList({ context }) {
       </div>
     </form>
     ${error && html`<${ErrorBanner} error=${error} />`}
-    ${!error && loaded === null && html`<${Loading} label="Loading appointments…" />`}
+    ${!error && loaded === null && html`<${Loading} label=${t('loading')} />`}
     ${
       !error &&
       loaded !== null &&
       (shown.length === 0
         ? html`<${EmptyState}
-            title=${`No appointments ${who === '' ? '' : `${who} `}${view === 'day' ? 'on this day' : 'this week'}`}
+            title=${t('list.empty', {
+              details: [who, t(view === 'day' ? 'list.thisDay' : 'list.thisWeek')].filter(Boolean).join(' '),
+            })}
           >
-            ${context.can(WRITE) && html`<p><a href="/appointments/new">Book an appointment</a>.</p>`}
+            ${context.can(WRITE) && html`<p><a href="/appointments/new">${t('book')}</a>.</p>`}
           <//>`
         : html`<${Table} caption=${caption} columns=${columns} rows=${shown} />`)
     }`;
@@ -310,9 +352,8 @@ function NewAppointment({ context }) {
       'startAt',
       'endAt',
     ]);
-    if (local['/patientId'] !== undefined) local['/patientId'] = 'Search for the patient, then choose them.';
-    if (local['/date'] === undefined && !VALID_DAY.test(values.date))
-      local['/date'] = 'Choose the day of the appointment.';
+    if (local['/patientId'] !== undefined) local['/patientId'] = t('new.choosePatient');
+    if (local['/date'] === undefined && !VALID_DAY.test(values.date)) local['/date'] = t('new.chooseDay');
     if (Object.keys(local).length > 0) {
       setErrors(local);
       focusFirst(local);
@@ -351,12 +392,12 @@ function NewAppointment({ context }) {
       ...${extra}
     />`;
 
-  return html`<${PageHeader} title="New appointment" description="Fields marked * are required." />
+  return html`<${PageHeader} title=${t('new')} description=${t('new.required')} />
     <form class="form" onSubmit=${submit} novalidate>
-      ${error && html`<${ErrorBanner} title="The appointment was not booked" error=${error} />`}
+      ${error && html`<${ErrorBanner} title=${t('new.notBooked')} error=${error} />`}
       <${PatientPicker}
         context=${context}
-        label="Patient"
+        label=${t('patient')}
         patient=${patient}
         onChoose=${setPatient}
         error=${errors['/patientId']}
@@ -364,12 +405,12 @@ function NewAppointment({ context }) {
         required
       />
       <div class="form-grid">
-        ${field('practitionerName', 'Practitioner', { required: true, autocomplete: 'off' })}
-        ${field('date', 'Date', { type: 'date', required: true })}
-        ${field('startAt', 'Start time', { type: 'time', required: true })}
-        ${field('endAt', 'End time', { type: 'time', required: true })}
-        ${field('status', 'Status', { options: STATUSES })}
-        ${field('reason', 'Reason', { autocomplete: 'off' })}
+        ${field('practitionerName', t('practitioner'), { required: true, autocomplete: 'off' })}
+        ${field('date', t('date'), { type: 'date', required: true })}
+        ${field('startAt', t('startTime'), { type: 'time', required: true })}
+        ${field('endAt', t('endTime'), { type: 'time', required: true })}
+        ${field('status', t('status'), { options: STATUSES })}
+        ${field('reason', t('reason'), { autocomplete: 'off' })}
       </div>
       <div class="form-actions">
         <${Button} type="submit" busy=${busy}>Book appointment<//>
@@ -386,7 +427,7 @@ function AppointmentDetail({ context }) {
   const [error, setError] = useState(null);
   const [saveError, setSaveError] = useState(null);
   const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState(context.query.created === '1' ? 'The appointment was booked.' : null);
+  const [notice, setNotice] = useState(context.query.created === '1' ? t('detail.booked') : null);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -403,8 +444,8 @@ function AppointmentDetail({ context }) {
     return () => controller.abort();
   }, [id]);
 
-  if (error) return html`<${PageHeader} title="Appointment" /><${ErrorBanner} error=${error} />`;
-  if (appointment === null) return html`<${Loading} label="Loading the appointment…" />`;
+  if (error) return html`<${PageHeader} title=${t('detail.title')} /><${ErrorBanner} error=${error} />`;
+  if (appointment === null) return html`<${Loading} label=${t('detail.loading')} />`;
 
   const start = new Date(appointment.startAt);
   const end = new Date(appointment.endAt);
@@ -421,7 +462,7 @@ function AppointmentDetail({ context }) {
     try {
       const saved = await context.api.patch(`${API}/${appointment.id}`, { status });
       setAppointment(saved);
-      setNotice(`The status is now ${statusLabel(saved.status)}.`);
+      setNotice(t('detail.statusNow', { status: statusLabel(saved.status) }));
     } catch (caught) {
       setSaveError(caught);
       document.getElementById('field-status')?.focus();
@@ -432,21 +473,21 @@ function AppointmentDetail({ context }) {
 
   const rows = [
     [
-      'Patient',
+      t('patient'),
       patient
         ? html`<a href=${`/patients/${patient.id}`}>${patientName(patient)}</a>`
-        : `Patient ${appointment.patientId}`,
+        : t('patientNumber', { id: appointment.patientId }),
     ],
-    ['Practitioner', appointment.practitionerName || '—'],
-    ['Day', dayLabel(start)],
-    ['Time', `${timeLabel(start)}–${timeLabel(end)}`],
-    ['Reason', appointment.reason ?? '—'],
-    ['Status', statusLabel(appointment.status)],
+    [t('practitioner'), appointment.practitionerName || '—'],
+    [t('day'), dayLabel(start)],
+    [t('time'), `${timeLabel(start)}–${timeLabel(end)}`],
+    [t('reason'), appointment.reason ?? '—'],
+    [t('status'), statusLabel(appointment.status)],
   ];
   const day = isoDate(start);
 
   return html`<${PageHeader}
-      title=${`Appointment on ${dayLabel(start)} at ${timeLabel(start)}`}
+      title=${t('detail.heading', { day: dayLabel(start), time: timeLabel(start) })}
       description=${patient ? `${patientName(patient)} with ${appointment.practitionerName || 'no practitioner'}` : ''}
     />
     ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
@@ -459,28 +500,27 @@ function AppointmentDetail({ context }) {
     </dl>
     ${
       context.can(WRITE) &&
-      html`<form class="form" aria-label="Change the status" onSubmit=${save} novalidate>
-        ${saveError && html`<${ErrorBanner} title="The status was not changed" error=${saveError} />`}
+      html`<form class="form" aria-label=${t('detail.change')} onSubmit=${save} novalidate>
+        ${saveError && html`<${ErrorBanner} title=${t('detail.notChanged')} error=${saveError} />`}
         <div class="search">
           <${Field}
-            label="New status"
+            label=${t('detail.newStatus')}
             name="status"
             value=${status}
             onInput=${setStatus}
             options=${statuses}
             error=${fieldErrors(saveError)['/status']}
           />
-          <${Button} type="submit" busy=${busy}>Change status<//>
+          <${Button} type="submit" busy=${busy}>${t('detail.submit')}<//>
         </div>
       </form>`
     }
     <p>
-      <a href=${`/appointments?date=${day}&patient=${appointment.patientId}`}
-        >This patient's appointments that day</a
+      <a href=${`/appointments?date=${day}&patient=${appointment.patientId}`}>${t('detail.patientDay')}</a
       >${SEPARATOR}<a
         href=${`/appointments?date=${day}&practitioner=${encodeURIComponent(appointment.practitionerName)}`}
-        >The practitioner's day</a
-      >${SEPARATOR}<a href="/appointments">Back to the appointments</a>
+        >${t('detail.practitionerDay')}</a
+      >${SEPARATOR}<a href="/appointments">${t('detail.back')}</a>
     </p>`;
 }
 
@@ -507,7 +547,7 @@ function ChartAppointments({ context, patient }) {
   const columns = [
     {
       key: 'when',
-      label: 'Day and time',
+      label: t('dayAndTime'),
       render: (appointment) => {
         const start = new Date(appointment.startAt);
         return html`<a href=${`/appointments/${appointment.id}`}>${shortDay(start)} ${timeLabel(start)}</a>`;
@@ -515,31 +555,31 @@ function ChartAppointments({ context, patient }) {
     },
     {
       key: 'practitionerName',
-      label: 'Practitioner',
+      label: t('practitioner'),
       render: (appointment) => appointment.practitionerName || '—',
     },
-    { key: 'reason', label: 'Reason', render: (appointment) => appointment.reason ?? '—' },
-    { key: 'status', label: 'Status', render: (appointment) => statusLabel(appointment.status) },
+    { key: 'reason', label: t('reason'), render: (appointment) => appointment.reason ?? '—' },
+    { key: 'status', label: t('status'), render: (appointment) => statusLabel(appointment.status) },
   ];
 
   return html`<section aria-labelledby="chart-appointments-title">
-    <h2 id="chart-appointments-title">Appointments</h2>
-    ${error && html`<${ErrorBanner} title="The appointments could not be read" error=${error} />`}
-    ${!error && page === null && html`<${Loading} label="Loading appointments…" />`}
+    <h2 id="chart-appointments-title">${t('title')}</h2>
+    ${error && html`<${ErrorBanner} title=${t('chart.unreadable')} error=${error} />`}
+    ${!error && page === null && html`<${Loading} label=${t('loading')} />`}
     ${
       !error &&
       page !== null &&
       (page.items.length === 0
-        ? html`<${EmptyState} title="No appointments from today on" />`
+        ? html`<${EmptyState} title=${t('chart.empty')} />`
         : html`<${Table}
-            caption=${`Next appointments of ${patientName(patient)}`}
+            caption=${t('chart.caption', { patient: patientName(patient) })}
             columns=${columns}
             rows=${page.items}
           />`)
     }
     <p>
-      <a href=${`/appointments?date=${today}&view=week&patient=${patient.id}`}>This week's appointments</a>${
-        context.can(WRITE) ? html`${SEPARATOR}<a href="/appointments/new">Book an appointment</a>` : ''
+      <a href=${`/appointments?date=${today}&view=week&patient=${patient.id}`}>${t('chart.week')}</a>${
+        context.can(WRITE) ? html`${SEPARATOR}<a href="/appointments/new">${t('book')}</a>` : ''
       }
     </p>
   </section>`;
@@ -567,47 +607,48 @@ function TodayAppointments({ context }) {
   const columns = [
     {
       key: 'when',
-      label: 'Time',
+      label: t('time'),
       render: (appointment) =>
         html`<a href=${`/appointments/${appointment.id}`}>${timeLabel(new Date(appointment.startAt))}</a>`,
     },
     {
       key: 'patient',
-      label: 'Patient',
+      label: t('patient'),
       render: (appointment) => {
         const found = loaded.patients.get(appointment.patientId);
-        return found ? patientName(found) : `Patient ${appointment.patientId}`;
+        return found ? patientName(found) : t('patientNumber', { id: appointment.patientId });
       },
     },
     {
       key: 'practitionerName',
-      label: 'Practitioner',
+      label: t('practitioner'),
       render: (appointment) => appointment.practitionerName || '—',
     },
-    { key: 'status', label: 'Status', render: (appointment) => statusLabel(appointment.status) },
+    { key: 'status', label: t('status'), render: (appointment) => statusLabel(appointment.status) },
   ];
 
   return html`<section aria-labelledby="today-appointments-title">
-    <h2 id="today-appointments-title">Today's appointments</h2>
-    ${error && html`<${ErrorBanner} title="Today's appointments could not be read" error=${error} />`}
-    ${!error && loaded === null && html`<${Loading} label="Loading today's appointments…" />`}
+    <h2 id="today-appointments-title">${t('today.title')}</h2>
+    ${error && html`<${ErrorBanner} title=${t('today.unreadable')} error=${error} />`}
+    ${!error && loaded === null && html`<${Loading} label=${t('today.loading')} />`}
     ${
       !error &&
       loaded !== null &&
       (loaded.appointments.length === 0
-        ? html`<p>No appointments today.</p>`
+        ? html`<p>${t('today.empty')}</p>`
         : html`<${Table}
-            caption=${`Appointments on ${dayLabel(midnight(today))}`}
+            caption=${t('today.caption', { day: dayLabel(midnight(today)) })}
             columns=${columns}
             rows=${loaded.appointments}
           />`)
     }
-    <p><a href=${`/appointments?date=${today}`}>Open the day</a></p>
+    <p><a href=${`/appointments?date=${today}`}>${t('today.open')}</a></p>
   </section>`;
 }
 
 export default /** @satisfies {import('@ward/ui').Layer} */ ({
-  sdk: '^1.3.0',
+  sdk: '^1.4.0',
+  messages,
   routes: [
     { path: '/appointments', render: mount(AppointmentList) },
     { path: '/appointments/new', render: mount(NewAppointment) },
