@@ -13,6 +13,7 @@ import {
   ErrorBanner,
   Field,
   FileField,
+  formatNumber,
   html,
   Loading,
   locale,
@@ -23,8 +24,13 @@ import {
   PatientPicker,
   ProgressBar,
   Table,
+  translator,
   usePager,
 } from '@ward/ui';
+import messages from './messages.js';
+
+/** This layer's words in the language in use (the same as `context.t`, for code outside a page). */
+const t = translator(messages);
 
 const API = '/api/v1/documents';
 const PATIENTS = '/patients/patients';
@@ -43,7 +49,9 @@ function sizeLabel(bytes) {
     value /= 1024;
     unit += 1;
   }
-  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${UNITS[unit]}`;
+  return unit === 0
+    ? t('bytes', { count: bytes })
+    : `${formatNumber(value, { minimumFractionDigits: 1, maximumFractionDigits: 1 })} ${UNITS[unit]}`;
 }
 
 /** The file's SHA-256 in hex, for the server to check; null where the browser has no Web Crypto (plain http). */
@@ -74,7 +82,7 @@ function UploadForm({ context, patient, onStart, onUploaded }) {
     setError(null);
     // What the last upload said no longer applies once another begins.
     onStart();
-    setMissing(file === null ? 'Choose the file to upload.' : null);
+    setMissing(file === null ? t('chooseFile') : null);
     if (file === null) {
       setProgress(null);
       fileInput.current?.focus();
@@ -106,11 +114,11 @@ function UploadForm({ context, patient, onStart, onUploaded }) {
   };
 
   return html`<form class="form" aria-labelledby="upload-heading" onSubmit=${submit} novalidate>
-    <h2 id="upload-heading">Upload a document</h2>
-    ${error && html`<${ErrorBanner} title="The document was not uploaded" error=${error} />`}
+    <h2 id="upload-heading">${t('upload.heading')}</h2>
+    ${error && html`<${ErrorBanner} title=${t('upload.failed')} error=${error} />`}
     <div class="form-grid">
       <${FileField}
-        label="File"
+        label=${t('upload.file')}
         name="file"
         required
         error=${missing}
@@ -118,11 +126,11 @@ function UploadForm({ context, patient, onStart, onUploaded }) {
         onChoose=${choose}
       />
       <${Field}
-        label="Title"
+        label=${t('title')}
         name="title"
         value=${title}
         onInput=${setTitle}
-        hint="The file's name unless you give another; it names the download."
+        hint=${t('upload.titleHint')}
         autocomplete="off"
       />
     </div>
@@ -130,13 +138,13 @@ function UploadForm({ context, patient, onStart, onUploaded }) {
       progress !== null &&
       html`<${ProgressBar}
         id="upload-progress"
-        label="Upload progress"
+        label=${t('upload.progress')}
         value=${progress}
         text=${`${progress}%`}
       />`
     }
     <div class="form-actions">
-      <${Button} type="submit" busy=${busy}>Upload<//>
+      <${Button} type="submit" busy=${busy}>${t('upload.submit')}<//>
     </div>
   </form>`;
 }
@@ -163,36 +171,36 @@ function DocumentList({ context, patient }) {
     return () => controller.abort();
   }, [patient.id, pager.cursor]);
 
-  if (error) return html`<${ErrorBanner} title="The documents could not be read" error=${error} />`;
-  if (page === null) return html`<${Loading} label="Loading documents…" />`;
-  if (page.items.length === 0 && pager.page === 1) return html`<${EmptyState} title="No documents yet" />`;
+  if (error) return html`<${ErrorBanner} title=${t('list.unreadable')} error=${error} />`;
+  if (page === null) return html`<${Loading} label=${t('list.loading')} />`;
+  if (page.items.length === 0 && pager.page === 1) return html`<${EmptyState} title=${t('list.empty')} />`;
 
   const columns = [
-    { key: 'title', label: 'Title' },
-    { key: 'contentType', label: 'Type' },
-    { key: 'size', label: 'Size', render: (document) => sizeLabel(document.size) },
+    { key: 'title', label: t('title') },
+    { key: 'contentType', label: t('type') },
+    { key: 'size', label: t('size'), render: (document) => sizeLabel(document.size) },
     {
       key: 'createdAt',
-      label: 'Uploaded',
+      label: t('uploaded'),
       render: (document) =>
         new Date(document.createdAt).toLocaleString(locale(), { dateStyle: 'medium', timeStyle: 'short' }),
     },
     {
       key: 'download',
-      label: 'Download',
+      label: t('download'),
       // A plain link: the browser sends the session cookie and saves the attachment itself.
       render: (document) =>
         html`<a href=${`${API}/documents/${document.id}/content`} download=${document.title}
-          >Download<span class="visually-hidden"> ${document.title}</span></a
+          >${t('download')}<span class="visually-hidden"> ${document.title}</span></a
         >`,
     },
   ];
   return html`<${Table}
-      caption=${`Documents of ${patientName(patient)}, newest first`}
+      caption=${t('list.caption', { patient: patientName(patient) })}
       columns=${columns}
       rows=${page.items}
     />
-    <${Pager} label="Document list pages" pager=${pager} nextCursor=${page.nextCursor} />`;
+    <${Pager} label=${t('list.pages')} pager=${pager} nextCursor=${page.nextCursor} />`;
 }
 
 /** The `/documents?patient=<id>` page: the patient's documents and the upload form. */
@@ -211,18 +219,18 @@ function PatientDocuments({ context, patientId }) {
   }, [patientId]);
 
   if (error)
-    return html`<${PageHeader} title="Documents" /><${ErrorBanner} error=${error} />
-      <p><a href="/documents">Choose another patient</a></p>`;
-  if (patient === null) return html`<${Loading} label="Loading the patient…" />`;
+    return html`<${PageHeader} title=${t('documents')} /><${ErrorBanner} error=${error} />
+      <p><a href="/documents">${t('anotherPatient')}</a></p>`;
+  if (patient === null) return html`<${Loading} label=${t('loadingPatient')} />`;
 
   const uploaded = (document) => {
-    setNotice(`“${document.title}” was uploaded (${sizeLabel(document.size)}).`);
+    setNotice(t('upload.done', { title: document.title, size: sizeLabel(document.size) }));
     setUploads(uploads + 1);
   };
 
   return html`<${PageHeader}
-      title=${`Documents of ${patientName(patient)}`}
-      description=${`MRN ${patient.mrn}`}
+      title=${t('documentsOf', { patient: patientName(patient) })}
+      description=${t('mrn', { mrn: patient.mrn })}
     />
     ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
     <${DocumentList} key=${uploads} context=${context} patient=${patient} />
@@ -236,8 +244,8 @@ function PatientDocuments({ context, patientId }) {
       />`
     }
     <p>
-      <a href=${`/patients/${patient.id}`}>The patient's record</a>${SEPARATOR}<a href="/documents"
-        >Choose another patient</a
+      <a href=${`/patients/${patient.id}`}>${t('patientRecord')}</a>${SEPARATOR}<a href="/documents"
+        >${t('anotherPatient')}</a
       >
     </p>`;
 }
@@ -245,11 +253,11 @@ function PatientDocuments({ context, patientId }) {
 /** The patient page's `patient.chart` part: this patient's documents, and where to upload one. */
 function ChartDocuments({ context, patient }) {
   return html`<section aria-labelledby="chart-documents-title">
-    <h2 id="chart-documents-title">Documents</h2>
+    <h2 id="chart-documents-title">${t('documents')}</h2>
     <${DocumentList} context=${context} patient=${patient} />
     <p>
       <a href=${`/documents?patient=${patient.id}`}
-        >${context.can(WRITE) ? 'Upload a document' : 'Open the documents page'}</a
+        >${context.can(WRITE) ? t('chart.upload') : t('chart.open')}</a
       >
     </p>
   </section>`;
@@ -258,12 +266,13 @@ function ChartDocuments({ context, patient }) {
 function Documents({ context }) {
   const id = Number(context.query.patient);
   if (Number.isInteger(id) && id > 0) return html`<${PatientDocuments} context=${context} patientId=${id} />`;
-  return html`<${PageHeader} title="Documents" description="Find the patient whose documents you want." />
+  return html`<${PageHeader} title=${t('documents')} description=${t('find.description')} />
     <${PatientPicker} context=${context} linkTo=${(found) => `/documents?patient=${found.id}`} />`;
 }
 
 export default /** @satisfies {import('@ward/ui').Layer} */ ({
-  sdk: '^1.3.0',
+  sdk: '^1.4.0',
+  messages,
   routes: [{ path: '/documents', render: mount(Documents) }],
   extensions: [{ slot: 'patient.chart', component: ChartDocuments, permission: READ, order: 20 }],
 });
