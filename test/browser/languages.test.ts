@@ -64,6 +64,15 @@ test('a de-DE browser signs in in German, hears refusals in German and sees Germ
   await page.getByRole('button', { name: 'Abmelden' }).waitFor();
   t.regex(await page.locator('.topbar').innerText(), /Angemeldet als rita/);
 
+  // A layer's own catalogue, and @ward/ui's words, at a form's required fields.
+  await page.goto(`${backend.base}/patients/new`);
+  await page.getByRole('heading', { name: 'Neue Patientin / neuer Patient' }).waitFor();
+  await page.getByRole('button', { name: 'Patient/in anlegen' }).click();
+  await page.getByText('Füllen Sie dieses Feld aus.').first().waitFor();
+  t.is(await page.getByText('Füllen Sie dieses Feld aus.').count(), 3, 'MRN, Nachname and Vorname');
+  await axeCheck(page, t);
+  await screenshot(page, 'languages-new-patient-de');
+
   await page.goto(`${backend.base}/appointments?date=2026-11-23&view=week`);
   await page
     .getByText(/Montag, 23\. November 2026/)
