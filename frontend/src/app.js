@@ -464,6 +464,15 @@ function Shell() {
  */
 const navigationLinks = () => active.value.navigation.filter((entry) => isShellPath(entry.path));
 
+/**
+ * A navigation entry's label in the language in use: its layer's message `navigation.<path>`
+ * when the layer has one in that language, else the manifest's label.
+ */
+function navigationLabel(link) {
+  const layer = layers.value.find((candidate) => candidate.name === link.module);
+  return layer?.messages?.[language.value]?.[`navigation.${link.path}`] ?? link.label;
+}
+
 function Sidebar({ path }) {
   const links = navigationLinks();
   return html`<nav class="sidebar" aria-label=${t('shell.sidebar')}>
@@ -471,7 +480,9 @@ function Sidebar({ path }) {
       ${links.map(
         (link) =>
           html`<li key=${`${link.module}:${link.path}`}>
-            <a href=${link.path} aria-current=${under(path, link.path) ? 'page' : undefined}>${link.label}</a>
+            <a href=${link.path} aria-current=${under(path, link.path) ? 'page' : undefined}
+              >${navigationLabel(link)}</a
+            >
           </li>`,
       )}
     </ul>
@@ -550,7 +561,7 @@ function Home() {
             <p>${t('home.emptyHint')}</p>
           <//>`
         : html`<ul class="home-links">
-            ${links.map((link) => html`<li key=${link.path}><a href=${link.path}>${link.label}</a></li>`)}
+            ${links.map((link) => html`<li key=${link.path}><a href=${link.path}>${navigationLabel(link)}</a></li>`)}
           </ul>`
     } <${Slot} name="home.today" context=${context} />`;
 }

@@ -97,7 +97,7 @@ export function loadLayers(listed) {
         const problem = contractProblem(imported.default);
         if (problem !== null) return { ...entry, routes: [], extensions: [], error: new Error(problem) };
         const { routes, extensions = [], messages = {} } = imported.default;
-        return { ...entry, routes, extensions, t: translator(messages), error: null };
+        return { ...entry, routes, extensions, messages, t: translator(messages), error: null };
       } catch (error) {
         return { ...entry, routes: [], extensions: [], error };
       }

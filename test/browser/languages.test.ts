@@ -63,6 +63,12 @@ test('a de-DE browser signs in in German, hears refusals in German and sees Germ
   await anmelden(page);
   await page.getByRole('button', { name: 'Abmelden' }).waitFor();
   t.regex(await page.locator('.topbar').innerText(), /Angemeldet als rita/);
+  const sidebar = page.getByRole('navigation', { name: 'Module' }).getByRole('link');
+  t.deepEqual(
+    await sidebar.allInnerTexts(),
+    ['Patienten', 'Termine'],
+    "the layers' own words in the sidebar",
+  );
 
   // A layer's own catalogue, and @ward/ui's words, at a form's required fields.
   await page.goto(`${backend.base}/patients/new`);

@@ -4,6 +4,7 @@
  */
 export default {
   en: {
+    'navigation./appointments': 'Appointments',
     'status.booked': 'Booked',
     'status.arrived': 'Arrived',
     'status.fulfilled': 'Fulfilled',
@@ -71,6 +72,7 @@ export default {
     'today.open': 'Open the day',
   },
   de: {
+    'navigation./appointments': 'Termine',
     'status.booked': 'Gebucht',
     'status.arrived': 'Eingetroffen',
     'status.fulfilled': 'Erledigt',

@@ -4,6 +4,7 @@
  */
 export default {
   en: {
+    'navigation./documents': 'Documents',
     bytes: '{count, plural, one {# byte} other {# bytes}}',
     chooseFile: 'Choose the file to upload.',
     'upload.heading': 'Upload a document',
@@ -34,6 +35,7 @@ export default {
     'find.description': 'Find the patient whose documents you want.',
   },
   de: {
+    'navigation./documents': 'Dokumente',
     bytes: '{count, plural, one {# Byte} other {# Bytes}}',
     chooseFile: 'Wählen Sie die hochzuladende Datei.',
     'upload.heading': 'Ein Dokument hochladen',

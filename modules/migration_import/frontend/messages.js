@@ -4,6 +4,7 @@
  */
 export default {
   en: {
+    'navigation./migration_import': 'Data import',
     'format.synthea-patients-csv': 'Synthea patients.csv (patients)',
     'format.synthea-encounters-csv': 'Synthea encounters.csv (appointments)',
     'format.fhir-json': 'FHIR R4 Bundle, JSON',
@@ -60,6 +61,7 @@ export default {
     'new.cancel': 'Cancel',
   },
   de: {
+    'navigation./migration_import': 'Datenimport',
     'format.synthea-patients-csv': 'Synthea patients.csv (Patienten)',
     'format.synthea-encounters-csv': 'Synthea encounters.csv (Termine)',
     'format.fhir-json': 'FHIR-R4-Bundle, JSON',

@@ -4,6 +4,7 @@
  */
 export default {
   en: {
+    'navigation./patients': 'Patients',
     'sex.unknown': 'Unknown',
     'sex.female': 'Female',
     'sex.male': 'Male',
@@ -44,6 +45,7 @@ export default {
     'detail.back': 'Back to the patient list',
   },
   de: {
+    'navigation./patients': 'Patienten',
     'sex.unknown': 'Unbekannt',
     'sex.female': 'Weiblich',
     'sex.male': 'Männlich',
