@@ -5,7 +5,18 @@
  * end (restart.js). It only reads and restarts: scheduling changes stays with `ward modules`.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { Banner, Button, EmptyState, ErrorBanner, html, Loading, mount, PageHeader, Table } from '@ward/ui';
+import {
+  Banner,
+  Button,
+  EmptyState,
+  ErrorBanner,
+  html,
+  Loading,
+  locale,
+  mount,
+  PageHeader,
+  Table,
+} from '@ward/ui';
 import { failedSteps, stepLine } from '@ward/restart';
 import { followRestart, GIVE_UP_AFTER_MS, requestRestart, stepsSince } from './restart.js';
 import { userRoutes } from './users.js';
@@ -44,7 +55,7 @@ function useRead(context, path, deps) {
 }
 
 const dash = (value) => (value === null || value === undefined || value === '' ? '—' : value);
-const time = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+const time = (iso) => (iso ? new Date(iso).toLocaleString(locale()) : '—');
 
 function Section({ id, title, children }) {
   return html`<section aria-labelledby=${id} style=${SECTION}>

@@ -27,18 +27,44 @@ import {
   patientName,
   Slot,
   Table,
+  translator,
   usePager,
 } from '@ward/ui';
+import messages from './messages.js';
+
+/** This layer's words in the language in use (the same as `context.t`, for code outside a page). */
+const t = translator(messages);
 
 const API = '/patients/patients';
 const PAGE_SIZE = 25;
 const WRITE = 'patients.patient.write';
 
 const SEXES = [
-  { value: 'unknown', label: 'Unknown' },
-  { value: 'female', label: 'Female' },
-  { value: 'male', label: 'Male' },
-  { value: 'other', label: 'Other' },
+  // Read when drawn, so the label follows the language.
+  {
+    value: 'unknown',
+    get label() {
+      return t('sex.unknown');
+    },
+  },
+  {
+    value: 'female',
+    get label() {
+      return t('sex.female');
+    },
+  },
+  {
+    value: 'male',
+    get label() {
+      return t('sex.male');
+    },
+  },
+  {
+    value: 'other',
+    get label() {
+      return t('sex.other');
+    },
+  },
 ];
 
 /** The fields a patient must have. */
@@ -100,53 +126,53 @@ function PatientList({ context }) {
   };
 
   const columns = [
-    { key: 'mrn', label: 'MRN' },
+    { key: 'mrn', label: t('mrn') },
     {
       key: 'name',
-      label: 'Name',
+      label: t('name'),
       render: (patient) => html`<a href=${`/patients/${patient.id}`}>${patientName(patient)}</a>`,
     },
-    { key: 'birthDate', label: 'Birth date', render: (patient) => patient.birthDate ?? '—' },
-    { key: 'phone', label: 'Phone', render: (patient) => patient.phone ?? '—' },
+    { key: 'birthDate', label: t('birthDate'), render: (patient) => patient.birthDate ?? '—' },
+    { key: 'phone', label: t('phone'), render: (patient) => patient.phone ?? '—' },
     {
       key: 'sex',
-      label: 'Sex',
+      label: t('sex'),
       render: (patient) => SEXES.find((sex) => sex.value === patient.sex)?.label ?? patient.sex,
     },
   ];
 
   const shown = page?.query ?? query;
   return html`<${PageHeader}
-      title="Patients"
-      actions=${context.can(WRITE) && html`<${ButtonLink} href="/patients/new">New patient<//>`}
+      title=${t('list.title')}
+      actions=${context.can(WRITE) && html`<${ButtonLink} href="/patients/new">${t('list.new')}<//>`}
     />
     <form class="search" role="search" onSubmit=${search}>
       <${Field}
-        label="Search by name, MRN, birth date or phone"
+        label=${t('list.search')}
         name="q"
         type="search"
         value=${typed}
         onInput=${setTyped}
         autocomplete="off"
-        hint="Results follow as you type; accents, capitals and punctuation do not matter. A birth date as 1984-03-07, 7.3.1984 or 07/03/1984."
+        hint=${t('list.searchHint')}
       />
-      <${Button} type="submit">Search<//>
+      <${Button} type="submit">${t('list.searchButton')}<//>
     </form>
     ${error && html`<${ErrorBanner} error=${error} />`}
-    ${!error && page === null && html`<${Loading} label="Loading patients…" />`}
+    ${!error && page === null && html`<${Loading} label=${t('list.loading')} />`}
     ${
       !error && page !== null && page.items.length === 0 && pager.page === 1
-        ? html`<${EmptyState} title=${shown === '' ? 'No patients yet' : `No patient matches “${shown}”`}>
-            ${shown === '' && context.can(WRITE) && html`<p><a href="/patients/new">Add the first patient</a>.</p>`}
+        ? html`<${EmptyState} title=${shown === '' ? t('list.empty') : t('list.noMatch', { query: shown })}>
+            ${shown === '' && context.can(WRITE) && html`<p><a href="/patients/new">${t('list.addFirst')}</a>.</p>`}
           <//>`
         : !error &&
           page !== null &&
           html`<${Table}
-              caption=${shown === '' ? 'All patients, by name' : `Patients matching “${shown}”`}
+              caption=${shown === '' ? t('list.all') : t('list.matching', { query: shown })}
               columns=${columns}
               rows=${page.items}
             />
-            <${Pager} label="Patient list pages" pager=${pager} nextCursor=${page.nextCursor} />`
+            <${Pager} label=${t('list.pages')} pager=${pager} nextCursor=${page.nextCursor} />`
     }`;
 }
 
@@ -204,22 +230,20 @@ function bodyOf(values, original, assignMrn) {
 function DuplicateWarning({ duplicates, busy, onConfirm }) {
   return html`<${Banner}
     kind="warning"
-    title="This patient may already be registered"
-    action=${html`<${Button} variant="secondary" busy=${busy} onClick=${onConfirm}>Register anyway<//>`}
+    title=${t('duplicate.title')}
+    action=${html`<${Button} variant="secondary" busy=${busy} onClick=${onConfirm}>${t('duplicate.confirm')}<//>`}
   >
-    <p>A patient of the same name and birth date is already registered:</p>
+    <p>${t('duplicate.intro')}</p>
     <ul>
       ${duplicates.map(
         (patient) =>
           html`<li key=${patient.id}>
             <a href=${`/patients/${patient.id}`}>${patientLabel(patient)}</a
-            >${patient.birthDate ? `, born ${patient.birthDate}` : ''}
+            >${patient.birthDate ? t('duplicate.born', { date: patient.birthDate }) : ''}
           </li>`,
       )}
     </ul>
-    <p class="banner-hint">
-      Open the existing patient instead, or register anyway if this is another person.
-    </p>
+    <p class="banner-hint">${t('duplicate.hint')}</p>
   <//>`;
 }
 
@@ -292,7 +316,7 @@ function PatientForm({ initial, original, submitLabel, onSave, onCancel, offerAs
     ${
       error &&
       html`<${ErrorBanner}
-        title="The patient was not saved"
+        title=${t('form.notSaved')}
         error=${error}
         field=${error.status === 409 ? '/mrn' : undefined}
       />`
@@ -309,35 +333,32 @@ function PatientForm({ initial, original, submitLabel, onSave, onCancel, offerAs
               checked=${assignMrn}
               onChange=${(event) => setAssignMrn(event.currentTarget.checked)}
             />
-            <label for="field-assignMrn">Assign the MRN automatically</label>
+            <label for="field-assignMrn">${t('form.assignMrn')}</label>
           </div>`
         }
-        ${
-          !assignMrn &&
-          field('mrn', 'MRN', { required: true, hint: 'Medical record number, unique in the clinic.' })
-        }
+        ${!assignMrn && field('mrn', t('mrn'), { required: true, hint: t('form.mrnHint') })}
       </div>
-      ${field('familyName', 'Family name', { required: true, autocomplete: 'off' })}
-      ${field('givenName', 'Given name', { required: true, autocomplete: 'off' })}
-      ${field('birthDate', 'Birth date', { type: 'date' })} ${field('sex', 'Sex', { options: SEXES })}
+      ${field('familyName', t('familyName'), { required: true, autocomplete: 'off' })}
+      ${field('givenName', t('givenName'), { required: true, autocomplete: 'off' })}
+      ${field('birthDate', t('birthDate'), { type: 'date' })} ${field('sex', t('sex'), { options: SEXES })}
     </div>
     <fieldset class="form-grid">
-      <legend>Contact</legend>
-      ${field('phone', 'Phone', { type: 'tel', autocomplete: 'off' })}
-      ${field('email', 'Email', { type: 'email', autocomplete: 'off' })}
+      <legend>${t('contact')}</legend>
+      ${field('phone', t('phone'), { type: 'tel', autocomplete: 'off' })}
+      ${field('email', t('email'), { type: 'email', autocomplete: 'off' })}
     </fieldset>
     <fieldset class="form-grid">
-      <legend>Address</legend>
-      ${field('line1', 'Street and number', { autocomplete: 'off' })}
-      ${field('line2', 'Address line 2', { autocomplete: 'off' })}
-      ${field('city', 'City', { autocomplete: 'off' })}
-      ${field('state', 'State or region', { autocomplete: 'off' })}
-      ${field('postalCode', 'Postal code', { autocomplete: 'off' })}
-      ${field('country', 'Country', { autocomplete: 'off' })}
+      <legend>${t('address')}</legend>
+      ${field('line1', t('address.line1'), { autocomplete: 'off' })}
+      ${field('line2', t('address.line2'), { autocomplete: 'off' })}
+      ${field('city', t('address.city'), { autocomplete: 'off' })}
+      ${field('state', t('address.state'), { autocomplete: 'off' })}
+      ${field('postalCode', t('address.postalCode'), { autocomplete: 'off' })}
+      ${field('country', t('address.country'), { autocomplete: 'off' })}
     </fieldset>
     <div class="form-actions">
       <${Button} type="submit" busy=${busy}>${submitLabel}<//>
-      ${onCancel && html`<${Button} variant="secondary" onClick=${onCancel}>Cancel<//>`}
+      ${onCancel && html`<${Button} variant="secondary" onClick=${onCancel}>${t('form.cancel')}<//>`}
     </div>
   </form>`;
 }
@@ -347,11 +368,11 @@ function NewPatient({ context }) {
     const patient = await context.api.post(confirmDuplicate ? `${API}?confirm=duplicate` : API, body);
     context.navigate(`/patients/${patient.id}?created=1`);
   };
-  return html`<${PageHeader} title="New patient" description="Fields marked * are required." />
+  return html`<${PageHeader} title=${t('new.title')} description=${t('new.required')} />
     <${PatientForm}
       initial=${formOf(null)}
       original=${null}
-      submitLabel="Create patient"
+      submitLabel=${t('new.submit')}
       onSave=${save}
       offerAssign
     />`;
@@ -368,21 +389,21 @@ function addressLines(address) {
 function Summary({ patient }) {
   const lines = addressLines(patient.address);
   const demographics = [
-    ['MRN', patient.mrn],
-    ['Family name', patient.familyName],
-    ['Given name', patient.givenName],
-    ['Birth date', patient.birthDate ?? '—'],
-    ['Sex', SEXES.find((sex) => sex.value === patient.sex)?.label ?? patient.sex],
+    [t('mrn'), patient.mrn],
+    [t('familyName'), patient.familyName],
+    [t('givenName'), patient.givenName],
+    [t('birthDate'), patient.birthDate ?? '—'],
+    [t('sex'), SEXES.find((sex) => sex.value === patient.sex)?.label ?? patient.sex],
   ];
   const contact = [
     [
-      'Phone',
+      t('phone'),
       patient.phone
         ? html`<a href=${`tel:${patient.phone.replace(/[^\d+]/g, '')}`}>${patient.phone}</a>`
         : '—',
     ],
-    ['Email', patient.email ? html`<a href=${`mailto:${patient.email}`}>${patient.email}</a>` : '—'],
-    ['Address', lines.length > 0 ? html`<address class="address">${lines.join('\n')}</address>` : '—'],
+    [t('email'), patient.email ? html`<a href=${`mailto:${patient.email}`}>${patient.email}</a>` : '—'],
+    [t('address'), lines.length > 0 ? html`<address class="address">${lines.join('\n')}</address>` : '—'],
   ];
   const list = (rows) =>
     html`<dl class="details">
@@ -394,17 +415,18 @@ function Summary({ patient }) {
     </dl>`;
   return html`<div class="chart-summary">
     <section aria-labelledby="chart-demographics-title">
-      <h2 id="chart-demographics-title">Demographics</h2>
+      <h2 id="chart-demographics-title">${t('demographics')}</h2>
       ${list(demographics)}
     </section>
     <section aria-labelledby="chart-contact-title">
-      <h2 id="chart-contact-title">Contact</h2>
+      <h2 id="chart-contact-title">${t('contact')}</h2>
       ${list(contact)}
     </section>
   </div>`;
 }
 
-const NOTICES = { created: 'The patient was created.', saved: 'The changes were saved.' };
+/** The notices `?created=1` and `?saved=1` show, by their message key. */
+const NOTICES = { created: 'detail.created', saved: 'detail.saved' };
 
 function PatientDetail({ context }) {
   const { id } = context.params;
@@ -424,8 +446,8 @@ function PatientDetail({ context }) {
     return () => controller.abort();
   }, [id]);
 
-  if (error) return html`<${PageHeader} title="Patient" /><${ErrorBanner} error=${error} />`;
-  if (patient === null) return html`<${Loading} label="Loading the patient…" />`;
+  if (error) return html`<${PageHeader} title=${t('detail.title')} /><${ErrorBanner} error=${error} />`;
+  if (patient === null) return html`<${Loading} label=${t('detail.loading')} />`;
 
   const chart = `/patients/${patient.id}`;
   const save = async (body) => {
@@ -437,33 +459,35 @@ function PatientDetail({ context }) {
   const slotProps = { patient };
   return html`<${PageHeader}
       title=${patientName(patient)}
-      description=${editing ? `Editing · MRN ${patient.mrn}` : `MRN ${patient.mrn}`}
+      description=${editing ? t('detail.editingMrn', { mrn: patient.mrn }) : t('detail.mrn', { mrn: patient.mrn })}
       actions=${
         !editing &&
         html`${
-            context.can(WRITE) && html`<${ButtonLink} variant="secondary" href=${`${chart}?edit=1`}>Edit<//>`
+            context.can(WRITE) &&
+            html`<${ButtonLink} variant="secondary" href=${`${chart}?edit=1`}>${t('detail.edit')}<//>`
           }<${Slot} name="patient.actions" context=${context} props=${slotProps} inline />`
       }
     />
-    ${notice && !editing && html`<${Banner} kind="success"><p>${NOTICES[notice]}</p><//>`}
+    ${notice && !editing && html`<${Banner} kind="success"><p>${t(NOTICES[notice])}</p><//>`}
     <${Slot} name="patient.header" context=${context} props=${slotProps} />
     ${
       editing
         ? html`<${PatientForm}
             initial=${formOf(patient)}
             original=${patient}
-            submitLabel="Save changes"
+            submitLabel=${t('detail.save')}
             onSave=${save}
             onCancel=${() => context.navigate(chart)}
           />`
         : html`<${Summary} patient=${patient} />`
     }
     <${Slot} name="patient.chart" context=${context} props=${slotProps} />
-    <p><a href="/patients">Back to the patient list</a></p>`;
+    <p><a href="/patients">${t('detail.back')}</a></p>`;
 }
 
 export default /** @satisfies {import('@ward/ui').Layer} */ ({
-  sdk: '^1.3.0',
+  sdk: '^1.4.0',
+  messages,
   routes: [
     { path: '/patients', render: mount(PatientList) },
     { path: '/patients/new', render: mount(NewPatient) },
