@@ -184,3 +184,30 @@ test('registration warns of a probable duplicate, links to it, and registers any
   t.regex(created.mrn, /^\d{6}$/, 'Ward assigned the MRN');
   await page.getByText(`MRN ${created.mrn}`).first().waitFor();
 });
+
+test('the chart prints its summary and panels without the shell, forms or buttons', async (t) => {
+  const page = await browser.page(t);
+  await page.goto(`${backend.base}/patients/${mullerId}`);
+  await signIn(page, 'cleo');
+  await page.getByRole('heading', { name: 'Contact', exact: true }).waitFor();
+  t.true(await page.getByRole('button', { name: 'Print' }).isVisible());
+  await page.getByRole('heading', { name: 'Documents', exact: true }).waitFor();
+
+  await page.emulateMedia({ media: 'print' });
+  t.true(await page.getByRole('heading', { name: 'Demographics' }).isVisible());
+  t.true(await page.getByText('Hauptstraße 5').isVisible(), 'the address is on paper');
+  t.true(
+    await page.getByRole('heading', { name: 'Documents', exact: true }).isVisible(),
+    "a panel's heading is kept",
+  );
+  for (const hidden of [
+    page.locator('.topbar'),
+    page.locator('.sidebar'),
+    page.getByRole('button', { name: 'Print' }),
+    page.locator('main form').first(),
+  ])
+    t.false(await hidden.isVisible(), 'the shell, buttons and forms stay off paper');
+  await screenshot(page, 'patient-chart-print');
+  await page.emulateMedia({ media: 'screen' });
+  t.true(await page.locator('.topbar').isVisible(), 'the screen is unchanged');
+});

@@ -18,6 +18,7 @@ import {
   Table,
 } from '@ward/ui';
 import { failedSteps, stepLine } from '@ward/restart';
+import messages from './messages.js';
 import { followRestart, GIVE_UP_AFTER_MS, requestRestart, stepsSince } from './restart.js';
 import { userRoutes } from './users.js';
 
@@ -496,6 +497,7 @@ function Refused({ context }) {
 }
 
 export default /** @satisfies {import('@ward/ui').Layer} */ ({
-  sdk: '^1.3.0',
+  sdk: '^1.4.0',
+  messages,
   routes: [{ path: '/modules', render: mount(Gate) }, ...userRoutes],
 });

@@ -465,7 +465,8 @@ function PatientDetail({ context }) {
         html`${
             context.can(WRITE) &&
             html`<${ButtonLink} variant="secondary" href=${`${chart}?edit=1`}>${t('detail.edit')}<//>`
-          }<${Slot} name="patient.actions" context=${context} props=${slotProps} inline />`
+          }<${Button} variant="secondary" onClick=${() => window.print()}>${t('detail.print')}<//
+          ><${Slot} name="patient.actions" context=${context} props=${slotProps} inline />`
       }
     />
     ${notice && !editing && html`<${Banner} kind="success"><p>${t(NOTICES[notice])}</p><//>`}
