@@ -190,7 +190,7 @@ test('the chart prints its summary and panels without the shell, forms or button
   await page.goto(`${backend.base}/patients/${mullerId}`);
   await signIn(page, 'cleo');
   await page.getByRole('heading', { name: 'Contact', exact: true }).waitFor();
-  t.true(await page.getByRole('button', { name: 'Print' }).isVisible());
+  t.true(await page.getByRole('button', { name: 'Print the chart' }).isVisible());
   await page.getByRole('heading', { name: 'Documents', exact: true }).waitFor();
 
   await page.emulateMedia({ media: 'print' });
@@ -203,7 +203,7 @@ test('the chart prints its summary and panels without the shell, forms or button
   for (const hidden of [
     page.locator('.topbar'),
     page.locator('.sidebar'),
-    page.getByRole('button', { name: 'Print' }),
+    page.getByRole('button', { name: 'Print the chart' }),
     page.locator('main form').first(),
   ])
     t.false(await hidden.isVisible(), 'the shell, buttons and forms stay off paper');

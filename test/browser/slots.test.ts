@@ -111,7 +111,7 @@ test("a clinician's patient page shows the appointments and documents layers' pa
     'by order: appointments (10), the growth chart (15), documents (20)',
   );
   t.deepEqual(await slotModules(page, 'patient.actions'), ['chart_extras'], 'its Print button still works');
-  await page.getByRole('button', { name: 'Print' }).waitFor();
+  await page.getByRole('button', { name: 'Print', exact: true }).waitFor();
   t.is(
     await page.locator('[data-slot="patient.header"]').count(),
     0,

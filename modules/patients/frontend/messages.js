@@ -60,7 +60,7 @@ export default {
     'duplicate.born': ', born {date}',
     'duplicate.hint': 'Open the existing patient instead, or register anyway if this is another person.',
     'detail.editingMrn': 'Editing · MRN {mrn}',
-    'detail.print': 'Print',
+    'detail.print': 'Print the chart',
   },
   de: {
     'navigation./patients': 'Patienten',
@@ -120,6 +120,6 @@ export default {
     'duplicate.hint':
       'Öffnen Sie stattdessen den vorhandenen Eintrag, oder registrieren Sie trotzdem, wenn es eine andere Person ist.',
     'detail.editingMrn': 'Bearbeitung · MRN {mrn}',
-    'detail.print': 'Drucken',
+    'detail.print': 'Akte drucken',
   },
 };
