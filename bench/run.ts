@@ -15,6 +15,7 @@ const BENCHMARKS = [
   'seeds',
   'backup',
   'import',
+  'audit-query',
   'validators',
   'patient-search',
   'frontend-size',

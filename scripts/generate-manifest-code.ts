@@ -1,24 +1,27 @@
 /**
  * Generates, from src/manifests/manifest.schema.json (the one source of truth for manifests),
- * manifest.types.ts: the TypeScript `Manifest` type the code reads, which the type check needs
- * before anything is installed. (The validator is built at install: scripts/build-validators.ts.)
- * Run after editing the schema:  node scripts/generate-manifest-code.ts
+ * generated/manifest.types.ts: the TypeScript `Manifest` type the code reads. Like the validators
+ * (scripts/build-validators.ts) it is build output, so git ignores it and `npm install` builds it
+ * (the `prepare` script, through `npm run build:validators`). Only the type check reads it: the
+ * code imports it with `import type`, which Node erases, so a production install (no
+ * devDependencies, hence no json-schema-to-typescript) never needs it.
+ * Run after editing the schema:  npm run build:validators
  * test/manifests/manifest-code.test.ts fails while it is stale.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { format, resolveConfig } from 'prettier';
+import { GENERATED_DIR, generatedFile } from '../src/generated.ts';
 
-const manifests = (file: string) => fileURLToPath(new URL(`../src/manifests/${file}`, import.meta.url));
-export const schemaFile = manifests('manifest.schema.json');
-export const typesFile = manifests('manifest.types.ts');
+export const schemaFile = fileURLToPath(new URL('../src/manifests/manifest.schema.json', import.meta.url));
+export const typesFile = generatedFile('manifest.types.ts');
 
 const banner = (what: string) =>
   [
     '/**',
     ` * ${what} generated from manifest.schema.json by scripts/generate-manifest-code.ts; do not edit.`,
-    ' * To change the manifest, edit the schema and run: node scripts/generate-manifest-code.ts',
+    ' * Built at install (git ignores it). After editing the schema run: npm run build:validators',
     ' */',
   ].join('\n');
 
@@ -43,6 +46,7 @@ export async function generateManifestTypes(): Promise<string> {
 }
 
 if (import.meta.main) {
+  await mkdir(GENERATED_DIR, { recursive: true });
   await writeFile(typesFile, await generateManifestTypes());
-  console.log(`wrote ${typesFile}`);
+  console.log('ward: Manifest type built (generated/)');
 }

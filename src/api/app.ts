@@ -38,6 +38,7 @@ import { buildRouter } from './router.ts';
 import { authRoutes } from './routes/auth.ts';
 import { healthRoutes, type HealthSources } from './routes/health.ts';
 import { meRoutes } from './routes/me.ts';
+import { auditRoutes } from './routes/audit.ts';
 import { twoFactorRoutes } from './routes/two-factor.ts';
 import { userRoutes } from './routes/users.ts';
 import type { TwoFactorPolicy } from '../auth/two-factor.ts';
@@ -140,6 +141,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
       ...twoFactorRoutes({ knex, auth, policy: deps.twoFactorPolicy ?? 'off', throttle, hashing, logger }),
       ...meRoutes({ map, idleMs: auth?.idleMs ?? null }),
       ...(auth === null ? [] : userRoutes({ knex, map, logger })),
+      ...(auth === null ? [] : auditRoutes({ knex })),
       ...moduleRoutes({
         knex,
         backend,

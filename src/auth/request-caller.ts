@@ -3,6 +3,8 @@
  * the module SDK (`sdk.http.caller`, `sdk.acting`).
  */
 import type { Context } from 'koa';
+import type { Knex } from 'knex';
+import { acting, userActor, type Acting, type Actor } from '../db/acting.ts';
 import type { Principal } from './principal.ts';
 
 export interface CallerState {
@@ -28,3 +30,18 @@ export function callerOf(ctx: Context): CallerState {
   if (caller === undefined) throw new Error(`${ctx.path} is not behind authenticate()`);
   return caller;
 }
+
+/** Who acts in an authenticated request: its user, through its session or its API token. */
+export function callerActor(ctx: Context): Actor {
+  const { principal } = callerOf(ctx);
+  const { credential } = principal;
+  return userActor(
+    principal.userId,
+    credential.kind === 'session'
+      ? { kind: 'session', ref: credential.ref }
+      : { kind: 'token', id: credential.id },
+  );
+}
+
+/** The acting context of the caller of `ctx` on the pool `knex`: what Ward's own routes write in. */
+export const callerActing = (knex: Knex, ctx: Context): Acting => acting(knex, callerActor(ctx));

@@ -2,7 +2,10 @@
  * Commands under `ward modules` also need the disk inventory, and most take one module name,
  * validated before anything touches the database or the filesystem.
  */
+import os from 'node:os';
 import { Args } from '@oclif/core';
+import type { Knex } from 'knex';
+import { acting, cliActor, type Acting } from '../db/acting.ts';
 import { discover } from '../manifests/discover.ts';
 import { assertModuleName } from '../planner/names.ts';
 import type { Inventory } from '../planner/types.ts';
@@ -21,5 +24,10 @@ export abstract class ModuleCommand extends WardCommand {
   protected inventory(): Promise<Inventory> {
     this.discovered ??= discover(this.settings);
     return this.discovered;
+  }
+
+  /** The operator (`cli:<os user>`) as an acting context on `knex`: what the command writes in. */
+  protected operatorActing(knex: Knex): Acting {
+    return acting(knex, cliActor(os.userInfo().username));
   }
 }

@@ -28,7 +28,9 @@ export abstract class ScheduleCommand extends ModuleCommand {
     dryRun: boolean,
   ): Promise<ScheduleResult> {
     const [knex, inventory] = await Promise.all([this.db(), this.inventory()]);
-    const { plan, runId } = await schedule(knex, inventory, request, { dryRun });
+    const { plan, runId } = await this.operatorActing(knex).transaction((trx) =>
+      schedule(trx, inventory, request, { dryRun }),
+    );
     const result = { plan, summary: summarisePlan(plan), scheduled: runId !== null, dryRun, runId };
     this.log(renderScheduled(result, request.kind));
     return result;

@@ -9,6 +9,8 @@
  * - `user:<id>:session:<ref>`: a signed-in user through a browser session (`ref`: the first 16
  *   hex digits of the session's stored hash, never its secret);
  * - `user:<id>:token:<id>`: a user through an API token;
+ * - `user:<id>:sign-in`: a user signing in, proven by their password (and second factor) but
+ *   with no session yet: the challenge, the second-factor counts and the new session itself;
  * - `cli:<operating-system user>`: an operator's `ward` command;
  * - `job:<id>`: background work a module runs on its own;
  * - `system`: Ward itself (migrations, seeds and hooks of a restart).
@@ -28,6 +30,9 @@ export type UserCredentialRef = { kind: 'session'; ref: string } | { kind: 'toke
 
 export const userActor = (userId: number, via: UserCredentialRef): Actor =>
   via.kind === 'session' ? `user:${userId}:session:${via.ref}` : `user:${userId}:token:${via.id}`;
+
+/** A user signing in; it starts `user:<id>:` as the user's other acts do, so one prefix finds them all. */
+export const signInActor = (userId: number): Actor => `user:${userId}:sign-in`;
 
 /**
  * The acting context: who acts, and the transaction their writes go in. Module APIs take one as

@@ -48,6 +48,10 @@ const CORE_MIGRATIONS: BranchMigration[] = [
     name: 'core/20261127000100_sign_in_throttle',
     load: () => import('./migrations/core/20261127000100_sign_in_throttle.ts'),
   },
+  {
+    name: 'core/20261127000200_audit',
+    load: () => import('./migrations/core/20261127000200_audit.ts'),
+  },
 ];
 
 /**

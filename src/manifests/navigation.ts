@@ -4,7 +4,7 @@
  * an entry that gives none in between), then by module name and the manifest's own order.
  */
 import { byName } from '../planner/graph.ts';
-import type { NavigationEntry } from './manifest.types.ts';
+import type { NavigationEntry } from '../../generated/manifest.types.ts';
 
 /** Where an entry without `order` stands: after the clinical pages, before administration. */
 export const DEFAULT_NAVIGATION_ORDER = 500;

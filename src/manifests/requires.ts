@@ -4,7 +4,7 @@
  * installed first, `requires` only narrows which versions of it will do.
  */
 import validRange from 'semver/ranges/valid.js';
-import type { Manifest } from './manifest.types.ts';
+import type { Manifest } from '../../generated/manifest.types.ts';
 
 const escapePointer = (segment: string): string => segment.replaceAll('~', '~0').replaceAll('/', '~1');
 

@@ -3,7 +3,7 @@
  * asks for, and the plan that reconciles them. Everything here is plain data so that the planner
  * and the doctor stay pure functions that need neither knex nor fs.
  */
-import type { Manifest } from '../manifests/manifest.types.ts';
+import type { Manifest } from '../../generated/manifest.types.ts';
 
 export type { Manifest };
 

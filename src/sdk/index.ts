@@ -41,7 +41,7 @@ import type { Acting, Actor } from '../db/acting.ts';
 import type { WardError } from '../errors/ward-error.ts';
 import type { TextProblem } from '../text/text.ts';
 import type { Logger } from '../logger.ts';
-import type { Manifest } from '../manifests/manifest.types.ts';
+import type { Manifest } from '../../generated/manifest.types.ts';
 
 export type { Acting, Actor, ApiError, Context, Knex, Logger, Manifest, TextProblem, WardError };
 
@@ -129,17 +129,6 @@ export interface CommandContext {
   /** The operator (`cli:<user>`) as an acting context: write through `acting.transaction(…)`. */
   acting: Acting;
   sdk: WardSdk;
-}
-
-/**
- * Who acts, and where their writes go: the part of the acting context every handler, command, hook
- * and job shares. A background job acts as `job:<id>`.
- */
-export interface ActingContext {
-  /** `job:<id>` for a background job. */
-  readonly actor: string;
-  /** The connection pool; work that changes several things opens its own transaction on it. */
-  readonly knex: Knex;
 }
 
 /** What a service's `start` receives, once per backend. */
@@ -379,8 +368,11 @@ export interface SdkText {
   textProblem(value: string, options?: { multiline?: boolean }): TextProblem | null;
 }
 
-/** What a job's handler receives: who acts (`job:<id>`), the job, and a way to report progress. */
-export interface JobContext<T = unknown> extends ActingContext {
+/**
+ * What a job's handler receives: the job's acting context (`job:<id>`, its `knex` the pool; write
+ * in `transaction(…)` so the rows are attributed to the job), the job, and a way to report progress.
+ */
+export interface JobContext<T = unknown> extends Acting {
   /** The job's id, as `enqueue` returned it. */
   readonly id: string;
   /** The job's name within its module, as given to `define`. */

@@ -5,6 +5,7 @@
  * call rejects with WardError `jobs_unavailable`.
  */
 import type { Knex } from 'knex';
+import { acting, jobActor } from '../db/acting.ts';
 import { WardError } from '../errors/ward-error.ts';
 import { DEFAULT_DEFINITION, type JobQueue, type JobStatus } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
@@ -41,8 +42,7 @@ export function moduleJobs(queue: JobQueue, module: string, knex: Knex, logger: 
         const log = logger.child({ job: job.id, name, attempt: job.attempt });
         try {
           await handler({
-            actor: `job:${job.id}`,
-            knex,
+            ...acting(knex, jobActor(job.id)),
             id: job.id,
             name,
             data: job.data as T,

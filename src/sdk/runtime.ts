@@ -9,7 +9,7 @@ import { newPartialFile, removeAbandoned } from './partial-files.ts';
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import { ApiError } from '../errors/api-error.ts';
-import { acting, jobActor, userActor, type Acting } from '../db/acting.ts';
+import { acting, jobActor } from '../db/acting.ts';
 import { WardError, isWardError } from '../errors/ward-error.ts';
 import {
   CHECK_VIOLATION,
@@ -23,14 +23,14 @@ import type { SdkJobs, WardSdk } from './index.ts';
 import { noJobs } from './jobs.ts';
 import { insertRows, insertUnique, nextIds, updateRows, upsertRows } from './batch.ts';
 import { pageRequest, toPage } from './page.ts';
-import { callerOf } from '../auth/request-caller.ts';
+import { callerActing } from '../auth/request-caller.ts';
 import { caller, idParam, parseId, queryText, refuseEncoded } from './request.ts';
 import { compiler, isInstant } from './schema.ts';
 import { parseSize } from './settings.ts';
 import { identifierProblem, textProblem } from '../text/text.ts';
 
 /** Semantic version of the contract in index.ts: a minor adds members, a major changes or removes one. */
-export const SDK_VERSION = '1.2.0';
+export const SDK_VERSION = '1.3.0';
 
 /** What every view shares: nothing here keeps state. */
 const stateless = {
@@ -79,21 +79,6 @@ function pool(scope: SdkScope): Knex {
   return scope.knex;
 }
 
-/** The acting context of the caller of `ctx`. */
-function requestActing(scope: SdkScope, ctx: Context): Acting {
-  const { principal } = callerOf(ctx);
-  const { credential } = principal;
-  return acting(
-    pool(scope),
-    userActor(
-      principal.userId,
-      credential.kind === 'session'
-        ? { kind: 'session', ref: credential.ref }
-        : { kind: 'token', id: credential.id },
-    ),
-  );
-}
-
 function moduleApi(scope: SdkScope, name: string): object {
   const who = scope.module ?? 'this code';
   if (!scope.depends.includes(name))
@@ -118,7 +103,7 @@ export function moduleSdk(scope: SdkScope = UNBOUND): WardSdk {
     ...stateless,
     validation: Object.freeze({ compile: compiler() }),
     modules: Object.freeze({ get: <T extends object>(name: string) => moduleApi(scope, name) as T }),
-    acting: (ctx: Context) => requestActing(scope, ctx),
+    acting: (ctx: Context) => callerActing(pool(scope), ctx),
     jobActing: (id: string) => acting(pool(scope), jobActor(id)),
     jobs: scope.jobs ?? noJobs,
   });

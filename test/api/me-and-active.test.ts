@@ -48,6 +48,7 @@ test('/me lists the user, the roles the credential acts with and every permissio
   t.like(await me(await tokenOf('ada')), {
     roles: ['admin'],
     permissions: [
+      'base.audit.read',
       'base.module.read',
       'base.module.restart',
       'base.user.manage',
@@ -88,11 +89,12 @@ test('active modules: every installed module, navigation filtered to what the ca
   t.deepEqual(admin.modules, [
     {
       name: 'base',
-      version: '1.1.0',
+      version: '1.2.0',
       summary: 'Users, roles and permissions',
       navigation: [
         { label: 'Modules', path: '/modules', permission: 'base.module.read', order: 900 },
         { label: 'Staff', path: '/users', permission: 'base.user.manage', order: 950 },
+        { label: 'Audit', path: '/audit', permission: 'base.audit.read', order: 960 },
       ],
       frontend: 'modules/base/frontend/index.js',
     },
@@ -121,6 +123,7 @@ test('active modules: every installed module, navigation filtered to what the ca
       },
       { module: 'base', label: 'Modules', path: '/modules', permission: 'base.module.read', order: 900 },
       { module: 'base', label: 'Staff', path: '/users', permission: 'base.user.manage', order: 950 },
+      { module: 'base', label: 'Audit', path: '/audit', permission: 'base.audit.read', order: 960 },
     ],
     'the sidebar: an entry without an order before administration, whatever the module names',
   );

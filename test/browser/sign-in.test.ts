@@ -188,7 +188,12 @@ test("the first admin's Ward-chosen password must be replaced: a short one is re
   await page.keyboard.type(mine);
   await tabTo(page, page.getByRole('button', { name: 'Change password' }));
   await page.keyboard.press('Enter');
-  await eventually(t, () => sidebarLabels(page), ['Patients', 'Modules', 'Staff'], 'the admin is in the app');
+  await eventually(
+    t,
+    () => sidebarLabels(page),
+    ['Patients', 'Modules', 'Staff', 'Audit'],
+    'the admin is in the app',
+  );
   await page.getByRole('heading', { name: 'Ward', level: 1 }).waitFor();
   t.regex(await page.locator('.topbar').innerText(), /Signed in as admin/);
   await t.throwsAsync(stat(file), { code: 'ENOENT' }, 'the file with the password Ward chose is gone');

@@ -164,7 +164,12 @@ test('each part of a slot is drawn only for holders of its permission', async (t
   const alert = admin.locator('[data-slot="patient.header"]').getByRole('alert');
   t.regex(await alert.innerText(), /Ada has an alert only its holders may read/);
   await admin.getByRole('heading', { level: 2, name: 'Documents' }).waitFor();
-  t.deepEqual(await slotModules(admin, 'patient.chart'), ['appointments', 'chart_extras', 'documents']);
+  await admin.getByRole('heading', { level: 2, name: 'Record access' }).waitFor();
+  t.deepEqual(
+    await slotModules(admin, 'patient.chart'),
+    ['appointments', 'chart_extras', 'documents', 'base'],
+    "the base layer's Record access (900) last, for base.audit.read holders only",
+  );
   await axeCheck(admin, t);
   await screenshot(admin, 'slots-patient-admin');
 });

@@ -102,7 +102,7 @@ test('status counts modules per state and lists pending and errored ones', async
     counts: { installed: 1, uninstalled: 3, to_install: 1, to_upgrade: 0, to_uninstall: 0 },
     pending: [{ name: 'patients', state: 'to_install' }],
     errored: [{ name: 'patients', state: 'to_install', errorMessage: 'migration failed: boom' }],
-    upgradable: [{ name: 'base', version: '0.5.0', diskVersion: '1.1.0' }],
+    upgradable: [{ name: 'base', version: '0.5.0', diskVersion: '1.2.0' }],
   });
   const text = await ward(['modules', 'status'], { DATABASE_URL: url });
   t.regex(text.stdout, /Pending \(applied at the next restart\):\n {2}patients \(to_install\)/);

@@ -28,7 +28,7 @@ test('install schedules the module and its dependency chain, printing the plan',
     [
       'Ward will perform the following actions at the next restart:',
       '',
-      '  + base          1.1.0  dependency of patients',
+      '  + base          1.2.0  dependency of patients',
       '  + patients      1.2.0  dependency of appointments',
       '  + appointments  1.1.0  requested',
       '',
@@ -95,18 +95,18 @@ test('install --json prints the plan object with a summary', async (t) => {
     kind: 'install',
     module: 'base',
     fromVersion: null,
-    toVersion: '1.1.0',
+    toVersion: '1.2.0',
     reason: { kind: 'dependency', of: 'patients' },
   });
 });
 
 test('upgrade at equal versions exits 1 saying the module is already at the declared version', async (t) => {
   const { knex, env } = await setup(t);
-  await setRows(knex, [{ name: 'base', state: 'installed', version: '1.1.0' }]);
+  await setRows(knex, [{ name: 'base', state: 'installed', version: '1.2.0' }]);
   const before = await snapshot(knex);
   const run = await ward(['modules', 'upgrade', 'base'], env);
   t.is(run.code, 1);
-  t.regex(run.stderr, /base is already at the declared version 1\.1\.0/);
+  t.regex(run.stderr, /base is already at the declared version 1\.2\.0/);
   t.deepEqual(await snapshot(knex), before);
 });
 
@@ -115,7 +115,7 @@ test('upgrade schedules to_upgrade when the disk version differs', async (t) => 
   await setRows(knex, [{ name: 'base', state: 'installed', version: '0.9.0' }]);
   const run = await ward(['modules', 'upgrade', 'base'], env);
   t.is(run.code, 0, run.stderr);
-  t.regex(run.stdout, /~ base {2}0\.9\.0 -> 1\.1\.0 {2}requested/);
+  t.regex(run.stdout, /~ base {2}0\.9\.0 -> 1\.2\.0 {2}requested/);
   t.regex(run.stdout, /Plan: 0 to install, 1 to upgrade, 0 to uninstall\./);
   t.is((await states(knex)).base, 'to_upgrade');
 });

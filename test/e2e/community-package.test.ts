@@ -14,6 +14,8 @@ import { testDatabase } from '../helpers/database.ts';
 import { restart, serve } from '../helpers/serve.ts';
 
 const PACKAGE = path.join(FIXTURES, 'packages', 'ward-module-vitals');
+/** A folder module that depends on vitals and uses it through its public API alone. */
+const DEPENDENT = path.join(FIXTURES, 'modules', 'vitals-dependent');
 const API = '/api/v1/vitals';
 
 function npm(args: string[], cwd: string): Promise<string> {
@@ -49,8 +51,12 @@ async function must(args: string[], env: WardEnv): Promise<string> {
   return run.stdout.trim();
 }
 
-async function http(base: string, token: string, method: string, pathname: string, json?: unknown) {
-  const response = await fetch(`${base}${API}${pathname}`, {
+/** `pathname` under the vitals module's prefix. */
+const http = (base: string, token: string, method: string, pathname: string, json?: unknown) =>
+  request(base, token, method, `${API}${pathname}`, json);
+
+async function request(base: string, token: string, method: string, pathname: string, json?: unknown) {
+  const response = await fetch(`${base}${pathname}`, {
     method,
     headers: {
       authorization: `Bearer ${token}`,
@@ -71,7 +77,17 @@ test('an npm-packed community module installs, serves its guarded routes through
   t.deepEqual(installedPackage.ward, { module: true });
   t.deepEqual(
     (await readdir(path.join(root, 'node_modules', 'ward-module-vitals'))).sort(),
-    ['frontend', 'hooks.js', 'manifest.json', 'migrations', 'package.json', 'routes.js', 'seeds'],
+    [
+      'api.js',
+      'frontend',
+      'hooks.js',
+      'manifest.json',
+      'migrations',
+      'package.json',
+      'routes.js',
+      'seeds',
+      'services.js',
+    ],
     'only the files the package lists are published',
   );
 
@@ -108,9 +124,12 @@ test('an npm-packed community module installs, serves its guarded routes through
     ['kind_diastolic', 'kind_pulse', 'kind_spo2', 'kind_systolic', 'kind_temperature'],
   );
   t.deepEqual(
-    await knex('vitals_log').pluck('event'),
-    ['installed 1.0.0 with SDK 1.2.0'],
-    'post_install ran, handed the sdk',
+    await knex('vitals_log').orderBy('id').select('event', 'actor'),
+    [
+      { event: 'installed 1.0.0 with SDK 1.3.0', actor: 'system' },
+      { event: 'service summaries started', actor: 'job:vitals:summaries' },
+    ],
+    'post_install ran, handed the sdk, as Ward itself; then the backend started the service',
   );
 
   // Not the first-run admin, whose password Ward chose: that account must choose its own first.
@@ -210,4 +229,102 @@ test('an npm-packed community module installs, serves its guarded routes through
   t.deepEqual(JSON.parse(await readFile(path.join(storage, 'vitals', 'uninstalled.json'), 'utf8')), {
     readings: 2,
   });
+});
+
+test("the example package's API serves a dependent, its job runs to the end, its service starts and stops with the backend", async (t) => {
+  const root = await packageRoot();
+  const { knex, url } = await testDatabase(t);
+  const storage = await scratchDir('ward-storage-');
+  const env: WardEnv = {
+    DATABASE_URL: url,
+    WARD_STORAGE_DIR: storage,
+    WARD_PACKAGE_ROOT: root,
+    WARD_MODULE_PATHS: DEPENDENT,
+  };
+  await restart(env);
+  const info = await must(['modules', 'info', 'vitals'], env);
+  t.regex(info, /patients\s.*\^1\.1\.0/, 'modules info shows the range vitals requires of patients');
+
+  // Installing the dependent brings vitals (and patients) along, their ranges checked first.
+  const plan = await must(['modules', 'install', 'triage'], env);
+  t.regex(plan, /vitals/);
+  const backend = await serve(env);
+  t.teardown(() => backend.stop());
+  t.deepEqual(
+    await knex('core_module').whereIn('name', ['triage', 'vitals']).orderBy('name').select('name', 'state'),
+    [
+      { name: 'triage', state: 'installed' },
+      { name: 'vitals', state: 'installed' },
+    ],
+  );
+  await must(['users', 'create', 'chief', '--role', 'admin'], env);
+  const token = await must(['tokens', 'create', '--user', 'chief'], env);
+  const { id: userId } = (await knex('base_user').where({ username: 'chief' }).first('id')) as { id: number };
+  const { id: tokenId } = (await knex('base_api_token').where({ user_id: userId }).first('id')) as {
+    id: number;
+  };
+  const [patient] = (await knex('patients_patient')
+    .insert({ mrn: 'T-1', family_name: 'Mensah', given_name: 'Kofi' })
+    .returning('id')) as Array<{ id: number }>;
+
+  // The dependent records through vitals' API: vitals' rules, the caller's transaction and actor.
+  const recorded = await request(
+    backend.base,
+    token,
+    'POST',
+    `/api/v1/triage/patients/${patient!.id}/readings`,
+    {
+      kind: 'pulse',
+      value: 64,
+      takenAt: '2026-07-02T08:00:00Z',
+    },
+  );
+  t.is(recorded.status, 201, JSON.stringify(recorded.body));
+  t.like(recorded.body, { patientId: patient!.id, kind: 'pulse', value: 64, recordedBy: 'chief' });
+  t.deepEqual(
+    await knex('vitals_log')
+      .where({ event: `recorded reading ${recorded.body.id as number}` })
+      .pluck('actor'),
+    [`user:${userId}:token:${tokenId}`],
+  );
+  const refused = await request(
+    backend.base,
+    token,
+    'POST',
+    `/api/v1/triage/patients/${patient!.id}/readings`,
+    {
+      kind: 'weight',
+      value: 80,
+      takenAt: '2026-07-02T08:00:00Z',
+    },
+  );
+  t.is(refused.status, 422);
+  t.is(await count(knex, 'vitals_reading'), 1, "vitals' rule refused the reading: nothing written");
+  const board = await request(backend.base, token, 'GET', `/api/v1/triage/patients/${patient!.id}`);
+  t.is(board.status, 200);
+  t.like(board.body, { latest: [{ kind: 'pulse', value: 64 }] });
+
+  // The summary job: enqueued by a route, run by the service's handler as job:<id>, to the end.
+  const enqueued = await http(backend.base, token, 'POST', `/patients/${patient!.id}/summaries`);
+  t.is(enqueued.status, 202);
+  const jobId = enqueued.body.jobId as string;
+  let state = '';
+  while (state !== 'completed' && state !== 'failed') {
+    const job = await http(backend.base, token, 'GET', `/summaries/${jobId}`);
+    t.is(job.status, 200);
+    state = job.body.state as string;
+    if (state !== 'completed') await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  t.is(state, 'completed');
+  t.deepEqual(await knex('vitals_log').where('event', 'like', 'summary of %').select('event', 'actor'), [
+    { event: `summary of patient ${patient!.id}: 1 reading(s)`, actor: `job:${jobId}` },
+  ]);
+  t.is((await http(backend.base, token, 'GET', '/summaries/not-a-job')).status, 404);
+
+  // Stopping the backend drains it and stops the service, which may still write.
+  await backend.stop();
+  t.deepEqual(await knex('vitals_log').where('event', 'like', 'service %').orderBy('id').pluck('event'), [
+    'service summaries started',
+    'service summaries stopped',
+  ]);
 });

@@ -45,7 +45,7 @@ test('install then restart: migrations, seeds and post_install run and the modul
   const { knex, env } = await setup(t);
   await installLab(env);
   for (const [name, version] of [
-    ['base', '1.1.0'],
+    ['base', '1.2.0'],
     ['patients', '1.2.0'],
     ['lab', '1.0.0'],
   ] as const)

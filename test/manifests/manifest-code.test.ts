@@ -1,15 +1,24 @@
 import test from 'ava';
-import { readFile } from 'node:fs/promises';
+import { glob, readFile } from 'node:fs/promises';
 import { manifestValidatorFile, manifestValidatorSource } from '../../scripts/build-validators.ts';
 import { generateManifestTypes, typesFile } from '../../scripts/generate-manifest-code.ts';
 import { loadGenerated } from '../../src/generated.ts';
 import { WardError } from '../../src/errors/ward-error.ts';
 
-test('manifest.types.ts is what the schema generates', async (t) => {
+test('the Manifest type built at install is what the schema generates', async (t) => {
   t.true(
     (await readFile(typesFile, 'utf8')) === (await generateManifestTypes()),
-    `${typesFile} is stale; run: node scripts/generate-manifest-code.ts`,
+    `${typesFile} is stale; run: npm run build:validators`,
   );
+});
+
+test('no file under src/ is generated', async (t) => {
+  const generatedInSrc = [];
+  for await (const file of glob('src/**/*', { withFileTypes: false })) {
+    const text = await readFile(file, 'utf8').catch(() => '');
+    if (/do not edit/i.test(text)) generatedInSrc.push(file);
+  }
+  t.deepEqual(generatedInSrc, []);
 });
 
 test('the manifest validator built at install is what the schema generates', async (t) => {

@@ -34,7 +34,7 @@ test('the schema is valid draft-07 under ajv strict mode', (t) => {
 test('an official manifest is read, with defaults filled in', async (t) => {
   const result = await readManifest(join(repo, 'modules/base/manifest.json'), { expectedName: 'base' });
   t.true(result.ok);
-  if (result.ok) t.like(result.manifest, { name: 'base', version: '1.1.0', depends: [], removable: false });
+  if (result.ok) t.like(result.manifest, { name: 'base', version: '1.2.0', depends: [], removable: false });
   const minimal = await checkManifest({ name: 'tiny', version: '0.1.0' }, 'manifest.json');
   t.deepEqual(minimal, {
     ok: true,

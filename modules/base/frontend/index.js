@@ -22,6 +22,7 @@ import { failedSteps, stepLine } from '@ward/restart';
 import messages from './messages.js';
 import { followRestart, GIVE_UP_AFTER_MS, requestRestart, stepsSince } from './restart.js';
 import { userRoutes } from './users.js';
+import { AUDIT_READ, AuditPage, ChartAudit } from './audit.js';
 
 /** This layer's words in the language in use. */
 const t = translator(messages);
@@ -493,5 +494,11 @@ function Refused({ context }) {
 export default /** @satisfies {import('@ward/ui').Layer} */ ({
   sdk: '^1.4.0',
   messages,
-  routes: [{ path: '/modules', render: mount(Gate) }, ...userRoutes],
+  routes: [
+    { path: '/modules', render: mount(Gate) },
+    ...userRoutes,
+    { path: '/audit', render: mount(AuditPage) },
+  ],
+  // Last on the patient page: who opened the record is read after what it holds.
+  extensions: [{ slot: 'patient.chart', component: ChartAudit, permission: AUDIT_READ, order: 900 }],
 });

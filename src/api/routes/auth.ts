@@ -33,7 +33,8 @@ import {
 } from '../../auth/throttle-store.ts';
 import type { Logger } from '../../logger.ts';
 import { authUnavailable, clearSessionCookie, setSessionCookie } from '../auth-middleware.ts';
-import { callerOf } from '../../auth/request-caller.ts';
+import { callerActing, callerOf } from '../../auth/request-caller.ts';
+import { actingTransaction, signInActor } from '../../db/acting.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute } from '../route.ts';
@@ -198,6 +199,10 @@ export function authRoutes(deps: {
   /** Where the first admin's password file is, deleted once that password is changed. */
   storageDir: string;
 }): ApiRoute[] {
+  /** Writes of a sign-in once the password named its user: that user acts, with no session yet. */
+  const signingIn = <T>(userId: number, work: (trx: Knex.Transaction) => Promise<T>) =>
+    actingTransaction(deps.knex, signInActor(userId), work);
+
   const login = async (ctx: Context) => {
     if (deps.auth === null) throw authUnavailable();
     const body = ctx.request.body as LoginBody;
@@ -256,7 +261,7 @@ export function authRoutes(deps: {
       // The throttle counts passwords, so the right one resets it; the browser is trusted (its
       // cookie set) only once the second step signs in.
       await deps.throttle.succeeded(body.username, ctx.ip, trusted, trusted ? device : null);
-      const { challenge, expiresAt } = await createChallenge(deps.knex, user.id);
+      const { challenge, expiresAt } = await signingIn(user.id, (trx) => createChallenge(trx, user.id));
       deps.logger.info(
         { ...event, userId: user.id, trustedBrowser: trusted },
         'sign-in: password right, second factor asked',
@@ -265,7 +270,10 @@ export function authRoutes(deps: {
       return;
     }
     // No session also when the user was disabled while the password was being checked.
-    const session = user === null ? null : await createSession(deps.knex, user.id, { idleMs: auth.idleMs });
+    const session =
+      user === null
+        ? null
+        : await signingIn(user.id, (trx) => createSession(trx, user.id, { idleMs: auth.idleMs }));
     if (user === null || session === null) {
       deps.logger.warn(event, 'sign-in failed');
       throw new ApiError(
@@ -325,9 +333,9 @@ export function authRoutes(deps: {
       username: string;
     };
     const event = { username: user.username, ip: ctx.ip };
-    const checked = await checkSecondFactor(deps.knex, userId, body);
+    const checked = await signingIn(userId, (trx) => checkSecondFactor(trx, userId, body));
     if (checked.outcome === 'locked') {
-      await endChallenge(deps.knex, body.challenge);
+      await signingIn(userId, (trx) => endChallenge(trx, body.challenge));
       const seconds = Math.max(1, Math.ceil(((checked.lockedUntil?.getTime() ?? 0) - Date.now()) / 1000));
       deps.logger.warn({ ...event, userId }, 'sign-in: second factor locked after wrong codes');
       throw new ApiError(
@@ -347,8 +355,11 @@ export function authRoutes(deps: {
         'type the 6 digits your authenticator app shows now (each works once), or one of your recovery codes',
       );
     }
-    await endChallenge(deps.knex, body.challenge);
-    const session = await createSession(deps.knex, userId, { idleMs: deps.auth.idleMs });
+    const { idleMs } = deps.auth;
+    const session = await signingIn(userId, async (trx) => {
+      await endChallenge(trx, body.challenge);
+      return createSession(trx, userId, { idleMs });
+    });
     if (session === null)
       throw new ApiError(
         401,
@@ -372,7 +383,7 @@ export function authRoutes(deps: {
         'this request is authenticated with an API token, which sign-out does not end',
         'revoke API tokens with `ward tokens revoke <id>`',
       );
-    await endSession(deps.knex, caller.secret);
+    await callerActing(deps.knex, ctx).transaction((trx) => endSession(trx, caller.secret));
     deps.auth?.forget(caller.secret);
     deps.logger.info(
       { username: caller.principal.username, userId: caller.principal.userId, ip: ctx.ip },
@@ -454,11 +465,9 @@ export function authRoutes(deps: {
     // The browser this is done in stays signed in; every other session of the user ends, and
     // every API token of the user is revoked.
     const keepSession = principal.credential.kind === 'session' ? hashSecret(secret) : null;
-    const { sessionsEnded, tokensRevoked } = await setPasswordHash(
-      deps.knex,
-      user.id,
-      await hashPassword(body.newPassword),
-      { keepSession },
+    const hash = await hashPassword(body.newPassword);
+    const { sessionsEnded, tokensRevoked } = await callerActing(deps.knex, ctx).transaction((trx) =>
+      setPasswordHash(trx, user.id, hash, { keepSession }),
     );
     deps.auth?.forget(secret);
     if (principal.mustChangePassword) await removeFirstAdminPassword(deps.storageDir);

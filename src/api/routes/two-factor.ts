@@ -20,7 +20,7 @@ import {
   type TwoFactorPolicy,
 } from '../../auth/two-factor.ts';
 import type { Logger } from '../../logger.ts';
-import { callerOf } from '../../auth/request-caller.ts';
+import { callerActing, callerOf } from '../../auth/request-caller.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute } from '../route.ts';
@@ -79,7 +79,9 @@ export function twoFactorRoutes(deps: {
 
   const setup = async (ctx: Context) => {
     const { principal } = callerOf(ctx);
-    const started = await startEnrolment(knex, { id: principal.userId, username: principal.username });
+    const started = await callerActing(knex, ctx).transaction((trx) =>
+      startEnrolment(trx, { id: principal.userId, username: principal.username }),
+    );
     if (started === null)
       throw new ApiError(
         409,
@@ -98,7 +100,9 @@ export function twoFactorRoutes(deps: {
   const confirm = async (ctx: Context) => {
     const { principal } = callerOf(ctx);
     const { code } = ctx.request.body as { code: string };
-    const result = await confirmEnrolment(knex, principal.userId, code);
+    const result = await callerActing(knex, ctx).transaction((trx) =>
+      confirmEnrolment(trx, principal.userId, code),
+    );
     if (result === 'no_enrolment' || result === 'already')
       throw new ApiError(
         409,
@@ -148,7 +152,7 @@ export function twoFactorRoutes(deps: {
     } finally {
       leave();
     }
-    if (!(await disableTwoFactor(knex, principal.userId)))
+    if (!(await callerActing(knex, ctx).transaction((trx) => disableTwoFactor(trx, principal.userId))))
       throw new ApiError(
         409,
         'two_factor_not_enabled',

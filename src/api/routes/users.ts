@@ -28,7 +28,7 @@ import {
 } from '../../auth/users.ts';
 import { isWardError } from '../../errors/ward-error.ts';
 import type { Logger } from '../../logger.ts';
-import { callerOf } from '../../auth/request-caller.ts';
+import { callerActing, callerOf } from '../../auth/request-caller.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute } from '../route.ts';
@@ -66,6 +66,8 @@ const RESET_BODY = {
 export function userRoutes(deps: { knex: Knex; map: PermissionMap; logger: Logger }): ApiRoute[] {
   const { knex } = deps;
   const roles = knownRoles(deps.map);
+  /** Every write here runs on behalf of the administrator calling, in one transaction. */
+  const as = (ctx: Context) => callerActing(knex, ctx);
 
   const assertKnownRole = (role: string) => {
     if (!roles.includes(role))
@@ -130,12 +132,9 @@ export function userRoutes(deps: { knex: Knex; map: PermissionMap; logger: Logge
     wanted.forEach(assertKnownRole);
     const passwordHash = await checkedPassword(body.temporaryPassword, body.username);
     try {
-      const id = await createUser(knex, {
-        username: body.username,
-        passwordHash,
-        roles: wanted,
-        mustChangePassword: true,
-      });
+      const id = await as(ctx).transaction((trx) =>
+        createUser(trx, { username: body.username, passwordHash, roles: wanted, mustChangePassword: true }),
+      );
       log(ctx, 'user created', { userId: id, username: body.username, roles: wanted });
       ctx.status = 201;
       ctx.body = { id, username: body.username, roles: wanted, mustChangePassword: true };
@@ -155,7 +154,7 @@ export function userRoutes(deps: { knex: Knex; map: PermissionMap; logger: Logge
     const user = await target(ctx);
     const { role } = ctx.request.body as { role: string };
     assertKnownRole(role);
-    const granted = await grantRole(knex, user.id, role);
+    const granted = await as(ctx).transaction((trx) => grantRole(trx, user.id, role));
     if (granted) log(ctx, 'role granted', { userId: user.id, role });
     ctx.body = { username: user.username, role, changed: granted };
   };
@@ -164,7 +163,7 @@ export function userRoutes(deps: { knex: Knex; map: PermissionMap; logger: Logge
     const user = await target(ctx);
     const role = String(ctx.params.role);
     if (role === 'admin') notYourself(ctx, user, 'remove the admin role from');
-    const removed = await revokeRole(knex, user.id, role);
+    const removed = await as(ctx).transaction((trx) => revokeRole(trx, user.id, role));
     if (removed) log(ctx, 'role removed', { userId: user.id, role });
     ctx.body = { username: user.username, role, changed: removed };
   };
@@ -172,7 +171,7 @@ export function userRoutes(deps: { knex: Knex; map: PermissionMap; logger: Logge
   const disable = async (ctx: Context) => {
     const user = await target(ctx);
     notYourself(ctx, user, 'disable');
-    const done = await disableUser(knex, user);
+    const done = await as(ctx).transaction((trx) => disableUser(trx, user));
     if (done !== null) log(ctx, 'user disabled', { userId: user.id, ...done });
     ctx.body = {
       username: user.username,
@@ -183,7 +182,7 @@ export function userRoutes(deps: { knex: Knex; map: PermissionMap; logger: Logge
 
   const enable = async (ctx: Context) => {
     const user = await target(ctx);
-    const done = await enableUser(knex, user);
+    const done = await as(ctx).transaction((trx) => enableUser(trx, user));
     if (done) log(ctx, 'user enabled', { userId: user.id });
     ctx.body = { username: user.username, changed: done };
   };
@@ -195,14 +194,14 @@ export function userRoutes(deps: { knex: Knex; map: PermissionMap; logger: Logge
       throw new ApiError(409, 'user_disabled', `user ${user.username} is disabled`, 'enable the user first');
     const { temporaryPassword } = ctx.request.body as { temporaryPassword: string };
     const hash = await checkedPassword(temporaryPassword, user.username);
-    const set = await setPasswordHash(knex, user.id, hash, { temporary: true });
+    const set = await as(ctx).transaction((trx) => setPasswordHash(trx, user.id, hash, { temporary: true }));
     log(ctx, 'password reset', { userId: user.id, ...set });
     ctx.body = { username: user.username, mustChangePassword: true, ...set };
   };
 
   const resetTwoFactor = async (ctx: Context) => {
     const user = await target(ctx);
-    const removed = await disableTwoFactor(knex, user.id);
+    const removed = await as(ctx).transaction((trx) => disableTwoFactor(trx, user.id));
     if (removed) log(ctx, 'two-factor sign-in turned off', { userId: user.id });
     ctx.body = { username: user.username, changed: removed };
   };
@@ -224,7 +223,7 @@ export function userRoutes(deps: { knex: Knex; map: PermissionMap; logger: Logge
         `user ${user.username} has no API token ${String(ctx.params.id)}`,
         `list them with GET /api/v1/users/${user.username}/tokens`,
       );
-    const result = await revokeApiToken(knex, id);
+    const result = await as(ctx).transaction((trx) => revokeApiToken(trx, id));
     if (result === 'revoked') log(ctx, 'API token revoked', { userId: user.id, tokenId: id });
     ctx.body = { id, changed: result === 'revoked' };
   };

@@ -13,7 +13,9 @@ export default class ModulesOrphan extends ModuleCommand {
   async run(): Promise<{ module: string; changed: boolean; dryRun: boolean; runId: string | null }> {
     const { args, flags } = await this.parse(ModulesOrphan);
     const [knex, inventory] = await Promise.all([this.db(), this.inventory()]);
-    const { changed, runId } = await orphan(knex, inventory, args.module_name, { dryRun: flags['dry-run'] });
+    const { changed, runId } = await this.operatorActing(knex).transaction((trx) =>
+      orphan(trx, inventory, args.module_name, { dryRun: flags['dry-run'] }),
+    );
     const name = args.module_name;
     if (!changed) this.log(`${name} is already uninstalled; nothing to orphan.`);
     else if (flags['dry-run']) this.log(`Dry run: ${name} would be marked uninstalled. Nothing was changed.`);

@@ -70,7 +70,9 @@ export default class TokensCreate extends AuthCommand {
         `grant it first: ward users grant ${flags.user} ${role}`,
       );
     const expiresAt = lifetime === null ? null : new Date(Date.now() + lifetime);
-    const { id, secret } = await createApiToken(knex, { userId: user.id, role, name, expiresAt });
+    const { id, secret } = await this.operatorActing(knex).transaction((trx) =>
+      createApiToken(trx, { userId: user.id, role, name, expiresAt }),
+    );
     this.logToStderr(
       `Created token ${id} for ${flags.user}${role === null ? '' : ` (role ${role} only)`}, ${expiresAt === null ? 'never expiring' : `expiring ${expiresAt.toISOString()}`}.\nIt is shown once, below; Ward keeps only its hash. Revoke it with: ward tokens revoke ${id}`,
     );

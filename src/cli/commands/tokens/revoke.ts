@@ -26,7 +26,8 @@ export default class TokensRevoke extends AuthCommand {
   async run(): Promise<{ id: number; changed: boolean }> {
     const { args } = await this.parse(TokensRevoke);
     const id = Number(args.id);
-    const result = await revokeApiToken(await this.authDb(), id);
+    const knex = await this.authDb();
+    const result = await this.operatorActing(knex).transaction((trx) => revokeApiToken(trx, id));
     if (result === 'unknown')
       throw new WardError(
         'unknown_token',

@@ -50,12 +50,14 @@ export default class UsersCreate extends AuthCommand {
     await this.assertKnownRoles(roles);
     const password = flags['password-stdin'] ? await this.readPassword(args.username) : null;
     const passwordHash = password === null ? null : await hashPassword(password);
-    const id = await createUser(knex, {
-      username: args.username,
-      passwordHash,
-      roles,
-      mustChangePassword: flags.temporary,
-    });
+    const id = await this.operatorActing(knex).transaction((trx) =>
+      createUser(trx, {
+        username: args.username,
+        passwordHash,
+        roles,
+        mustChangePassword: flags.temporary,
+      }),
+    );
     const held = roles.length === 0 ? 'no role' : `role${roles.length === 1 ? '' : 's'} ${roles.join(', ')}`;
     this.log(`Created user ${args.username} with ${held}.`);
     if (flags.temporary) this.log(`${args.username} must choose their own password at first sign-in.`);

@@ -12,7 +12,8 @@ export default class UsersDisable extends AuthCommand {
   async run(): Promise<{ username: string; changed: boolean; sessionsEnded: number; tokensRevoked: number }> {
     const { args } = await this.parse(UsersDisable);
     const knex = await this.authDb();
-    const done = await disableUser(knex, await requireUser(knex, args.username));
+    const user = await requireUser(knex, args.username);
+    const done = await this.operatorActing(knex).transaction((trx) => disableUser(trx, user));
     if (done === null) {
       this.log(`${args.username} is already disabled; nothing changed.`);
       return { username: args.username, changed: false, sessionsEnded: 0, tokensRevoked: 0 };

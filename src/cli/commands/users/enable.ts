@@ -11,7 +11,8 @@ export default class UsersEnable extends AuthCommand {
   async run(): Promise<{ username: string; changed: boolean }> {
     const { args } = await this.parse(UsersEnable);
     const knex = await this.authDb();
-    const changed = await enableUser(knex, await requireUser(knex, args.username));
+    const user = await requireUser(knex, args.username);
+    const changed = await this.operatorActing(knex).transaction((trx) => enableUser(trx, user));
     this.log(
       changed
         ? `${args.username} is enabled and can sign in with the password they had; create new API tokens with \`ward tokens create --user ${args.username}\` if needed.`

@@ -12,7 +12,7 @@ export default class UsersGrant extends AuthCommand {
     const knex = await this.authDb();
     const user = await requireUser(knex, args.username);
     await this.assertKnownRoles([args.role]);
-    const changed = await grantRole(knex, user.id, args.role);
+    const changed = await this.operatorActing(knex).transaction((trx) => grantRole(trx, user.id, args.role));
     this.log(
       changed
         ? `${args.username} now has the role ${args.role}.`

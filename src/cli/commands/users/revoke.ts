@@ -12,7 +12,7 @@ export default class UsersRevoke extends AuthCommand {
     const { args } = await this.parse(UsersRevoke);
     const knex = await this.authDb();
     const user = await requireUser(knex, args.username);
-    const changed = await revokeRole(knex, user.id, args.role);
+    const changed = await this.operatorActing(knex).transaction((trx) => revokeRole(trx, user.id, args.role));
     this.log(
       changed
         ? `${args.username} no longer has the role ${args.role}.`

@@ -35,7 +35,9 @@ export default class UsersSetPassword extends AuthCommand {
     const user = await requireUser(knex, args.username);
     assertEnabled(user);
     const hash = await hashPassword(await this.readPassword(args.username));
-    const set = await setPasswordHash(knex, user.id, hash, { keepTokens: flags['keep-tokens'] });
+    const set = await this.operatorActing(knex).transaction((trx) =>
+      setPasswordHash(trx, user.id, hash, { keepTokens: flags['keep-tokens'] }),
+    );
     const tokens = flags['keep-tokens']
       ? 'API tokens kept'
       : `${plural(set.tokensRevoked, 'API token')} revoked`;
