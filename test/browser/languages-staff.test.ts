@@ -1,7 +1,7 @@
 /**
  * The base layer and the shell's account pages in German: a de-DE administrator sees the Staff
- * page, adds a person and reads the server's refusal in German, reads the Modules page in
- * German, and sets up two-factor sign-in from the account page in German.
+ * page, adds a person and reads the server's refusal in German, reads the Modules and Audit
+ * pages in German, and sets up two-factor sign-in from the account page in German.
  */
 import test from 'ava';
 import {
@@ -33,7 +33,7 @@ test.after.always(async () => {
   await Promise.all([browser?.close(), backend?.stop()]);
 });
 
-test('a de-DE administrator manages staff, reads the Modules page and opens two-factor setup in German', async (t) => {
+test('a de-DE administrator manages staff, reads the Modules and Audit pages and opens two-factor setup in German', async (t) => {
   const page = await browser.page(t, { locale: 'de-DE' });
   await page.goto(backend.base);
   await page.getByLabel('Benutzername').fill('alice');
@@ -67,6 +67,12 @@ test('a de-DE administrator manages staff, reads the Modules page and opens two-
   t.true(await page.getByRole('button', { name: 'Neu starten' }).isVisible());
   await axeCheck(page, t);
   await screenshot(page, 'languages-modules-de');
+
+  await page.goto(`${backend.base}/audit?user=alice`);
+  await page.getByRole('heading', { name: 'Prüfprotokoll', level: 1 }).waitFor();
+  await page.getByRole('heading', { name: 'Alles, was alice getan hat, neueste zuerst' }).waitFor();
+  t.true(await page.getByRole('button', { name: 'Anzeigen' }).isVisible());
+  await axeCheck(page, t);
 
   await page.getByRole('link', { name: 'Ihr Konto' }).click();
   await page.getByRole('heading', { name: 'Ihr Konto', level: 1 }).waitFor();
