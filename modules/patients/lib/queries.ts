@@ -43,31 +43,15 @@ function termCondition(term: SearchTerm): [sql: string, bindings: Knex.RawBindin
   return ['search_text like ?', [`%${term.text}%`]];
 }
 
-/** A search matching at least this many patients walks the name index instead of sorting them all. */
-const BROAD = 2000;
-
-/**
- * Whether `search` matches BROAD patients or more, found by asking the search's own index for that
- * many and no more. Such matches are dense (0.2% of a million and up), so walking the name index in
- * order meets a page of them after a few thousand rows at most, where reading and sorting them all
- * (tens of thousands for `jo` or `smith`) took hundreds of milliseconds.
- */
-async function isBroad(knex: Knex, search: readonly SearchTerm[]): Promise<boolean> {
-  const probe = knex(TABLE).select('id').limit(BROAD);
-  for (const term of search) probe.whereRaw(...termCondition(term));
-  const counted = (await knex.count('* as n').from(probe.as('probe')).first()) as { n: string | number };
-  return Number(counted.n) >= BROAD;
-}
-
 /**
  * Every term of `search` (lib/search.ts) must match: a date the birth date, folded text a part of
  * the patient's search text (the folded names, MRN and phone digits), or, shorter than three
  * letters, the start of one of its words; the list keeps its name order and cursor.
  *
- * How it is found matters at a million patients. A narrow search reads the rows the trigram (or
- * birth date) index finds, then sorts them: a materialized CTE keeps the planner from walking the
- * name index instead, which it prefers when it overestimates the matches, and which reads half the
- * table for a rare name in the middle of the alphabet. A broad one (isBroad) walks the name index. A query of one letter alone would match too many rows for
+ * How it is found matters at a million patients. A search reads the rows the trigram (or birth
+ * date) index finds, then sorts them: a materialized CTE keeps the planner from walking the name index
+ * instead, which it prefers when it overestimates the matches, and which reads half the table for
+ * a name in the middle of the alphabet. A query of one letter alone would match too many rows for
  * that; it lists the family names that begin with it, a range of the name index already in order.
  */
 export async function listPatients(
@@ -89,11 +73,8 @@ export async function listPatients(
   else {
     const found = knex(TABLE).select(listed);
     for (const term of search) found.whereRaw(...termCondition(term));
-    if (await isBroad(knex, search)) query = found;
-    else {
-      query = knex.withMaterialized('found', found).select('*').from('found');
-      key = 'sort_family, sort_given, id';
-    }
+    query = knex.withMaterialized('found', found).select('*').from('found');
+    key = 'sort_family, sort_given, id';
   }
   if (page.after !== null) query.whereRaw(`(${key}) > (?, ?, ?)`, page.after);
   const rows = (await query
