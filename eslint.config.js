@@ -107,6 +107,7 @@ export default tseslint.config(
           'clearTimeout',
           'AbortController',
           'URLSearchParams',
+          'navigator',
         ].map((name) => [name, 'readonly']),
       ),
     },

@@ -3,12 +3,13 @@
  * whole processes. Benchmarks print ratios against a baseline measured in the same run; they
  * never fail on time.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROOT } from '../src/config.ts';
+import { WARD } from '../test/helpers/cli.ts';
 import { newDatabase } from '../test/helpers/database.ts';
 import type { ScratchDatabase } from '../test/helpers/database.ts';
 
@@ -74,4 +75,41 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** Runs `bin/ward` with `args`; its standard output, trimmed. Throws on a non-zero exit. */
+export function ward(args: string[], env: NodeJS.ProcessEnv): string {
+  const run = spawnSync(WARD, args, { env, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`ward ${args.join(' ')}: ${run.stderr}`);
+  return run.stdout.trim();
+}
+
+/** Starts a server process and resolves once `url` answers 200; `stop` ends it. */
+export async function startServer(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  route: string,
+  headers = {},
+) {
+  const port = await freePort();
+  const child = spawn(command, args, { env: { ...env, PORT: String(port) }, stdio: 'ignore' });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await exited;
+  };
+  const url = `http://127.0.0.1:${port}${route}`;
+  for (;;) {
+    const status = await fetch(url, { headers }).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (status === 200) return { url, stop };
+    if (status !== 0 || child.exitCode !== null) {
+      await stop();
+      throw new Error(`${url} answered ${status}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

@@ -12,55 +12,18 @@
  *
  *   node bench/permission.ts [--metrics]
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT } from '../src/config.ts';
 import { WARD } from '../test/helpers/cli.ts';
-import { freePort, median, NODE, ratio, scratchDatabase } from './lib.ts';
+import { median, NODE, ratio, scratchDatabase, startServer, ward } from './lib.ts';
 
 const ROUNDS = 5;
 const SECONDS = 3;
 const CONNECTIONS = 32;
 const METRICS = process.argv.includes('--metrics');
-
-function ward(args: string[], env: NodeJS.ProcessEnv): string {
-  const run = spawnSync(WARD, args, { env, encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`ward ${args.join(' ')}: ${run.stderr}`);
-  return run.stdout.trim();
-}
-
-/** Starts a server process and resolves once `url` answers 200; `stop` ends it. */
-async function startServer(
-  command: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  route: string,
-  headers = {},
-) {
-  const port = await freePort();
-  const child = spawn(command, args, { env: { ...env, PORT: String(port) }, stdio: 'ignore' });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  const stop = async () => {
-    child.kill('SIGTERM');
-    await exited;
-  };
-  const url = `http://127.0.0.1:${port}${route}`;
-  for (;;) {
-    const status = await fetch(url, { headers }).then(
-      (response) => response.status,
-      () => 0,
-    );
-    if (status === 200) return { url, stop };
-    if (status !== 0 || child.exitCode !== null) {
-      await stop();
-      throw new Error(`${url} answered ${status}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** Requests per second that `url` sustains, with no failed request. */
 async function requestsPerSecond(url: string, headers: Record<string, string>): Promise<number> {

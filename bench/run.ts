@@ -22,6 +22,7 @@ const BENCHMARKS = [
   'import',
   'audit-query',
   'validators',
+  'patient-search',
   'frontend-size',
   'page-load',
 ];

@@ -16,15 +16,20 @@ import {
   Field,
   fieldErrors,
   html,
+  language,
+  LANGUAGES,
+  locale,
   Loading,
   missingFields,
   PageHeader,
   personMessage,
+  setLanguage,
   Slot,
 } from '@ward/ui';
 import { createApi } from './api.js';
 import { fetchModulesJson, listedLayers, loadLayers, moduleOfPath, under } from './layers.js';
 import { isShellPath } from './paths.js';
+import { t } from './ui/strings.js';
 
 const POLL_MS = 30_000;
 
@@ -180,10 +185,10 @@ function Root() {
 
 function Unreachable() {
   return html`<main id="main" class="centered narrow">
-    <h1>Ward is not answering</h1>
+    <h1>${t('unreachable.title')}</h1>
     <${ErrorBanner} error=${bootError.value} />
-    <p>Check that the backend runs (<code>ward serve</code>, or <code>npm start</code>), then try again.</p>
-    <${Button} onClick=${() => loadMe()}>Try again<//>
+    <p>${t('unreachable.help', { command: 'ward serve', npm: 'npm start' })}</p>
+    <${Button} onClick=${() => loadMe()}>${t('action.tryAgain')}<//>
   </main>`;
 }
 
@@ -245,16 +250,13 @@ function SignIn() {
   if (challenge !== null)
     return html`<${SecondFactor} challenge=${challenge} onRestart=${() => setChallenge(null)} />`;
   return html`<main id="main" class="centered narrow">
-    <h1>Sign in to Ward</h1>
-    ${
-      expired.value &&
-      !error &&
-      html`<${Banner} kind="info"><p>Your session ended. Sign in again to continue where you were.</p><//>`
-    }
-    ${error && html`<${ErrorBanner} title="Sign-in failed" error=${error} />`}
+    <div class="language-row"><${LanguageChooser} /></div>
+    <h1>${t('signIn.title')}</h1>
+    ${expired.value && !error && html`<${Banner} kind="info"><p>${t('signIn.expired')}</p><//>`}
+    ${error && html`<${ErrorBanner} title=${t('signIn.failed')} error=${error} />`}
     <form class="form" onSubmit=${submit} novalidate>
       <${Field}
-        label="Username"
+        label=${t('signIn.username')}
         name="username"
         autocomplete="username"
         autocapitalize="none"
@@ -264,7 +266,7 @@ function SignIn() {
         onInput=${setUsername}
       />
       <${Field}
-        label="Password"
+        label=${t('signIn.password')}
         name="password"
         type="password"
         autocomplete="current-password"
@@ -273,7 +275,7 @@ function SignIn() {
         value=${password}
         onInput=${setPassword}
       />
-      <${Button} type="submit" busy=${busy}>Sign in<//>
+      <${Button} type="submit" busy=${busy}>${t('signIn.submit')}<//>
     </form>
   </main>`;
 }
@@ -322,18 +324,12 @@ function SecondFactor({ challenge, onRestart }) {
     }
   };
   return html`<main id="main" class="centered narrow">
-    <h1>Two-factor sign-in</h1>
-    <p>
-      ${
-        recovery
-          ? 'Type one of the recovery codes you saved when you set up two-factor sign-in. Each works once.'
-          : 'Open the authenticator app on your phone and type the 6-digit code it shows for Ward.'
-      }
-    </p>
-    ${error && html`<${ErrorBanner} title="Sign-in failed" error=${error} />`}
+    <h1>${t('twoFactor.signInTitle')}</h1>
+    <p>${recovery ? t('twoFactor.recoveryIntro') : t('twoFactor.codeIntro')}</p>
+    ${error && html`<${ErrorBanner} title=${t('signIn.failed')} error=${error} />`}
     <form class="form" onSubmit=${submit} novalidate>
       <${Field}
-        label=${recovery ? 'Recovery code' : 'Code'}
+        label=${recovery ? t('twoFactor.recoveryCode') : t('twoFactor.code')}
         name="code"
         autocomplete="one-time-code"
         inputmode=${recovery ? undefined : 'numeric'}
@@ -344,7 +340,7 @@ function SecondFactor({ challenge, onRestart }) {
         onInput=${setCode}
       />
       <div class="form-actions">
-        <${Button} type="submit" busy=${busy}>Sign in<//>
+        <${Button} type="submit" busy=${busy}>${t('signIn.submit')}<//>
         <${Button}
           variant="secondary"
           onClick=${() => {
@@ -352,12 +348,29 @@ function SecondFactor({ challenge, onRestart }) {
             setCode('');
             setErrors({});
           }}
-          >${recovery ? 'Use the app instead' : 'Use a recovery code'}<//
+          >${recovery ? t('twoFactor.useApp') : t('twoFactor.useRecovery')}<//
         >
-        <${Button} variant="secondary" onClick=${onRestart}>Start over<//>
+        <${Button} variant="secondary" onClick=${onRestart}>${t('twoFactor.startOver')}<//>
       </div>
     </form>
   </main>`;
+}
+
+/**
+ * The language chooser: the person's choice overrides the browser's languages, in this browser
+ * (remembered in localStorage), at once and on every page.
+ */
+function LanguageChooser() {
+  return html`<span class="language-chooser">
+    <label for="language">${t('shell.language')}</label>
+    <select
+      id="language"
+      value=${language.value}
+      onChange=${(event) => setLanguage(event.currentTarget.value)}
+    >
+      ${LANGUAGES.map(({ code, name }) => html`<option key=${code} value=${code} lang=${code}>${name}</option>`)}
+    </select>
+  </span>`;
 }
 
 /** Focuses the field of the first of `errors` (`{pointer: message}`); false when there is none. */
@@ -384,7 +397,7 @@ function ChangePassword() {
   const [errors, setErrors] = useState({});
   const [busy, setBusy] = useState(false);
   const { route } = useLocation();
-  const mismatch = repeat !== '' && next !== repeat ? 'The two new passwords differ.' : null;
+  const mismatch = repeat !== '' && next !== repeat ? t('password.mismatch') : null;
   const submit = async (event) => {
     event.preventDefault();
     setError(null);
@@ -409,9 +422,9 @@ function ChangePassword() {
     }
   };
   return html`<main id="main" class="centered narrow">
-    <h1>Choose a new password</h1>
-    <p>Ward chose your current password when it created your account. Choose your own before you continue.</p>
-    ${error && html`<${ErrorBanner} title="The password was not changed" error=${error} />`}
+    <h1>${t('password.title')}</h1>
+    <p>${t('password.intro')}</p>
+    ${error && html`<${ErrorBanner} title=${t('password.failed')} error=${error} />`}
     <form class="form" onSubmit=${submit} novalidate>
       <${PasswordPair}
         current=${current}
@@ -419,10 +432,10 @@ function ChangePassword() {
         errors=${errors}
         onCurrent=${setCurrent}
         onNext=${setNext}
-        hint="At least 12 characters, and not a common password; three or four unrelated words work well. Changing it signs you out everywhere else."
+        hint=${t('password.newHint')}
       />
       <${Field}
-        label="Confirm password"
+        label=${t('password.repeat')}
         name="repeatPassword"
         type="password"
         autocomplete="new-password"
@@ -432,8 +445,8 @@ function ChangePassword() {
         onInput=${setRepeat}
       />
       <div class="form-actions">
-        <${Button} type="submit" busy=${busy}>Change password<//>
-        <${Button} variant="secondary" onClick=${() => signOut(route)}>Sign out<//>
+        <${Button} type="submit" busy=${busy}>${t('password.submit')}<//>
+        <${Button} variant="secondary" onClick=${() => signOut(route)}>${t('shell.signOut')}<//>
       </div>
     </form>
   </main>`;
@@ -523,16 +536,19 @@ function Shell() {
   useFocusOnNavigation(path);
   useSignOutErrorClears(path);
   const user = me.value;
-  return html`<a class="skip-link" href="#main">Skip to main content</a>
+  return html`<a class="skip-link" href="#main">${t('shell.skip')}</a>
     <header class="topbar">
       <a class="brand" href="/">Ward</a>
       <div class="topbar-user">
-        <span>Signed in as <strong>${user.user.username}</strong></span>
-        <span class="roles">${user.roles.length === 0 ? 'no roles' : `Roles: ${user.roles.join(', ')}`}</span>
+        <span>${t('shell.signedInAs', { user: user.user.username })}</span>
+        <span class="roles">
+          ${user.roles.length === 0 ? t('shell.noRoles') : t('shell.roles', { roles: user.roles.join(', ') })}
+        </span>
         <a class="topbar-link" href="/account" aria-current=${path === '/account' ? 'page' : undefined}
-          >Your account</a
+          >${t('account.link')}</a
         >
-        <${Button} variant="secondary" onClick=${() => signOut(route)}>Sign out<//>
+        <${LanguageChooser} />
+        <${Button} variant="secondary" onClick=${() => signOut(route)}>${t('shell.signOut')}<//>
       </div>
     </header>
     <div class="layout">
@@ -587,7 +603,7 @@ function IdleWarning() {
       setError(caught);
     }
   };
-  const at = new Date(idleEnd.value).toLocaleTimeString([], {
+  const at = new Date(idleEnd.value).toLocaleTimeString(locale(), {
     hour: '2-digit',
     minute: '2-digit',
     second: '2-digit',
@@ -595,15 +611,12 @@ function IdleWarning() {
   return html`<div class="idle-warning">
     <${Banner}
       kind="warning"
-      title="You will be signed out soon"
-      action=${html`<${Button} onClick=${stay}>Stay signed in<//>`}
+      title=${t('idle.title')}
+      action=${html`<${Button} onClick=${stay}>${t('idle.stay')}<//>`}
     >
-      <p>
-        Nothing was done here for a while, so Ward will sign you out at ${at}. Your page comes back when you
-        sign in again.
-      </p>
+      <p>${t('idle.body', { at })}</p>
     <//>
-    ${error && html`<${ErrorBanner} title="Could not keep you signed in" error=${error} />`}
+    ${error && html`<${ErrorBanner} title=${t('idle.failed')} error=${error} />`}
   </div>`;
 }
 
@@ -624,14 +637,25 @@ async function idleSignOut() {
   sessionEnded();
 }
 
+/**
+ * A navigation entry's label in the language in use: its layer's message `navigation.<path>`
+ * when the layer has one in that language, else the manifest's label.
+ */
+function navigationLabel(link) {
+  const layer = layers.value.find((candidate) => candidate.name === link.module);
+  return layer?.messages?.[language.value]?.[`navigation.${link.path}`] ?? link.label;
+}
+
 function Sidebar({ path }) {
   const links = navigationLinks();
-  return html`<nav class="sidebar" aria-label="Modules">
+  return html`<nav class="sidebar" aria-label=${t('shell.sidebar')}>
     <ul>
       ${links.map(
         (link) =>
           html`<li key=${`${link.module}:${link.path}`}>
-            <a href=${link.path} aria-current=${under(path, link.path) ? 'page' : undefined}>${link.label}</a>
+            <a href=${link.path} aria-current=${under(path, link.path) ? 'page' : undefined}
+              >${navigationLabel(link)}</a
+            >
           </li>`,
       )}
     </ul>
@@ -642,25 +666,23 @@ function ShellBanners() {
   const { error } = active.value;
   return html`${
     signOutError.value &&
-    html`<${Banner} kind="error" title="Sign-out failed: you are still signed in">
+    html`<${Banner} kind="error" title=${t('shell.signOutFailed')}>
       <p>${personMessage(signOutError.value).message}</p>
-      <p class="banner-hint">
-        Check the connection and press Sign out again; do not leave this computer signed in.
-      </p>
+      <p class="banner-hint">${t('shell.signOutFailedHint')}</p>
     <//>`
   }${
     error &&
     html`<${Banner}
       kind="error"
-      title="The module list could not be loaded, so the sidebar is empty"
-      action=${html`<${Button} variant="secondary" onClick=${loadActive}>Try again<//>`}
+      title=${t('shell.activeFailed')}
+      action=${html`<${Button} variant="secondary" onClick=${loadActive}>${t('action.tryAgain')}<//>`}
     >
       <p>${personMessage(error).message}</p>
       <p class="banner-hint">
         ${
           error.status === 403 || error.status === 401
-            ? 'Sign out and sign in again; if it persists, ask an administrator about your roles.'
-            : 'Check that the Ward backend is running (ward status), then try again.'
+            ? t('shell.activeFailedAccess')
+            : t('shell.activeFailedBackend')
         }
       </p>
     <//>`
@@ -669,10 +691,10 @@ function ShellBanners() {
     modulesChanged.value &&
     html`<${Banner}
       kind="info"
-      title="The installed modules changed"
-      action=${html`<${Button} onClick=${() => location.reload()}>Reload<//>`}
+      title=${t('shell.modulesChanged')}
+      action=${html`<${Button} onClick=${() => location.reload()}>${t('action.reload')}<//>`}
     >
-      <p>Reload the page to use the new versions.</p>
+      <p>${t('shell.modulesChangedHint')}</p>
     <//>`
   }`;
 }
@@ -703,13 +725,17 @@ function Home() {
   // The shell's own page hosts a slot too: what layers have to say about today.
   const access = me.value.permissions.join(' ');
   const context = useMemo(() => contextFor(null, location, {}), [location.url, access]);
-  return html`<${PageHeader} title="Ward" description=${`Welcome, ${me.value.user.username}.`} /> ${
+  return html`<${PageHeader}
+      title="Ward"
+      description=${t('home.welcome', { user: me.value.user.username })}
+    />
+    ${
       links.length === 0
-        ? html`<${EmptyState} title="Nothing to open yet">
-            <p>No module gives your roles a page. Ask an administrator for a role.</p>
+        ? html`<${EmptyState} title=${t('home.empty')}>
+            <p>${t('home.emptyHint')}</p>
           <//>`
         : html`<ul class="home-links">
-            ${links.map((link) => html`<li key=${link.path}><a href=${link.path}>${link.label}</a></li>`)}
+            ${links.map((link) => html`<li key=${link.path}><a href=${link.path}>${navigationLabel(link)}</a></li>`)}
           </ul>`
     } <${Slot} name="home.today" context=${context} />`;
 }
@@ -743,6 +769,7 @@ function contextFor(name, location, params) {
     query: { ...location.query },
     params: { ...params },
     extensions,
+    t: layers.value.find((layer) => layer.name === name)?.t ?? t,
   });
 }
 
@@ -806,18 +833,19 @@ function LayerPage({ layer, route, params }) {
         element.remove();
       }
     };
-  }, [location.url, access]);
+    // A new language draws the page again, in it, like new permissions.
+  }, [location.url, access, language.value]);
   return html`${error && html`<${LayerError} name=${layer.name} error=${error} />`}
     <div ref=${holder}></div>`;
 }
 
 function LayerError({ name, error }) {
-  return html`<${PageHeader} title=${`The ${name} module's page failed`} />
-    <${Banner} kind="error" title=${`Module ${name}: ${error?.message ?? String(error)}`}>
-      <p>
-        Other pages keep working. If this persists, check the module's version (<code>ward modules list</code
-        >) and the browser console, or report it to the module's authors.
-      </p>
+  return html`<${PageHeader} title=${t('layer.failedTitle', { module: name })} />
+    <${Banner}
+      kind="error"
+      title=${t('layer.failed', { module: name, message: error?.message ?? String(error) })}
+    >
+      <p>${t('layer.failedHint', { command: 'ward modules list' })}</p>
     <//>`;
 }
 
@@ -828,24 +856,21 @@ function Missing() {
   const layer = module && layers.value.find((candidate) => candidate.name === module.name);
   if (layer?.error) return html`<${LayerError} name=${layer.name} error=${layer.error} />`;
   if (module && !layer)
-    return html`<${PageHeader} title="Page not found" />
-      <${Banner} kind="warning" title=${`The ${module.name} module's pages are not available`}>
+    return html`<${PageHeader} title=${t('missing.title')} />
+      <${Banner} kind="warning" title=${t('missing.layerTitle', { module: module.name })}>
         <p>
           ${
             module.frontend === null
-              ? `Module ${module.name} ships no frontend layer.`
-              : html`The frontend layer of module ${module.name} (<code>${module.frontend}</code>) is not
-                  listed in <code>/modules.json</code>.`
+              ? t('missing.noFrontend', { module: module.name })
+              : t('missing.notListed', { module: module.name, layer: module.frontend, file: '/modules.json' })
           }
         </p>
-        <p class="banner-hint">
-          Run <code>ward modules sync-frontend</code> on the server, then reload this page.
-        </p>
+        <p class="banner-hint">${t('missing.sync', { command: 'ward modules sync-frontend' })}</p>
       <//>`;
-  return html`<${PageHeader} title="Page not found" />
+  return html`<${PageHeader} title=${t('missing.title')} />
     <${EmptyState}
-      title=${module ? `Module ${module.name} has no page at ${path}` : `There is no page at ${path}`}
-      action=${html`<a href="/">Go to the start page</a>`}
+      title=${module ? t('missing.modulePage', { module: module.name, path }) : t('missing.page', { path })}
+      action=${html`<a href="/">${t('missing.home')}</a>`}
     />`;
 }
 
@@ -856,13 +881,10 @@ function Missing() {
 function RequiredTwoFactor() {
   const { route } = useLocation();
   return html`<main id="main" class="centered narrow">
-    <h1>Set up two-factor sign-in</h1>
-    <p>
-      Your clinic requires a second step at sign-in for your account: a code from an authenticator app on your
-      phone (such as Google Authenticator, Microsoft Authenticator or FreeOTP).
-    </p>
+    <h1>${t('twoFactor.setUpTitle')}</h1>
+    <p>${t('twoFactor.required')}</p>
     <${TwoFactorSetup} onDone=${() => loadMe()} />
-    <p><${Button} variant="secondary" onClick=${() => signOut(route)}>Sign out<//></p>
+    <p><${Button} variant="secondary" onClick=${() => signOut(route)}>${t('shell.signOut')}<//></p>
   </main>`;
 }
 
@@ -910,43 +932,40 @@ function TwoFactorSetup({ onDone }) {
   };
   if (codes !== null)
     return html`<section aria-labelledby="recovery-title">
-      <h2 id="recovery-title">Two-factor sign-in is on: save your recovery codes</h2>
-      <p>
-        If you lose your phone, each of these codes signs you in once instead of a code from the app. Print
-        them or keep them in a password manager: they are not shown again.
-      </p>
+      <h2 id="recovery-title">${t('twoFactor.recoveryTitle')}</h2>
+      <p>${t('twoFactor.recoveryHelp')}</p>
       <ul class="recovery-codes">
         ${codes.map((one) => html`<li key=${one}><code>${one}</code></li>`)}
       </ul>
-      <${Button} onClick=${onDone}>I have saved the codes<//>
+      <${Button} onClick=${onDone}>${t('twoFactor.saved')}<//>
     </section>`;
   if (setup === null)
-    return html`${error && html`<${ErrorBanner} title="Two-factor sign-in could not be set up" error=${error} />`}
-      <${Button} busy=${busy} onClick=${start}>Set up two-factor sign-in<//>`;
+    return html`${error && html`<${ErrorBanner} title=${t('twoFactor.setupFailed')} error=${error} />`}
+      <${Button} busy=${busy} onClick=${start}>${t('twoFactor.setUpTitle')}<//>`;
   return html`<section aria-labelledby="setup-title">
-    <h2 id="setup-title">Scan this code with your authenticator app</h2>
+    <h2 id="setup-title">${t('twoFactor.scan')}</h2>
     <img
       class="totp-qr"
       src=${`data:image/svg+xml;base64,${globalThis.btoa(setup.qrSvg)}`}
-      alt="QR code for your authenticator app; the key below holds the same"
+      alt=${t('twoFactor.qrAlt')}
       width="200"
       height="200"
     />
-    <p>Or type this key into the app: <code class="totp-secret">${setup.secret}</code></p>
-    ${error && html`<${ErrorBanner} title="Two-factor sign-in is not on yet" error=${error} />`}
+    <p>${t('twoFactor.typeKey')} <code class="totp-secret">${setup.secret}</code></p>
+    ${error && html`<${ErrorBanner} title=${t('twoFactor.notOnYet')} error=${error} />`}
     <form class="form" onSubmit=${confirm} novalidate>
       <${Field}
-        label="Code from the app"
+        label=${t('twoFactor.appCode')}
         name="code"
         autocomplete="one-time-code"
         inputmode="numeric"
-        hint="The 6 digits the app shows for Ward now."
+        hint=${t('twoFactor.appCodeHint')}
         required
         error=${errors['/code']}
         value=${code}
         onInput=${setCode}
       />
-      <${Button} type="submit" busy=${busy}>Turn on two-factor sign-in<//>
+      <${Button} type="submit" busy=${busy}>${t('twoFactor.turnOn')}<//>
     </form>
   </section>`;
 }
@@ -963,24 +982,24 @@ function Account() {
     }
   };
   useEffect(() => void load(), []);
-  return html`<${PageHeader} title="Your account" description=${`Signed in as ${me.value.user.username}.`} />
+  return html`<${PageHeader}
+      title=${t('account.title')}
+      description=${t('account.signedInAs', { user: me.value.user.username })}
+    />
     <section class="card" aria-labelledby="two-factor-title">
-      <h2 id="two-factor-title">Two-factor sign-in</h2>
-      ${error && html`<${ErrorBanner} title="The two-factor state could not be read" error=${error} />`}
+      <h2 id="two-factor-title">${t('twoFactor.title')}</h2>
+      ${error && html`<${ErrorBanner} title=${t('twoFactor.unreadable')} error=${error} />`}
       ${status === null && !error && html`<${Loading} />`}
       ${status !== null && status.enabled && html`<${TwoFactorOn} status=${status} onChange=${load} />`}
       ${
         status !== null &&
         !status.enabled &&
-        html`<p>
-            Off. With it on, signing in also asks for a code from an authenticator app on your phone, so a
-            stolen password alone does not open your account.
-          </p>
+        html`<p>${t('twoFactor.off')}</p>
           <${TwoFactorSetup} onDone=${load} />`
       }
     </section>
     <section class="card" aria-labelledby="password-title">
-      <h2 id="password-title">Password</h2>
+      <h2 id="password-title">${t('signIn.password')}</h2>
       <${OwnPassword} />
     </section>`;
 }
@@ -1012,14 +1031,14 @@ function TwoFactorOn({ status, onChange }) {
     }
   };
   return html`<p>
-      On. ${status.recoveryCodesLeft} of your recovery codes are left.
-      ${status.required ? ' Your clinic requires it: turned off, it must be set up again at once.' : ''}
+      ${t('twoFactor.on', { left: status.recoveryCodesLeft })}
+      ${status.required ? t('twoFactor.onRequired') : ''}
     </p>
-    ${error && html`<${ErrorBanner} title="Two-factor sign-in is still on" error=${error} />`}
+    ${error && html`<${ErrorBanner} title=${t('twoFactor.stillOn')} error=${error} />`}
     <form class="form" onSubmit=${disable} novalidate>
       <input type="text" name="username" autocomplete="username" value=${me.value.user.username} hidden />
       <${Field}
-        label="Your password, to turn it off"
+        label=${t('twoFactor.disablePassword')}
         name="disablePassword"
         type="password"
         autocomplete="current-password"
@@ -1028,7 +1047,7 @@ function TwoFactorOn({ status, onChange }) {
         value=${password}
         onInput=${setPassword}
       />
-      <${Button} type="submit" variant="secondary" busy=${busy}>Turn off two-factor sign-in<//>
+      <${Button} type="submit" variant="secondary" busy=${busy}>${t('twoFactor.turnOff')}<//>
     </form>`;
 }
 
@@ -1048,7 +1067,7 @@ function PasswordPair({ current, next, errors, onCurrent, onNext, hint }) {
       hidden
     />
     <${Field}
-      label="Current password"
+      label=${t('password.current')}
       name="currentPassword"
       type="password"
       autocomplete="current-password"
@@ -1058,7 +1077,7 @@ function PasswordPair({ current, next, errors, onCurrent, onNext, hint }) {
       onInput=${onCurrent}
     />
     <${Field}
-      label="New password"
+      label=${t('password.new')}
       name="newPassword"
       type="password"
       autocomplete="new-password"
@@ -1102,8 +1121,8 @@ function OwnPassword() {
     }
     setBusy(false);
   };
-  return html`${done && html`<${Banner} kind="success"><p>Your password was changed; your other sessions ended.</p><//>`}
-    ${error && html`<${ErrorBanner} title="The password was not changed" error=${error} />`}
+  return html`${done && html`<${Banner} kind="success"><p>${t('password.changed')}</p><//>`}
+    ${error && html`<${ErrorBanner} title=${t('password.failed')} error=${error} />`}
     <form class="form" onSubmit=${submit} novalidate>
       <${PasswordPair}
         current=${current}
@@ -1111,8 +1130,8 @@ function OwnPassword() {
         errors=${errors}
         onCurrent=${setCurrent}
         onNext=${setNext}
-        hint="At least 12 characters, and not a common password; three or four unrelated words work well."
+        hint=${t('password.ownHint')}
       />
-      <${Button} type="submit" busy=${busy}>Change password<//>
+      <${Button} type="submit" busy=${busy}>${t('password.submit')}<//>
     </form>`;
 }

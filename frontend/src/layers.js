@@ -4,7 +4,7 @@
  * and its routes join the router. A layer that fails to load, or that needs another SDK, costs only
  * its own pages: they show what went wrong, every other page works.
  */
-import { SDK_VERSION, SLOT_NAME } from '@ward/ui';
+import { SDK_VERSION, SLOT_NAME, translator } from '@ward/ui';
 import { isShellPath } from './paths.js';
 import { satisfies } from './semver.js';
 
@@ -41,7 +41,21 @@ export function contractProblem(layer) {
   const bad = layer.routes.find((route) => !isShellPath(route?.path) || typeof route.render !== 'function');
   if (bad !== undefined)
     return 'each route of the layer needs a `path` starting with a single / (not // or /\\, another host), without spaces or control characters, and a `render` function';
-  return extensionsProblem(layer.extensions);
+  return extensionsProblem(layer.extensions) ?? messagesProblem(layer.messages);
+}
+
+/** Why a layer's `messages` (optional) are not `{language: {key: message}}`, or null. */
+function messagesProblem(messages) {
+  if (messages === undefined) return null;
+  if (messages === null || typeof messages !== 'object' || Array.isArray(messages))
+    return "the layer's `messages` is not an object of catalogues by language, such as { en: { title: 'Notes' } }";
+  for (const [language, catalogue] of Object.entries(messages)) {
+    if (catalogue === null || typeof catalogue !== 'object' || Array.isArray(catalogue))
+      return `the layer's \`messages.${language}\` is not an object of messages by key`;
+    const bad = Object.keys(catalogue).find((key) => typeof catalogue[key] !== 'string');
+    if (bad !== undefined) return `the layer's message ${language}.${bad} is not a string`;
+  }
+  return null;
 }
 
 /** Why a layer's `extensions` (optional) are not `[{slot, component, permission?, order?}]`, or null. */
@@ -82,8 +96,8 @@ export function loadLayers(listed) {
         const imported = await import(/* @vite-ignore */ entry.url);
         const problem = contractProblem(imported.default);
         if (problem !== null) return { ...entry, routes: [], extensions: [], error: new Error(problem) };
-        const { routes, extensions = [] } = imported.default;
-        return { ...entry, routes, extensions, error: null };
+        const { routes, extensions = [], messages = {} } = imported.default;
+        return { ...entry, routes, extensions, messages, t: translator(messages), error: null };
       } catch (error) {
         return { ...entry, routes: [], extensions: [], error };
       }

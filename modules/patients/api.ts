@@ -4,6 +4,7 @@
  * with `sdk.modules.get<PatientsApi>('patients')`, never by importing this file.
  */
 import type { Acting, BatchTable, ModuleApiFactory } from '../../src/sdk/index.ts';
+import { nameKey, searchText } from './lib/fold.ts';
 import { PATIENT_LIMITS, textFault, type Patient } from './lib/patient.ts';
 import { findPatient, findPatients, mrnOwners, TABLE } from './lib/queries.ts';
 
@@ -35,6 +36,9 @@ const SPEC: BatchTable<PatientFields> = {
       cast: 'jsonb',
       of: (row) => (row.address === null ? null : JSON.stringify(row.address)),
     },
+    // The folded columns the search and the probable-duplicate check read, as every write keeps them.
+    { name: 'search_text', type: 'text', of: (row) => searchText(row) },
+    { name: 'name_key', type: 'text', of: (row) => nameKey(row.familyName, row.givenName) },
   ],
   touch: 'updated_at',
 };

@@ -172,6 +172,15 @@ export const SETTINGS: readonly Setting[] = [
     fallback: () => 'off',
   },
   {
+    name: 'WARD_MRN_FORMAT',
+    kind: 'text',
+    documentedDefault: '`{seq:6}`',
+    meaning:
+      'the MRNs Ward assigns to patients registered without one: text around `{seq:<digits>}`, such as `MRN-{seq:6}` ([patients](docs/clinic-modules.md#patients))',
+    fallback: () => '{seq:6}',
+    module: 'patients',
+  },
+  {
     name: 'WARD_DOCUMENT_MAX_BYTES',
     kind: 'text',
     documentedDefault: '`25mb`',

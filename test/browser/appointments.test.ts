@@ -9,6 +9,7 @@
  */
 import test from 'ava';
 import type { Page } from 'playwright-core';
+import { insertPatients } from '../modules/helpers.ts';
 import {
   axeCheck,
   eventually,
@@ -38,13 +39,12 @@ test.before(async () => {
     ],
   });
   const { knex } = backend;
-  for (const row of (await knex('patients_patient')
-    .insert([
-      { mrn: 'MRN-0042', family_name: 'Lovelace', given_name: 'Ada' },
-      { mrn: 'MRN-0043', family_name: 'Babbage', given_name: 'Charles' },
-    ])
-    .returning(['id', 'family_name'])) as Array<{ id: number; family_name: string }>)
-    ids[row.family_name] = row.id;
+  const [lovelace, babbage] = await insertPatients(knex, [
+    { mrn: 'MRN-0042', family_name: 'Lovelace', given_name: 'Ada' },
+    { mrn: 'MRN-0043', family_name: 'Babbage', given_name: 'Charles' },
+  ]);
+  ids.Lovelace = lovelace!;
+  ids.Babbage = babbage!;
   const hopper = (await knex('base_user').where({ username: 'hopper' }).first('id')) as { id: number };
   for (const row of (await knex('appointments_practitioner')
     .insert([

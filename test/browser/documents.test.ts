@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import test from 'ava';
 import type { Page } from 'playwright-core';
+import { insertPatients } from '../modules/helpers.ts';
 import {
   axeCheck,
   launchBrowser,
@@ -29,7 +30,7 @@ test.before(async () => {
       { username: 'ada', roles: ['admin'] },
     ],
   });
-  await backend.knex('patients_patient').insert([
+  await insertPatients(backend.knex, [
     { mrn: 'MRN-0042', family_name: 'Lovelace', given_name: 'Ada' },
     { mrn: 'MRN-0043', family_name: 'Müller', given_name: 'Jürgen' },
   ]);

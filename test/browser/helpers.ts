@@ -45,8 +45,11 @@ export const PASSWORD = 'correct horse battery';
 
 export interface LaunchedBrowser {
   browser: Browser;
-  /** A fresh context (no cookies) with one page; closed when the test ends. */
-  page: (t: ExecutionContext) => Promise<Page>;
+  /**
+   * A fresh context (no cookies) with one page; closed when the test ends. Its browser speaks
+   * `locale` (default en-US, whatever the machine's language), which the shell follows.
+   */
+  page: (t: ExecutionContext, options?: { locale?: string }) => Promise<Page>;
   close: () => Promise<void>;
 }
 
@@ -64,8 +67,8 @@ export async function launchBrowser(): Promise<LaunchedBrowser> {
   });
   return {
     browser,
-    page: async (t) => {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page: async (t, { locale = 'en-US' } = {}) => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale });
       context.setDefaultTimeout(TIMEOUT);
       t.teardown(() => context.close());
       const page = await context.newPage();

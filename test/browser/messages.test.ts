@@ -97,6 +97,8 @@ test.serial(
     await page.goto(`${backend.base}/patients/new`);
     await signIn(page, 'cleo');
     await page.getByRole('heading', { name: 'New patient' }).waitFor();
+    // This clinic types its MRNs.
+    await page.getByRole('checkbox', { name: 'Assign the MRN automatically' }).uncheck();
     for (const id of ['field-mrn', 'field-familyName', 'field-givenName']) await markedRequired(t, page, id);
     const writes = writesOf(page);
     await press(page, 'Create patient');

@@ -105,7 +105,7 @@ test('a session that expires returns the user to sign-in at the next action, the
   await page.getByRole('heading', { name: 'Lovelace, Ada' }).waitFor();
   const where = new URL(page.url()).pathname;
   t.regex(where, /^\/patients\/\d+$/);
-  await tabTo(page, page.getByRole('button', { name: 'Edit' }));
+  await tabTo(page, page.getByRole('link', { name: 'Edit' }));
   await page.keyboard.press('Enter');
   await tabTo(page, page.getByRole('textbox', { name: 'Phone', exact: true }));
   await page.keyboard.type('+44 20 7946 0001');

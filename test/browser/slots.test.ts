@@ -111,7 +111,7 @@ test("a clinician's patient page shows the appointments and documents layers' pa
     'by order: appointments (10), the growth chart (15), documents (20)',
   );
   t.deepEqual(await slotModules(page, 'patient.actions'), ['chart_extras'], 'its Print button still works');
-  await page.getByRole('button', { name: 'Print' }).waitFor();
+  await page.getByRole('button', { name: 'Print', exact: true }).waitFor();
   t.is(
     await page.locator('[data-slot="patient.header"]').count(),
     0,
@@ -121,10 +121,10 @@ test("a clinician's patient page shows the appointments and documents layers' pa
   await screenshot(page, 'slots-patient-chart');
 
   // The host page works around the failed part: its own Edit form opens and closes.
-  await press(page, 'Edit');
+  await press(page, 'Edit', 'link');
   await page.getByRole('textbox', { name: 'Family name', exact: true }).waitFor();
   await press(page, 'Cancel');
-  await page.getByRole('button', { name: 'Edit' }).waitFor();
+  await page.getByRole('link', { name: 'Edit' }).waitFor();
 
   // The documents part links to where a document is uploaded; the chart lists it afterwards.
   await press(page, 'Upload a document', 'link');

@@ -6,10 +6,12 @@
  */
 import { useState } from 'preact/hooks';
 import { html } from './html.js';
-import { personMessage, REQUIRED_FIELD } from './messages.js';
+import { personMessage } from './messages.js';
+import { t } from './strings.js';
 
 export { html };
-export { MESSAGES, missingFields, personMessage, REQUIRED_FIELD } from './messages.js';
+export { ERROR_MESSAGES, MESSAGES, missingFields, personMessage, REQUIRED_FIELD } from './messages.js';
+export { formatDate, formatNumber, language, LANGUAGES, locale, setLanguage, translator } from './i18n.js';
 export { mount } from './mount.js';
 export { renderSlot, Slot, SLOT_NAME } from './slots.js';
 export { PatientPicker, patientLabel, patientName } from './patients.js';
@@ -24,10 +26,12 @@ export { PatientPicker, patientLabel, patientName } from './patients.js';
  * @typedef {import('./types').SlotEntry} SlotEntry
  * @typedef {import('./types').Api} Api
  * @typedef {import('./types').Patient} Patient
+ * @typedef {import('./types').Messages} Messages
+ * @typedef {import('./types').Translate} Translate
  */
 
 /** The SDK version; a layer's `sdk` range is checked against it. */
-export const SDK_VERSION = '1.3.0';
+export const SDK_VERSION = '1.4.0';
 
 /**
  * A failed request to Ward: `status`, and Ward's `{error: {code, message, hint}}`. `pointer` is the
@@ -58,22 +62,9 @@ function bodyPointer(code, message) {
   return missing === null ? found[1] : `${found[1] === '/' ? '' : found[1]}/${missing[1]}`;
 }
 
-/** What people are asked for, by the JSON Schema `format` Ward's 422 names. */
-const FORMATS = {
-  email: 'Enter an email address, such as name@example.org.',
-  date: 'Enter a date as year-month-day, such as 2026-03-14.',
-  'date-time': 'Enter a full date and time, such as 2026-03-14T09:30:00Z.',
-  time: 'Enter a time, such as 09:30.',
-  uri: 'Enter a web address, such as https://example.org.',
-  uuid: 'Enter an identifier such as 123e4567-e89b-12d3-a456-426614174000.',
-};
-
-const TYPES = {
-  string: 'Enter text.',
-  number: 'Enter a number.',
-  integer: 'Enter a whole number.',
-  boolean: 'Choose yes or no.',
-};
+/** The JSON Schema `format`s and types Ward's 422 names that people are asked for in their words. */
+const FORMATS = new Set(['email', 'date', 'date-time', 'time', 'uri', 'uuid']);
+const TYPES = new Set(['string', 'number', 'integer', 'boolean']);
 
 /**
  * The server's words for a field (Ward's JSON Schema messages) in a clerk's words, or the server's
@@ -81,24 +72,18 @@ const TYPES = {
  */
 /** @type {Array<[RegExp, (groups: string[]) => string | null]>} */
 const PLAIN = [
-  [/^missing required field "[^"]+"$/, () => REQUIRED_FIELD],
-  [/^must not be empty$/, () => REQUIRED_FIELD],
-  [/^must match format "([^"]+)"$/, ([format]) => FORMATS[format] ?? null],
-  [
-    /^must NOT have more than (\d+) characters?$/,
-    ([n]) => `Use at most ${n} character${n === '1' ? '' : 's'}.`,
-  ],
-  [
-    /^must NOT have fewer than (\d+) characters?$/,
-    ([n]) => `Use at least ${n} character${n === '1' ? '' : 's'}.`,
-  ],
-  [/^must be equal to one of the allowed values$/, () => 'Choose one of the offered values.'],
-  [/^".*" does not match .+$/s, () => 'This is not in the expected form; check what the field asks for.'],
-  [/^must be an? (\w+)$/, ([type]) => TYPES[type] ?? null],
-  [/^must be >= (\S+)$/, ([n]) => `Enter ${n} or more.`],
-  [/^must be <= (\S+)$/, ([n]) => `Enter ${n} or less.`],
-  [/^must be > (\S+)$/, ([n]) => `Enter more than ${n}.`],
-  [/^must be < (\S+)$/, ([n]) => `Enter less than ${n}.`],
+  [/^missing required field "[^"]+"$/, () => t('ui.required')],
+  [/^must not be empty$/, () => t('ui.required')],
+  [/^must match format "([^"]+)"$/, ([format]) => (FORMATS.has(format) ? t(`field.${format}`) : null)],
+  [/^must NOT have more than (\d+) characters?$/, ([n]) => t('field.maxLength', { n: Number(n) })],
+  [/^must NOT have fewer than (\d+) characters?$/, ([n]) => t('field.minLength', { n: Number(n) })],
+  [/^must be equal to one of the allowed values$/, () => t('field.enum')],
+  [/^".*" does not match .+$/s, () => t('field.pattern')],
+  [/^must be an? (\w+)$/, ([type]) => (TYPES.has(type) ? t(`field.${type}`) : null)],
+  [/^must be >= (\S+)$/, ([n]) => t('field.min', { n })],
+  [/^must be <= (\S+)$/, ([n]) => t('field.max', { n })],
+  [/^must be > (\S+)$/, ([n]) => t('field.exclusiveMin', { n })],
+  [/^must be < (\S+)$/, ([n]) => t('field.exclusiveMax', { n })],
 ];
 
 /** `message` (what Ward said about one field) in plain words; the message itself when none fit. */
@@ -227,7 +212,7 @@ export function ErrorBanner({ error, title, field }) {
     ${
       server &&
       html`<details class="banner-details">
-        <summary>Details for your administrator</summary>
+        <summary>${t('ui.details')}</summary>
         <p><code>${server.code}</code>: ${server.message}</p>
         ${server.hint && html`<p>${server.hint}</p>`}
       </details>`
@@ -244,16 +229,16 @@ export function EmptyState({ title, children, action }) {
 }
 
 /** "Loading…", announced politely. */
-export function Loading({ label = 'Loading…' }) {
+export function Loading({ label = t('ui.loading') }) {
   return html`<p class="loading" role="status">${label}</p>`;
 }
 
 /** Previous / next page buttons, in a nav named by `label`. */
-export function Pagination({ label = 'Pagination', hasPrevious, hasNext, onPrevious, onNext, status }) {
+export function Pagination({ label = t('ui.pagination'), hasPrevious, hasNext, onPrevious, onNext, status }) {
   return html`<nav class="pagination" aria-label=${label}>
-    <${Button} variant="secondary" disabled=${!hasPrevious} onClick=${onPrevious}>Previous page<//>
+    <${Button} variant="secondary" disabled=${!hasPrevious} onClick=${onPrevious}>${t('ui.previousPage')}<//>
     ${status && html`<span class="pagination-status" aria-live="polite">${status}</span>`}
-    <${Button} variant="secondary" disabled=${!hasNext} onClick=${onNext}>Next page<//>
+    <${Button} variant="secondary" disabled=${!hasNext} onClick=${onNext}>${t('ui.nextPage')}<//>
   </nav>`;
 }
 
@@ -278,7 +263,7 @@ export function usePager() {
 export function Pager({ label, pager, nextCursor }) {
   return html`<${Pagination}
     label=${label}
-    status=${`Page ${pager.page}`}
+    status=${t('ui.page', { page: pager.page })}
     hasPrevious=${pager.page > 1}
     hasNext=${nextCursor !== null && nextCursor !== undefined}
     onPrevious=${pager.previous}

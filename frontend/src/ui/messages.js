@@ -2,10 +2,13 @@
  * What the web UI tells the person in front of it when Ward refuses a request. Ward's API and CLI
  * speak to operators ("GET /api/v1/openapi.json has the schema", "ward users grant <user> <role>");
  * clinic staff get these sentences instead, chosen by the error's code and, where a form knows it,
- * the field (`"conflict /mrn"`: a clash on the MRN field). One table keyed by code, so that a
- * translation replaces it whole. A code it does not know keeps the server's own words: a module's
- * own refusals are written for the people who use its pages.
+ * the field (`"conflict /mrn"`: a clash on the MRN field). One table keyed by code per language
+ * (German in messages.de.js, with the same keys). A code it does not know keeps the server's own
+ * words: a module's own refusals are written for the people who use its pages.
  */
+import { language } from './i18n.js';
+import { MESSAGES_DE } from './messages.de.js';
+import { t } from './strings.js';
 
 /** `{message, hint}` by error code, or by `"<code> <field pointer>"` for a form's field. */
 export const MESSAGES = {
@@ -99,6 +102,14 @@ export const MESSAGES = {
     message: 'Another patient already has this MRN.',
     hint: 'Search the patient list for it, or give this patient a different MRN.',
   },
+  probable_duplicate: {
+    message: 'A patient of the same name and birth date is already registered.',
+    hint: 'Open the existing patient, or register this one anyway if it is another person.',
+  },
+  mrn_unavailable: {
+    message: 'Ward could not find a free MRN to assign.',
+    hint: 'Type an MRN for this patient, and tell your administrator.',
+  },
   body_too_large: { message: 'This is too large to send.', hint: 'Send less at once.' },
   checksum_mismatch: {
     message: 'The file changed or was cut short while it was being sent.',
@@ -168,12 +179,15 @@ export const MESSAGES = {
   },
 };
 
-/** What a form says at a required field left empty. */
+/** MESSAGES by language. */
+export const ERROR_MESSAGES = { en: MESSAGES, de: MESSAGES_DE };
+
+/** What a form says at a required field left empty, in English (`missingFields` says it in the language in use). */
 export const REQUIRED_FIELD = 'Fill in this field.';
 
 /**
  * The sentence for a failed request, for the person in front of the page: `{message, hint,
- * known}`, where `known` says it came from MESSAGES (the server's words are then for an
+ * known}` in the language in use, where `known` says it came from MESSAGES (the server's words are then for an
  * administrator only). `field` (a JSON pointer such as `/mrn`) picks a field's sentence first.
  * Anything that is not Ward's error (a layer's own `Error`) keeps its message.
  * @param {any} error
@@ -182,7 +196,8 @@ export const REQUIRED_FIELD = 'Fill in this field.';
  */
 export function personMessage(error, field) {
   const code = typeof error?.code === 'string' ? error.code : null;
-  const found = code === null ? undefined : (MESSAGES[`${code} ${field}`] ?? MESSAGES[code]);
+  const table = ERROR_MESSAGES[language.value] ?? MESSAGES;
+  const found = code === null ? undefined : (table[`${code} ${field}`] ?? table[code]);
   if (found !== undefined) return { ...found, known: true };
   const hint = typeof error?.hint === 'string' ? error.hint : '';
   if (error instanceof Error) return { message: error.message, hint, known: false };
@@ -198,7 +213,7 @@ export function missingFields(values, required) {
   for (const name of required) {
     const value = values[name];
     if (value === null || value === undefined || (typeof value === 'string' && value.trim() === ''))
-      missing[`/${name}`] = REQUIRED_FIELD;
+      missing[`/${name}`] = t('ui.required');
   }
   return missing;
 }

@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from './html.js';
+import { t } from './strings.js';
 import { Button, ErrorBanner, Field } from './index.js';
 
 const PATIENTS = '/patients/patients';
@@ -41,7 +42,7 @@ export const patientLabel = (patient) => `${patientName(patient)} (MRN ${patient
  */
 export function PatientPicker({
   context,
-  label = 'Patient',
+  label = t('ui.patient'),
   name = 'patientId',
   patient = null,
   onChoose,
@@ -92,13 +93,13 @@ export function PatientPicker({
       <p id=${fieldId} tabindex="-1">
         ${label}: <strong>${patientName(patient)}</strong> (MRN ${patient.mrn})
       </p>
-      <${Button} variant="secondary" id=${changeId} onClick=${() => choose(null)}>Change patient<//>
+      <${Button} variant="secondary" id=${changeId} onClick=${() => choose(null)}>${t('ui.changePatient')}<//>
     </div>`;
 
   return html`<div class="patient-picker">
     <div class="search">
       <${Field}
-        label=${`${label}: search by name or MRN`}
+        label=${t('ui.patientSearch', { label })}
         name=${name}
         type="search"
         value=${typed}
@@ -113,17 +114,17 @@ export function PatientPicker({
           }
         }}
       />
-      <${Button} variant="secondary" busy=${busy} onClick=${search}>Find patient<//>
+      <${Button} variant="secondary" busy=${busy} onClick=${search}>${t('ui.findPatient')}<//>
     </div>
-    ${failure && html`<${ErrorBanner} title="The patients could not be searched" error=${failure} />`}
+    ${failure && html`<${ErrorBanner} title=${t('ui.patientSearchFailed')} error=${failure} />`}
     <p role="status" class="visually-hidden">
       ${results === null ? '' : `${results.length} ${results.length === 1 ? 'patient' : 'patients'} found`}
     </p>
-    ${results !== null && results.length === 0 && html`<p>No patient matches “${typed}”.</p>`}
+    ${results !== null && results.length === 0 && html`<p>${t('ui.noPatientMatches', { typed })}</p>`}
     ${
       results !== null &&
       results.length > 0 &&
-      html`<ul class="patient-results" aria-label="Patients found">
+      html`<ul class="patient-results" aria-label=${t('ui.patientsFound')}>
         ${results.map(
           (found) =>
             html`<li key=${found.id}>
@@ -131,7 +132,7 @@ export function PatientPicker({
                 linkTo
                   ? html`<a href=${linkTo(found)}>${patientLabel(found)}</a>`
                   : html`<${Button} variant="secondary" onClick=${() => choose(found)}>
-                      Choose ${patientLabel(found)}
+                      ${t('ui.choosePatient', { patient: patientLabel(found) })}
                     <//>`
               }
             </li>`,

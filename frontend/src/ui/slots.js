@@ -7,6 +7,7 @@
  */
 import { Component, render } from 'preact';
 import { html } from './html.js';
+import { t } from './strings.js';
 
 /** A slot's name: dot-separated lowercase words, the page first (`patient.chart`). */
 export const SLOT_NAME = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
@@ -35,7 +36,7 @@ class ExtensionBoundary extends Component {
     if (error === null) return this.props.children;
     const message = error instanceof Error ? error.message : String(error);
     return html`<div class="slot-error" role="alert" data-module=${this.props.module}>
-      <p class="slot-error-title">The ${this.props.module} module's part of this page failed</p>
+      <p class="slot-error-title">${t('ui.slotFailed', { module: this.props.module })}</p>
       <p>${message}</p>
     </div>`;
   }

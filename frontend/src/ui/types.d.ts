@@ -52,6 +52,8 @@ export interface LayerContext {
   readonly params: Record<string, string>;
   /** The extensions the user may see in slot `name`, in order; what `Slot` draws. */
   extensions(name: string): readonly SlotEntry[];
+  /** The layer's `messages` in the language in use (since SDK 1.4.0). */
+  readonly t: Translate;
 }
 
 /** Draws a page into `element`; may return (or resolve to) a cleanup called when the user leaves. */
@@ -77,11 +79,19 @@ export interface Extension {
   order?: number;
 }
 
+/** A layer's catalogues: ICU MessageFormat messages by key, by language (`{en: {…}, de: {…}}`). */
+export type Messages = Record<string, Record<string, string>>;
+
+/** A message of a catalogue in the language in use (else English, else the key), with `values`. */
+export type Translate = (key: string, values?: Record<string, any>) => string;
+
 export interface Layer {
   /** The shell SDK versions the layer works with, as an npm range (`^1.3.0`). */
   sdk: string;
   routes: Route[];
   extensions?: Extension[];
+  /** The layer's own words, by language; `context.t` reads them (since SDK 1.4.0). */
+  messages?: Messages;
 }
 
 export interface Patient {

@@ -23,13 +23,19 @@ import {
   fieldErrors,
   html,
   Loading,
+  locale,
   missingFields,
   mount,
   PageHeader,
-  PatientPicker,
   patientName,
+  PatientPicker,
   Table,
+  translator,
 } from '@ward/ui';
+import messages from './messages.js';
+
+/** This layer's words in the language in use (the same as `context.t`, for code outside a page). */
+const t = translator(messages);
 
 const API = '/appointments/appointments';
 const PRACTITIONERS = '/appointments/practitioners';
@@ -56,17 +62,52 @@ const PAGE_SIZE = 200;
  * them; a code a later seed adds still shows, as its code.
  */
 const STATUSES = [
-  { value: 'booked', label: 'Booked' },
-  { value: 'arrived', label: 'Arrived' },
-  { value: 'fulfilled', label: 'Fulfilled' },
-  { value: 'cancelled', label: 'Cancelled' },
-  { value: 'noshow', label: 'Did not attend' },
+  {
+    value: 'booked',
+    get label() {
+      return t('status.booked');
+    },
+  },
+  {
+    value: 'arrived',
+    get label() {
+      return t('status.arrived');
+    },
+  },
+  {
+    value: 'fulfilled',
+    get label() {
+      return t('status.fulfilled');
+    },
+  },
+  {
+    value: 'cancelled',
+    get label() {
+      return t('status.cancelled');
+    },
+  },
+  {
+    value: 'noshow',
+    get label() {
+      return t('status.noshow');
+    },
+  },
 ];
 const statusLabel = (code) => STATUSES.find((status) => status.value === code)?.label ?? code;
 
 const VIEWS = [
-  { value: 'day', label: 'Day' },
-  { value: 'week', label: 'Week' },
+  {
+    value: 'day',
+    get label() {
+      return t('view.day');
+    },
+  },
+  {
+    value: 'week',
+    get label() {
+      return t('view.week');
+    },
+  },
 ];
 
 /** Between links on one line: htm drops the spaces around a bare dot at a line break. */
@@ -92,10 +133,10 @@ function rangeOf(day, view) {
 }
 
 const dayLabel = (date) =>
-  date.toLocaleDateString(undefined, { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
-const timeLabel = (date) => date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  date.toLocaleDateString(locale(), { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
+const timeLabel = (date) => date.toLocaleTimeString(locale(), { hour: '2-digit', minute: '2-digit' });
 const shortDay = (date) =>
-  date.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' });
+  date.toLocaleDateString(locale(), { weekday: 'short', day: 'numeric', month: 'short' });
 
 /** Every appointment in the range, following `nextCursor` to the end. */
 async function appointmentsIn(api, { from, to, patientId }, signal) {
@@ -193,7 +234,7 @@ function Grid({ caption, columns, appointments, patients, showPractitioner }) {
       </caption>
       <thead>
         <tr>
-          <th scope="col">Time</th>
+          <th scope="col">${t('time')}</th>
           ${columns.map((column) => html`<th scope="col" key=${column.key}>${column.label}</th>`)}
         </tr>
       </thead>
@@ -235,14 +276,14 @@ function GridEntry({ appointment, patient, showPractitioner }) {
     <a href=${`/appointments/${appointment.id}`}
       >${timeLabel(start)}–${timeLabel(new Date(appointment.endAt))}</a
     >
-    ${' '}${patient ? html`<a href=${`/patients/${patient.id}`}>${patientName(patient)}</a>` : `Patient ${appointment.patientId}`}
-    ${showPractitioner && html`<span class="entry-detail">${appointment.practitionerName || 'No practitioner'}</span>`}
+    ${' '}${patient ? html`<a href=${`/patients/${patient.id}`}>${patientName(patient)}</a>` : t('patientNumber', { id: appointment.patientId })}
+    ${showPractitioner && html`<span class="entry-detail">${appointment.practitionerName || t('list.noPractitioner')}</span>`}
     ${appointment.reason && html`<span class="entry-detail">${appointment.reason}</span>`}
     ${
       (appointment.status !== 'booked' || appointment.overbooked) &&
       html`<span class="entry-detail">
         ${released ? html`<strong>${statusLabel(appointment.status)}</strong>` : statusLabel(appointment.status)}${
-          appointment.overbooked ? ' · Overbooked' : ''
+          appointment.overbooked ? ` · ${t('overbooked')}` : ''
         }
       </span>`
     }
@@ -262,8 +303,8 @@ function PrintList({ title, appointments, patients }) {
               new Date(appointment.endAt),
             )}`}</span
           >
-          ${' '}${patient ? `${patientName(patient)} (MRN ${patient.mrn})` : `Patient ${appointment.patientId}`}
-          ${' · '}${appointment.practitionerName || 'No practitioner'}
+          ${' '}${patient ? t('print.patient', { name: patientName(patient), mrn: patient.mrn }) : t('patientNumber', { id: appointment.patientId })}
+          ${' · '}${appointment.practitionerName || t('list.noPractitioner')}
           ${appointment.reason ? ` · ${appointment.reason}` : ''} ${' · '}${statusLabel(appointment.status)}
         </li>`;
       })}
@@ -339,16 +380,17 @@ function AppointmentList({ context }) {
   const period =
     view === 'day'
       ? dayLabel(range.from)
-      : `Week of ${dayLabel(range.from)} to ${dayLabel(addDays(range.to, -1))}`;
-  const practitionerLabel = chosen?.name ?? (practitioner === '' ? null : `practitioner ${practitioner}`);
+      : t('list.weekOf', { from: dayLabel(range.from), to: dayLabel(addDays(range.to, -1)) });
+  const practitionerLabel =
+    chosen?.name ?? (practitioner === '' ? null : t('list.practitionerNumber', { id: practitioner }));
   const who = [
-    practitionerLabel === null ? null : `with ${practitionerLabel}`,
-    patientId === null || patient === null ? null : `for ${patientName(patient)}`,
+    practitionerLabel === null ? null : t('list.with', { practitioner: practitionerLabel }),
+    patientId === null || patient === null ? null : t('list.for', { patient: patientName(patient) }),
   ]
     .filter(Boolean)
     .join(' ');
-  const when = view === 'day' ? `on ${dayLabel(range.from)}` : `in the week of ${dayLabel(range.from)}`;
-  const caption = `Appointments ${who === '' ? '' : `${who} `}${when}`;
+  const when = t(view === 'day' ? 'list.onDay' : 'list.inWeek', { day: dayLabel(range.from) });
+  const caption = t('list.caption', { details: [who, when].filter(Boolean).join(' ') });
 
   // Day: a column per practitioner (the chosen one, or each with appointments that day). Week: a column per day.
   const columns =
@@ -359,7 +401,10 @@ function AppointmentList({ context }) {
               ...new Map(
                 shown.map((appointment) => [
                   appointment.practitionerId,
-                  { id: appointment.practitionerId, name: appointment.practitionerName || 'No practitioner' },
+                  {
+                    id: appointment.practitionerId,
+                    name: appointment.practitionerName || t('list.noPractitioner'),
+                  },
                 ]),
               ).values(),
             ].sort((a, b) => a.name.localeCompare(b.name))
@@ -378,37 +423,37 @@ function AppointmentList({ context }) {
         });
 
   return html`<${PageHeader}
-      title="Appointments"
+      title=${t('title')}
       description=${period}
       actions=${
         context.can(WRITE) &&
         html`<${ButtonLink}
           href=${`/appointments/new?${new URLSearchParams({ date: day, ...(practitioner === '' ? {} : { practitioner }) })}`}
-          >New appointment<//
+          >${t('new')}<//
         >`
       }
     />
     <form
       class="form appointments-controls"
-      aria-label="Which appointments"
+      aria-label=${t('list.which')}
       onSubmit=${(event) => event.preventDefault()}
     >
       <div class="form-grid">
         <${Field}
-          label="Date"
+          label=${t('date')}
           name="date"
           type="date"
           value=${day}
           onInput=${(value) => VALID_DAY.test(value) && setDay(value)}
         />
-        <${Field} label="Show" name="view" value=${view} options=${VIEWS} onInput=${setView} />
+        <${Field} label=${t('list.show')} name="view" value=${view} options=${VIEWS} onInput=${setView} />
         <${Field}
-          label="Practitioner"
+          label=${t('practitioner')}
           name="practitioner"
           value=${practitioner}
           onInput=${setPractitioner}
           options=${[
-            { value: '', label: 'All practitioners' },
+            { value: '', label: t('list.allPractitioners') },
             ...staff.practitioners.map((entry) => ({ value: String(entry.id), label: entry.name })),
             ...(practitioner !== '' && chosen === null
               ? [{ value: practitioner, label: practitionerLabel }]
@@ -418,36 +463,40 @@ function AppointmentList({ context }) {
       </div>
       <${PatientPicker}
         context=${context}
-        label="Patient"
+        label=${t('patient')}
         patient=${patientId === null ? null : patient}
         onChoose=${choosePatient}
       />
       <div class="form-actions">
         <${Button} variant="secondary" onClick=${() => move(-1)}>
-          ${view === 'day' ? 'Previous day' : 'Previous week'}
+          ${view === 'day' ? t('list.previousDay') : t('list.previousWeek')}
         <//>
-        <${Button} variant="secondary" onClick=${() => setDay(today)}>Today<//>
+        <${Button} variant="secondary" onClick=${() => setDay(today)}>${t('list.today')}<//>
         <${Button} variant="secondary" onClick=${() => move(1)}
-          >${view === 'day' ? 'Next day' : 'Next week'}<//
+          >${view === 'day' ? t('list.nextDay') : t('list.nextWeek')}<//
         >
         ${
           patientId !== null &&
-          html`<${Button} variant="secondary" onClick=${() => choosePatient(null)}>All patients<//>`
+          html`<${Button} variant="secondary" onClick=${() => choosePatient(null)}
+            >${t('list.allPatients')}<//
+          >`
         }
-        <${Button} variant="secondary" onClick=${() => window.print()}>Print<//>
+        <${Button} variant="secondary" onClick=${() => window.print()}>${t('list.print')}<//>
       </div>
     </form>
-    ${staff.error && html`<${ErrorBanner} title="The practitioners could not be read" error=${staff.error} />`}
+    ${staff.error && html`<${ErrorBanner} title=${t('practitioners.unreadable')} error=${staff.error} />`}
     ${error && html`<${ErrorBanner} error=${error} />`}
-    ${!error && loaded === null && html`<${Loading} label="Loading appointments…" />`}
+    ${!error && loaded === null && html`<${Loading} label=${t('loading')} />`}
     ${
       !error &&
       loaded !== null &&
       (shown.length === 0 && (view === 'week' || practitioner === '')
         ? html`<${EmptyState}
-            title=${`No appointments ${who === '' ? '' : `${who} `}${view === 'day' ? 'on this day' : 'this week'}`}
+            title=${t('list.empty', {
+              details: [who, t(view === 'day' ? 'list.thisDay' : 'list.thisWeek')].filter(Boolean).join(' '),
+            })}
           >
-            ${context.can(WRITE) && html`<p><a href="/appointments/new">Book an appointment</a>.</p>`}
+            ${context.can(WRITE) && html`<p><a href="/appointments/new">${t('book')}</a>.</p>`}
           <//>`
         : html`<${Grid}
               caption=${caption}
@@ -476,23 +525,18 @@ function BusyBanner({ context, error, onOverbook, busy }) {
   const mayOverbook = context.can(OVERBOOK);
   return html`<${Banner}
     kind="warning"
-    title="The practitioner is busy at that time"
-    action=${mayOverbook && html`<${Button} variant="secondary" busy=${busy} onClick=${onOverbook}>Book anyway<//>`}
+    title=${t('busy.title')}
+    action=${mayOverbook && html`<${Button} variant="secondary" busy=${busy} onClick=${onOverbook}>${t('busy.overbook')}<//>`}
   >
     <p>
       ${
         other
-          ? html`They already have <a href=${`/appointments/${other[3]}`}>an appointment on ${when}</a>.`
+          ? html`${t('busy.before')}<a href=${`/appointments/${other[3]}`}>${t('busy.link', { when })}</a
+              >${t('busy.after')}`
           : error.message
       }
     </p>
-    <p>
-      ${
-        mayOverbook
-          ? 'Choose another time or practitioner, or book anyway: the appointment is marked as overbooked.'
-          : 'Choose another time or practitioner.'
-      }
-    </p>
+    <p>${mayOverbook ? t('busy.hintOverbook') : t('busy.hint')}</p>
   <//>`;
 }
 
@@ -500,7 +544,7 @@ const isBusy = (error) => error?.code === 'practitioner_busy';
 
 /** The practitioners as a select's options, the first asking to choose. */
 const practitionerOptions = (practitioners, loaded) => [
-  { value: '', label: loaded ? 'Choose a practitioner' : 'Loading practitioners…' },
+  { value: '', label: loaded ? t('practitioners.choose') : t('practitioners.loading') },
   ...practitioners.map((entry) => ({ value: String(entry.id), label: entry.name })),
 ];
 
@@ -537,10 +581,9 @@ function NewAppointment({ context }) {
       'startAt',
       'endAt',
     ]);
-    if (local['/patientId'] !== undefined) local['/patientId'] = 'Search for the patient, then choose them.';
-    if (local['/practitionerId'] !== undefined) local['/practitionerId'] = 'Choose the practitioner.';
-    if (local['/date'] === undefined && !VALID_DAY.test(values.date))
-      local['/date'] = 'Choose the day of the appointment.';
+    if (local['/patientId'] !== undefined) local['/patientId'] = t('new.choosePatient');
+    if (local['/practitionerId'] !== undefined) local['/practitionerId'] = t('new.choosePractitioner');
+    if (local['/date'] === undefined && !VALID_DAY.test(values.date)) local['/date'] = t('new.chooseDay');
     if (Object.keys(local).length > 0) {
       setErrors(local);
       focusFirst(local);
@@ -585,7 +628,7 @@ function NewAppointment({ context }) {
       ...${extra}
     />`;
 
-  return html`<${PageHeader} title="New appointment" description="Fields marked * are required." />
+  return html`<${PageHeader} title=${t('new')} description=${t('new.required')} />
     <form class="form" onSubmit=${submit} novalidate>
       ${
         error &&
@@ -596,12 +639,12 @@ function NewAppointment({ context }) {
               busy=${busy}
               onOverbook=${() => book(true)}
             />`
-          : html`<${ErrorBanner} title="The appointment was not booked" error=${error} />`)
+          : html`<${ErrorBanner} title=${t('new.notBooked')} error=${error} />`)
       }
-      ${staff.error && html`<${ErrorBanner} title="The practitioners could not be read" error=${staff.error} />`}
+      ${staff.error && html`<${ErrorBanner} title=${t('practitioners.unreadable')} error=${staff.error} />`}
       <${PatientPicker}
         context=${context}
-        label="Patient"
+        label=${t('patient')}
         patient=${patient}
         onChoose=${setPatient}
         error=${errors['/patientId']}
@@ -609,19 +652,19 @@ function NewAppointment({ context }) {
         required
       />
       <div class="form-grid">
-        ${field('practitionerId', 'Practitioner', {
+        ${field('practitionerId', t('practitioner'), {
           required: true,
           options: practitionerOptions(staff.practitioners, staff.loaded),
         })}
-        ${field('date', 'Date', { type: 'date', required: true })}
-        ${field('startAt', 'Start time', { type: 'time', required: true })}
-        ${field('endAt', 'End time', { type: 'time', required: true })}
-        ${field('status', 'Status', { options: STATUSES.filter((status) => status.value !== 'cancelled') })}
-        ${field('reason', 'Reason', { autocomplete: 'off' })}
+        ${field('date', t('date'), { type: 'date', required: true })}
+        ${field('startAt', t('startTime'), { type: 'time', required: true })}
+        ${field('endAt', t('endTime'), { type: 'time', required: true })}
+        ${field('status', t('status'), { options: STATUSES.filter((status) => status.value !== 'cancelled') })}
+        ${field('reason', t('reason'), { autocomplete: 'off' })}
       </div>
       <div class="form-actions">
-        <${Button} type="submit" busy=${busy}>Book appointment<//>
-        <${ButtonLink} variant="secondary" href="/appointments">Cancel<//>
+        <${Button} type="submit" busy=${busy}>${t('new.submit')}<//>
+        <${ButtonLink} variant="secondary" href="/appointments">${t('new.cancel')}<//>
       </div>
     </form>`;
 }
@@ -647,7 +690,7 @@ function Reschedule({ context, appointment, practitioners, onSaved }) {
     setErrors({});
     setError(null);
     const local = missingFields(values, ['practitionerId', 'date', 'startAt', 'endAt']);
-    if (local['/practitionerId'] !== undefined) local['/practitionerId'] = 'Choose the practitioner.';
+    if (local['/practitionerId'] !== undefined) local['/practitionerId'] = t('new.choosePractitioner');
     if (Object.keys(local).length > 0) {
       setErrors(local);
       document.getElementById(`field-move-${Object.keys(local)[0].slice(1)}`)?.focus();
@@ -661,7 +704,7 @@ function Reschedule({ context, appointment, practitioners, onSaved }) {
     if (overbook) body.overbook = true;
     setBusy(true);
     try {
-      onSaved(await context.api.patch(`${API}/${appointment.id}`, body), 'The appointment was moved.');
+      onSaved(await context.api.patch(`${API}/${appointment.id}`, body), t('move.done'));
     } catch (caught) {
       setErrors(fieldErrors(caught));
       setError(caught);
@@ -691,7 +734,7 @@ function Reschedule({ context, appointment, practitioners, onSaved }) {
     }}
     novalidate
   >
-    <h2 id="reschedule-title">Reschedule</h2>
+    <h2 id="reschedule-title">${t('move.title')}</h2>
     ${
       error &&
       (isBusy(error)
@@ -701,14 +744,14 @@ function Reschedule({ context, appointment, practitioners, onSaved }) {
             busy=${busy}
             onOverbook=${() => move(true)}
           />`
-        : html`<${ErrorBanner} title="The appointment was not moved" error=${error} />`)
+        : html`<${ErrorBanner} title=${t('move.failed')} error=${error} />`)
     }
     <div class="form-grid">
-      ${field('practitionerId', 'Practitioner', { options: practitionerOptions(practitioners, true) })}
-      ${field('date', 'Date', { type: 'date' })} ${field('startAt', 'Start time', { type: 'time' })}
-      ${field('endAt', 'End time', { type: 'time' })}
+      ${field('practitionerId', t('practitioner'), { options: practitionerOptions(practitioners, true) })}
+      ${field('date', t('date'), { type: 'date' })} ${field('startAt', t('startTime'), { type: 'time' })}
+      ${field('endAt', t('endTime'), { type: 'time' })}
     </div>
-    <div class="form-actions"><${Button} type="submit" busy=${busy}>Move the appointment<//></div>
+    <div class="form-actions"><${Button} type="submit" busy=${busy}>${t('move.submit')}<//></div>
   </form>`;
 }
 
@@ -723,7 +766,7 @@ function Cancel({ context, appointment, onSaved }) {
     setError(null);
     setFieldError(null);
     if (reason.trim() === '') {
-      setFieldError('Say why the appointment is cancelled.');
+      setFieldError(t('cancel.reasonMissing'));
       document.getElementById('field-cancellationReason')?.focus();
       return;
     }
@@ -734,7 +777,7 @@ function Cancel({ context, appointment, onSaved }) {
           status: 'cancelled',
           cancellationReason: reason.trim(),
         }),
-        'The appointment was cancelled.',
+        t('cancel.done'),
       );
     } catch (caught) {
       setError(caught);
@@ -744,11 +787,11 @@ function Cancel({ context, appointment, onSaved }) {
     }
   };
   return html`<form class="form" aria-labelledby="cancel-title" onSubmit=${cancel} novalidate>
-    <h2 id="cancel-title">Cancel the appointment</h2>
-    ${error && html`<${ErrorBanner} title="The appointment was not cancelled" error=${error} />`}
+    <h2 id="cancel-title">${t('cancel.title')}</h2>
+    ${error && html`<${ErrorBanner} title=${t('cancel.failed')} error=${error} />`}
     <div class="search">
       <${Field}
-        label="Reason for cancelling"
+        label=${t('detail.cancellationReason')}
         name="cancellationReason"
         value=${reason}
         onInput=${setReason}
@@ -756,7 +799,7 @@ function Cancel({ context, appointment, onSaved }) {
         required
         autocomplete="off"
       />
-      <${Button} type="submit" variant="secondary" busy=${busy}>Cancel the appointment<//>
+      <${Button} type="submit" variant="secondary" busy=${busy}>${t('cancel.title')}<//>
     </div>
   </form>`;
 }
@@ -769,7 +812,7 @@ function AppointmentDetail({ context }) {
   const [error, setError] = useState(null);
   const [saveError, setSaveError] = useState(null);
   const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState(context.query.created === '1' ? 'The appointment was booked.' : null);
+  const [notice, setNotice] = useState(context.query.created === '1' ? t('detail.booked') : null);
   const staff = usePractitioners(context);
 
   useEffect(() => {
@@ -787,8 +830,8 @@ function AppointmentDetail({ context }) {
     return () => controller.abort();
   }, [id]);
 
-  if (error) return html`<${PageHeader} title="Appointment" /><${ErrorBanner} error=${error} />`;
-  if (appointment === null) return html`<${Loading} label="Loading the appointment…" />`;
+  if (error) return html`<${PageHeader} title=${t('detail.title')} /><${ErrorBanner} error=${error} />`;
+  if (appointment === null) return html`<${Loading} label=${t('detail.loading')} />`;
 
   const start = new Date(appointment.startAt);
   const end = new Date(appointment.endAt);
@@ -814,7 +857,7 @@ function AppointmentDetail({ context }) {
     setNotice(null);
     try {
       const changed = await context.api.patch(`${API}/${appointment.id}`, { status: next });
-      saved(changed, `The status is now ${statusLabel(changed.status)}.`);
+      saved(changed, t('detail.statusNow', { status: statusLabel(changed.status) }));
     } catch (caught) {
       setSaveError(caught);
       document.getElementById('field-status')?.focus();
@@ -830,20 +873,20 @@ function AppointmentDetail({ context }) {
 
   const rows = [
     [
-      'Patient',
+      t('patient'),
       patient
         ? html`<a href=${`/patients/${patient.id}`}>${patientName(patient)}</a>`
-        : `Patient ${appointment.patientId}`,
+        : t('patientNumber', { id: appointment.patientId }),
     ],
-    ['Practitioner', appointment.practitionerName || '—'],
-    ['Day', dayLabel(start)],
-    ['Time', `${timeLabel(start)}–${timeLabel(end)}`],
-    ['Reason', appointment.reason ?? '—'],
-    ['Status', statusLabel(appointment.status)],
-    ...(appointment.cancellationReason ? [['Reason for cancelling', appointment.cancellationReason]] : []),
-    ...(appointment.overbooked
-      ? [['Overbooked', 'Yes: booked over another appointment of the practitioner']]
+    [t('practitioner'), appointment.practitionerName || '—'],
+    [t('day'), dayLabel(start)],
+    [t('time'), `${timeLabel(start)}–${timeLabel(end)}`],
+    [t('reason'), appointment.reason ?? '—'],
+    [t('status'), statusLabel(appointment.status)],
+    ...(appointment.cancellationReason
+      ? [[t('detail.cancellationReason'), appointment.cancellationReason]]
       : []),
+    ...(appointment.overbooked ? [[t('detail.overbooked'), t('detail.overbookedYes')]] : []),
   ];
   const day = isoDate(start);
   const practitionerDay =
@@ -852,8 +895,8 @@ function AppointmentDetail({ context }) {
       : `/appointments?date=${day}&practitioner=${appointment.practitionerId}`;
 
   return html`<${PageHeader}
-      title=${`Appointment on ${dayLabel(start)} at ${timeLabel(start)}`}
-      description=${patient ? `${patientName(patient)} with ${appointment.practitionerName || 'no practitioner'}` : ''}
+      title=${t('detail.heading', { day: dayLabel(start), time: timeLabel(start) })}
+      description=${patient ? t('detail.description', { patient: patientName(patient), practitioner: appointment.practitionerName || t('list.noPractitionerLower') }) : ''}
     />
     ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
     <dl class="details">
@@ -865,22 +908,22 @@ function AppointmentDetail({ context }) {
     </dl>
     ${
       context.can(WRITE) &&
-      html`<form class="form" aria-label="Change the status" onSubmit=${save} novalidate>
-          ${saveError && html`<${ErrorBanner} title="The status was not changed" error=${saveError} />`}
+      html`<form class="form" aria-label=${t('detail.change')} onSubmit=${save} novalidate>
+          ${saveError && html`<${ErrorBanner} title=${t('detail.notChanged')} error=${saveError} />`}
           <div class="search">
             <${Field}
-              label="New status"
+              label=${t('detail.newStatus')}
               name="status"
               value=${status}
               onInput=${setStatus}
               options=${statuses}
               error=${fieldErrors(saveError)['/status']}
             />
-            <${Button} type="submit" busy=${busy}>Change status<//>
+            <${Button} type="submit" busy=${busy}>${t('detail.submit')}<//>
             ${
               !released &&
               html`<${Button} variant="secondary" busy=${busy} onClick=${() => changeStatus('noshow')}
-                >Mark as did not attend<//
+                >${t('detail.noShow')}<//
               >`
             }
           </div>
@@ -898,11 +941,10 @@ function AppointmentDetail({ context }) {
         }`
     }
     <p>
-      <a href=${`/appointments?date=${day}&patient=${appointment.patientId}`}
-        >This patient's appointments that day</a
-      >${practitionerDay && html`${SEPARATOR}<a href=${practitionerDay}>The practitioner's day</a>`}${SEPARATOR}<a
+      <a href=${`/appointments?date=${day}&patient=${appointment.patientId}`}>${t('detail.patientDay')}</a
+      >${practitionerDay && html`${SEPARATOR}<a href=${practitionerDay}>${t('detail.practitionerDay')}</a>`}${SEPARATOR}<a
         href="/appointments"
-        >Back to the appointments</a
+        >${t('detail.back')}</a
       >
     </p>`;
 }
@@ -930,7 +972,7 @@ function ChartAppointments({ context, patient }) {
   const columns = [
     {
       key: 'when',
-      label: 'Day and time',
+      label: t('dayAndTime'),
       render: (appointment) => {
         const start = new Date(appointment.startAt);
         return html`<a href=${`/appointments/${appointment.id}`}>${shortDay(start)} ${timeLabel(start)}</a>`;
@@ -938,31 +980,31 @@ function ChartAppointments({ context, patient }) {
     },
     {
       key: 'practitionerName',
-      label: 'Practitioner',
+      label: t('practitioner'),
       render: (appointment) => appointment.practitionerName || '—',
     },
-    { key: 'reason', label: 'Reason', render: (appointment) => appointment.reason ?? '—' },
-    { key: 'status', label: 'Status', render: (appointment) => statusLabel(appointment.status) },
+    { key: 'reason', label: t('reason'), render: (appointment) => appointment.reason ?? '—' },
+    { key: 'status', label: t('status'), render: (appointment) => statusLabel(appointment.status) },
   ];
 
   return html`<section aria-labelledby="chart-appointments-title">
-    <h2 id="chart-appointments-title">Appointments</h2>
-    ${error && html`<${ErrorBanner} title="The appointments could not be read" error=${error} />`}
-    ${!error && page === null && html`<${Loading} label="Loading appointments…" />`}
+    <h2 id="chart-appointments-title">${t('title')}</h2>
+    ${error && html`<${ErrorBanner} title=${t('chart.unreadable')} error=${error} />`}
+    ${!error && page === null && html`<${Loading} label=${t('loading')} />`}
     ${
       !error &&
       page !== null &&
       (page.items.length === 0
-        ? html`<${EmptyState} title="No appointments from today on" />`
+        ? html`<${EmptyState} title=${t('chart.empty')} />`
         : html`<${Table}
-            caption=${`Next appointments of ${patientName(patient)}`}
+            caption=${t('chart.caption', { patient: patientName(patient) })}
             columns=${columns}
             rows=${page.items}
           />`)
     }
     <p>
-      <a href=${`/appointments?date=${today}&view=week&patient=${patient.id}`}>This week's appointments</a>${
-        context.can(WRITE) ? html`${SEPARATOR}<a href="/appointments/new">Book an appointment</a>` : ''
+      <a href=${`/appointments?date=${today}&view=week&patient=${patient.id}`}>${t('chart.week')}</a>${
+        context.can(WRITE) ? html`${SEPARATOR}<a href="/appointments/new">${t('book')}</a>` : ''
       }
     </p>
   </section>`;
@@ -1001,16 +1043,16 @@ function TodayAppointments({ context }) {
   const columns = [
     {
       key: 'when',
-      label: 'Time',
+      label: t('time'),
       render: (appointment) =>
         html`<a href=${`/appointments/${appointment.id}`}>${timeLabel(new Date(appointment.startAt))}</a>`,
     },
     {
       key: 'patient',
-      label: 'Patient',
+      label: t('patient'),
       render: (appointment) => {
         const found = loaded.patients.get(appointment.patientId);
-        return found ? patientName(found) : `Patient ${appointment.patientId}`;
+        return found ? patientName(found) : t('patientNumber', { id: appointment.patientId });
       },
     },
     ...(loaded?.mine
@@ -1018,38 +1060,39 @@ function TodayAppointments({ context }) {
       : [
           {
             key: 'practitionerName',
-            label: 'Practitioner',
+            label: t('practitioner'),
             render: (appointment) => appointment.practitionerName || '—',
           },
         ]),
-    { key: 'status', label: 'Status', render: (appointment) => statusLabel(appointment.status) },
+    { key: 'status', label: t('status'), render: (appointment) => statusLabel(appointment.status) },
   ];
-  const title = loaded?.mine ? `Your appointments today (${loaded.mine.name})` : "Today's appointments";
+  const title = loaded?.mine ? t('today.titleMine', { practitioner: loaded.mine.name }) : t('today.title');
   const dayLink = loaded?.mine
     ? `/appointments?date=${today}&practitioner=${loaded.mine.id}`
     : `/appointments?date=${today}`;
 
   return html`<section aria-labelledby="today-appointments-title">
     <h2 id="today-appointments-title">${title}</h2>
-    ${error && html`<${ErrorBanner} title="Today's appointments could not be read" error=${error} />`}
-    ${!error && loaded === null && html`<${Loading} label="Loading today's appointments…" />`}
+    ${error && html`<${ErrorBanner} title=${t('today.unreadable')} error=${error} />`}
+    ${!error && loaded === null && html`<${Loading} label=${t('today.loading')} />`}
     ${
       !error &&
       loaded !== null &&
       (loaded.appointments.length === 0
-        ? html`<p>No appointments today.</p>`
+        ? html`<p>${t('today.empty')}</p>`
         : html`<${Table}
-            caption=${`${loaded.mine ? `${loaded.mine.name}: appointments` : 'Appointments'} on ${dayLabel(midnight(today))}`}
+            caption=${loaded.mine ? t('today.captionMine', { practitioner: loaded.mine.name, day: dayLabel(midnight(today)) }) : t('today.caption', { day: dayLabel(midnight(today)) })}
             columns=${columns}
             rows=${loaded.appointments}
           />`)
     }
-    <p><a href=${dayLink}>Open the day</a></p>
+    <p><a href=${dayLink}>${t('today.open')}</a></p>
   </section>`;
 }
 
 export default /** @satisfies {import('@ward/ui').Layer} */ ({
-  sdk: '^1.3.0',
+  sdk: '^1.4.0',
+  messages,
   routes: [
     { path: '/appointments', render: mount(AppointmentList) },
     { path: '/appointments/new', render: mount(NewAppointment) },

@@ -14,11 +14,17 @@ import {
   Field,
   html,
   Loading,
+  locale,
   PageHeader,
   Pager,
   Table,
+  translator,
   usePager,
 } from '@ward/ui';
+import messages from './messages.js';
+
+/** This layer's words in the language in use. */
+const t = translator(messages);
 
 export const AUDIT_READ = 'base.audit.read';
 const PAGE_SIZE = 50;
@@ -26,26 +32,99 @@ const CHART_SIZE = 10;
 const FILTERS = ['patient', 'user', 'action', 'since', 'until'];
 const WRAP = { overflowWrap: 'anywhere' };
 
+/** The actions a filter offers, their labels read when drawn so that they follow the language. */
 const ACTIONS = [
-  { value: '', label: 'Any action' },
-  { value: 'record', label: 'Any access to a record' },
-  { value: 'record.read', label: 'Opened a record' },
-  { value: 'record.list', label: 'Listed records' },
-  { value: 'record.create', label: 'Created a record' },
-  { value: 'record.update', label: 'Changed a record' },
-  { value: 'record.delete', label: 'Deleted a record' },
-  { value: 'record.download', label: 'Downloaded a file' },
-  { value: 'auth', label: 'Sign-in and sign-out' },
-  { value: 'user', label: 'Staff accounts' },
-  { value: 'token', label: 'API tokens' },
-  { value: 'import', label: 'Data imports' },
-  { value: 'module', label: 'Modules' },
-  { value: 'audit', label: 'The audit trail itself' },
+  {
+    value: '',
+    get label() {
+      return t('audit.action.any');
+    },
+  },
+  {
+    value: 'record',
+    get label() {
+      return t('audit.action.record');
+    },
+  },
+  {
+    value: 'record.read',
+    get label() {
+      return t('audit.action.record.read');
+    },
+  },
+  {
+    value: 'record.list',
+    get label() {
+      return t('audit.action.record.list');
+    },
+  },
+  {
+    value: 'record.create',
+    get label() {
+      return t('audit.action.record.create');
+    },
+  },
+  {
+    value: 'record.update',
+    get label() {
+      return t('audit.action.record.update');
+    },
+  },
+  {
+    value: 'record.delete',
+    get label() {
+      return t('audit.action.record.delete');
+    },
+  },
+  {
+    value: 'record.download',
+    get label() {
+      return t('audit.action.record.download');
+    },
+  },
+  {
+    value: 'auth',
+    get label() {
+      return t('audit.action.auth');
+    },
+  },
+  {
+    value: 'user',
+    get label() {
+      return t('audit.action.user');
+    },
+  },
+  {
+    value: 'token',
+    get label() {
+      return t('audit.action.token');
+    },
+  },
+  {
+    value: 'import',
+    get label() {
+      return t('audit.action.import');
+    },
+  },
+  {
+    value: 'module',
+    get label() {
+      return t('audit.action.module');
+    },
+  },
+  {
+    value: 'audit',
+    get label() {
+      return t('audit.action.audit');
+    },
+  },
 ];
 
-const OUTCOMES = { ok: 'Done', refused: 'Refused', failed: 'Failed' };
+/** The outcomes' message keys. */
+const OUTCOMES = { ok: 'audit.outcome.ok', refused: 'audit.outcome.refused', failed: 'audit.outcome.failed' };
+const outcomeLabel = (outcome) => (OUTCOMES[outcome] ? t(OUTCOMES[outcome]) : outcome);
 
-const time = (iso) => new Date(iso).toLocaleString();
+const time = (iso) => new Date(iso).toLocaleString(locale());
 
 /**
  * A refused filter in the server's own words (which filter, and how to write it): the shell's
@@ -55,7 +134,7 @@ const time = (iso) => new Date(iso).toLocaleString();
 function AuditError({ error, title }) {
   if (error.code !== 'invalid_query') return html`<${ErrorBanner} title=${title} error=${error} />`;
   return html`<${Banner} kind="error" title=${title}>
-    <p>${error.message.replace(/^the query parameter /, 'The filter ')}</p>
+    <p>${error.message.replace(/^the query parameter /, t('audit.filterPrefix'))}</p>
     ${error.hint && html`<p class="banner-hint">${error.hint}</p>`}
   <//>`;
 }
@@ -71,7 +150,7 @@ export function auditPath(filters) {
 /** Who acted, in words: the user's name when there is one, else the actor as recorded. */
 function Who({ event, link }) {
   if (event.username === null) return html`<span style=${WRAP}>${event.actor}</span>`;
-  const via = event.actor.includes(':token:') ? ' (API token)' : '';
+  const via = event.actor.includes(':token:') ? t('audit.viaToken') : '';
   return link
     ? html`<a href=${auditPath({ user: event.username })}>${event.username}</a>${via}`
     : html`${event.username}${via}`;
@@ -89,40 +168,44 @@ function what(event) {
   if (detail && typeof detail === 'object' && detail.changes && typeof detail.changes === 'object')
     return `${record}: ${Object.keys(detail.changes).join(', ')}`;
   if (detail && typeof detail === 'object' && Array.isArray(detail.ids))
-    return `${record}: ${detail.ids.length} shown`;
+    return t('audit.shown', { record, count: detail.ids.length });
   if (detail && typeof detail === 'object' && typeof detail.code === 'string')
     return `${record}: ${detail.code}`;
   return record;
 }
 
 const COLUMNS = [
-  { key: 'at', label: 'Time', render: (event) => time(event.at) },
-  { key: 'who', label: 'Who', render: (event) => html`<${Who} event=${event} link=${true} />` },
-  { key: 'action', label: 'Action', render: (event) => actionLabel(event.action) },
-  { key: 'outcome', label: 'Outcome', render: (event) => OUTCOMES[event.outcome] ?? event.outcome },
-  { key: 'what', label: 'Record', render: (event) => html`<span style=${WRAP}>${what(event)}</span>` },
+  { key: 'at', label: t('audit.time'), render: (event) => time(event.at) },
+  { key: 'who', label: t('audit.who'), render: (event) => html`<${Who} event=${event} link=${true} />` },
+  { key: 'action', label: t('audit.action'), render: (event) => actionLabel(event.action) },
+  { key: 'outcome', label: t('audit.outcome'), render: (event) => outcomeLabel(event.outcome) },
+  {
+    key: 'what',
+    label: t('audit.record'),
+    render: (event) => html`<span style=${WRAP}>${what(event)}</span>`,
+  },
   {
     key: 'patient',
-    label: 'Patient',
+    label: t('audit.patient'),
     render: (event) =>
       event.patientId === null
         ? '—'
         : html`<a href=${auditPath({ patient: event.patientId })}>${event.patientId}</a>`,
   },
-  { key: 'client', label: 'From', render: (event) => event.client ?? '—' },
+  { key: 'client', label: t('audit.client'), render: (event) => event.client ?? '—' },
 ];
 
 /** The page's title and table caption for the filters in force. */
 function describe(filters) {
   const parts = [];
-  if (filters.user) parts.push(`by ${filters.user}`);
-  if (filters.patient) parts.push(`about patient ${filters.patient}`);
-  if (filters.action) parts.push(`of kind “${actionLabel(filters.action)}”`);
-  if (filters.since) parts.push(`from ${filters.since}`);
-  if (filters.until) parts.push(`before ${filters.until}`);
-  if (filters.patient && parts.length === 1) return 'Every access to this patient, newest first';
-  if (filters.user && parts.length === 1) return `Everything ${filters.user} did, newest first`;
-  return parts.length === 0 ? 'Every event, newest first' : `Events ${parts.join(', ')}, newest first`;
+  if (filters.user) parts.push(t('audit.describe.by', { user: filters.user }));
+  if (filters.patient) parts.push(t('audit.describe.about', { patient: filters.patient }));
+  if (filters.action) parts.push(t('audit.describe.kind', { action: actionLabel(filters.action) }));
+  if (filters.since) parts.push(t('audit.describe.since', { date: filters.since }));
+  if (filters.until) parts.push(t('audit.describe.until', { date: filters.until }));
+  if (filters.patient && parts.length === 1) return t('audit.describe.patient');
+  if (filters.user && parts.length === 1) return t('audit.describe.user', { user: filters.user });
+  return parts.length === 0 ? t('audit.describe.all') : t('audit.describe.some', { parts: parts.join(', ') });
 }
 
 function Filters({ context, filters }) {
@@ -132,49 +215,49 @@ function Filters({ context, filters }) {
     event.preventDefault();
     context.navigate(auditPath(Object.fromEntries(FILTERS.map((name) => [name, (form[name] ?? '').trim()]))));
   };
-  return html`<form role="search" aria-label="Filter the audit trail" onSubmit=${submit}>
+  return html`<form role="search" aria-label=${t('audit.filter')} onSubmit=${submit}>
     <div class="form-grid">
       <${Field}
-        label="Patient ID"
+        label=${t('audit.patientId')}
         name="patient"
         value=${form.patient}
         onInput=${set('patient')}
-        hint="Every access to this patient."
+        hint=${t('audit.patientHint')}
       />
       <${Field}
-        label="Username"
+        label=${t('audit.username')}
         name="user"
         value=${form.user}
         onInput=${set('user')}
-        hint="Everything this person did."
+        hint=${t('audit.userHint')}
       />
       <${Field}
-        label="Action"
+        label=${t('audit.action')}
         name="action"
         value=${form.action}
         onInput=${set('action')}
         options=${ACTIONS}
       />
       <${Field}
-        label="From"
+        label=${t('audit.since')}
         name="since"
         type="date"
         value=${form.since}
         onInput=${set('since')}
-        hint="From the start of this day (UTC)."
+        hint=${t('audit.sinceHint')}
       />
       <${Field}
-        label="Before"
+        label=${t('audit.until')}
         name="until"
         type="date"
         value=${form.until}
         onInput=${set('until')}
-        hint="Up to the start of this day (UTC)."
+        hint=${t('audit.untilHint')}
       />
     </div>
     <div class="form-actions" style=${{ marginTop: '1rem' }}>
-      <${Button} type="submit">Show<//>
-      ${FILTERS.some((name) => filters[name]) && html`<a class="button button-secondary" href="/audit">Clear filters</a>`}
+      <${Button} type="submit">${t('audit.show')}<//>
+      ${FILTERS.some((name) => filters[name]) && html`<a class="button button-secondary" href="/audit">${t('audit.clear')}</a>`}
     </div>
   </form>`;
 }
@@ -205,26 +288,23 @@ export function AuditPage({ context }) {
   const pager = usePager();
   const { page, error } = useAuditPage(context, query, pager.cursor);
   const title = describe(filters);
-  return html`<${PageHeader}
-      title="Audit"
-      description="Who opened or changed which record, who signed in, and what administrators did. Nobody can change this trail."
-    />
+  return html`<${PageHeader} title=${t('audit.title')} description=${t('audit.description')} />
     <${Filters} context=${context} filters=${filters} />
     <section aria-labelledby="audit-results" style=${{ marginTop: '2rem' }}>
       <h2 id="audit-results">${title}</h2>
-      ${error && html`<${AuditError} title="The audit trail could not be read" error=${error} />`}
-      ${!error && page === null && html`<${Loading} label="Loading the audit trail…" />`}
+      ${error && html`<${AuditError} title=${t('audit.unreadable')} error=${error} />`}
+      ${!error && page === null && html`<${Loading} label=${t('audit.loading')} />`}
       ${
         page !== null &&
         (page.items.length === 0 && pager.page === 1
-          ? html`<${EmptyState} title="No event matches these filters" />`
+          ? html`<${EmptyState} title=${t('audit.empty')} />`
           : html`<${Table}
-                caption=${`${title} (page ${pager.page})`}
+                caption=${t('audit.caption', { title, page: pager.page })}
                 columns=${COLUMNS}
                 rows=${page.items}
                 rowKey=${(event) => event.id}
               />
-              <${Pager} label="Audit trail pages" pager=${pager} nextCursor=${page.nextCursor} />`)
+              <${Pager} label=${t('audit.pages')} pager=${pager} nextCursor=${page.nextCursor} />`)
       }
     </section>`;
 }
@@ -234,27 +314,31 @@ export function ChartAudit({ context, patient }) {
   const query = `patient=${encodeURIComponent(String(patient.id))}&action=record&limit=${CHART_SIZE}`;
   const { page, error } = useAuditPage(context, query, null);
   const columns = [
-    { key: 'at', label: 'Time', render: (event) => time(event.at) },
-    { key: 'who', label: 'Who', render: (event) => html`<${Who} event=${event} link=${false} />` },
-    { key: 'action', label: 'Action', render: (event) => actionLabel(event.action) },
-    { key: 'outcome', label: 'Outcome', render: (event) => OUTCOMES[event.outcome] ?? event.outcome },
-    { key: 'what', label: 'Record', render: (event) => html`<span style=${WRAP}>${what(event)}</span>` },
+    { key: 'at', label: t('audit.time'), render: (event) => time(event.at) },
+    { key: 'who', label: t('audit.who'), render: (event) => html`<${Who} event=${event} link=${false} />` },
+    { key: 'action', label: t('audit.action'), render: (event) => actionLabel(event.action) },
+    { key: 'outcome', label: t('audit.outcome'), render: (event) => outcomeLabel(event.outcome) },
+    {
+      key: 'what',
+      label: t('audit.record'),
+      render: (event) => html`<span style=${WRAP}>${what(event)}</span>`,
+    },
   ];
   return html`<section aria-labelledby="chart-audit-title">
-    <h2 id="chart-audit-title">Record access</h2>
-    ${error && html`<${AuditError} title="The record's accesses could not be read" error=${error} />`}
-    ${!error && page === null && html`<${Loading} label="Loading who opened this record…" />`}
-    ${page !== null && page.items.length === 0 && html`<p>Nobody has opened or changed this record since the audit trail began.</p>`}
+    <h2 id="chart-audit-title">${t('audit.chart.title')}</h2>
+    ${error && html`<${AuditError} title=${t('audit.chart.unreadable')} error=${error} />`}
+    ${!error && page === null && html`<${Loading} label=${t('audit.chart.loading')} />`}
+    ${page !== null && page.items.length === 0 && html`<p>${t('audit.chart.empty')}</p>`}
     ${
       page !== null &&
       page.items.length > 0 &&
       html`<${Table}
-        caption=${`Who opened and changed this record, the newest ${CHART_SIZE} at most`}
+        caption=${t('audit.chart.caption', { count: CHART_SIZE })}
         columns=${columns}
         rows=${page.items}
         rowKey=${(event) => event.id}
       />`
     }
-    <p><a href=${auditPath({ patient: String(patient.id) })}>Every access to this patient</a></p>
+    <p><a href=${auditPath({ patient: String(patient.id) })}>${t('audit.chart.all')}</a></p>
   </section>`;
 }

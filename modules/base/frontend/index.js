@@ -5,11 +5,27 @@
  * end (restart.js). It only reads and restarts: scheduling changes stays with `ward modules`.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { Banner, Button, EmptyState, ErrorBanner, html, Loading, mount, PageHeader, Table } from '@ward/ui';
+import {
+  Banner,
+  Button,
+  EmptyState,
+  ErrorBanner,
+  html,
+  Loading,
+  locale,
+  mount,
+  PageHeader,
+  Table,
+  translator,
+} from '@ward/ui';
 import { failedSteps, stepLine } from '@ward/restart';
+import messages from './messages.js';
 import { followRestart, GIVE_UP_AFTER_MS, requestRestart, stepsSince } from './restart.js';
 import { userRoutes } from './users.js';
 import { AUDIT_READ, AuditPage, ChartAudit } from './audit.js';
+
+/** This layer's words in the language in use. */
+const t = translator(messages);
 
 const READ = 'base.module.read';
 const RESTART = 'base.module.restart';
@@ -45,7 +61,7 @@ function useRead(context, path, deps) {
 }
 
 const dash = (value) => (value === null || value === undefined || value === '' ? '—' : value);
-const time = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+const time = (iso) => (iso ? new Date(iso).toLocaleString(locale()) : '—');
 
 function Section({ id, title, children }) {
   return html`<section aria-labelledby=${id} style=${SECTION}>
@@ -56,26 +72,34 @@ function Section({ id, title, children }) {
 
 function ModuleList({ read }) {
   if (read.error) return html`<${ErrorBanner} error=${read.error} />`;
-  if (read.data === null) return html`<${Loading} label="Loading modules…" />`;
+  if (read.data === null) return html`<${Loading} label=${t('modules.loading')} />`;
   const columns = [
-    { key: 'name', label: 'Module' },
-    { key: 'state', label: 'State' },
-    { key: 'version', label: 'Version', render: (module) => dash(module.version) },
+    { key: 'name', label: t('modules.module') },
+    { key: 'state', label: t('modules.state') },
+    { key: 'version', label: t('modules.version'), render: (module) => dash(module.version) },
     {
       key: 'diskVersion',
-      label: 'On disk',
-      render: (module) => (module.diskVersion === null ? 'code not found' : module.diskVersion),
+      label: t('modules.onDisk'),
+      render: (module) => (module.diskVersion === null ? t('modules.codeNotFound') : module.diskVersion),
     },
-    { key: 'category', label: 'Category', render: (module) => module.category ?? 'missing' },
+    {
+      key: 'category',
+      label: t('modules.category'),
+      render: (module) => module.category ?? t('modules.categoryMissing'),
+    },
     {
       key: 'depends',
-      label: 'Depends on',
+      label: t('modules.depends'),
       render: (module) => (module.depends.length === 0 ? '—' : module.depends.join(', ')),
     },
-    { key: 'errorMessage', label: 'Error', render: (module) => wrapped(dash(module.errorMessage)) },
+    {
+      key: 'errorMessage',
+      label: t('modules.error'),
+      render: (module) => wrapped(dash(module.errorMessage)),
+    },
   ];
   return html`<${Table}
-    caption="Every module on disk or in the database"
+    caption=${t('modules.caption')}
     columns=${columns}
     rows=${read.data.modules}
     rowKey=${(module) => module.name}
@@ -113,8 +137,8 @@ const DOCTOR = [
 
 function Doctor({ read }) {
   if (read.error) return html`<${ErrorBanner} error=${read.error} />`;
-  if (read.data === null) return html`<${Loading} label="Running the doctor…" />`;
-  if (read.data.ok) return html`<${Banner} kind="success" title="No issues found" />`;
+  if (read.data === null) return html`<${Loading} label=${t('doctor.running')} />`;
+  if (read.data.ok) return html`<${Banner} kind="success" title=${t('doctor.ok')} />`;
   return DOCTOR.map(([title, lists]) => ({
     title,
     items: lists.flatMap(([key, words]) =>
@@ -170,11 +194,11 @@ function describeRefusal(refusal) {
 /** The plan as `ward modules plan` prints it: one line per module, a symbol, version and reason. */
 function Plan({ read }) {
   if (read.error) return html`<${ErrorBanner} error=${read.error} />`;
-  if (read.data === null) return html`<${Loading} label="Loading the plan…" />`;
+  if (read.data === null) return html`<${Loading} label=${t('plan.loading')} />`;
   const { plan, summary } = read.data;
   return html`${
       plan.actions.length === 0 && plan.blocked.length === 0
-        ? html`<p>Nothing pending: the next restart changes no module.</p>`
+        ? html`<p>${t('plan.nothing')}</p>`
         : html`<ul style=${{ ...MONO, listStyle: 'none', paddingLeft: 0 }} data-plan>
             ${plan.actions.map(
               (action) =>
@@ -206,12 +230,12 @@ function Plan({ read }) {
 }
 
 const LOG_COLUMNS = [
-  { key: 'created_at', label: 'Time', render: (entry) => time(entry.created_at) },
-  { key: 'module_name', label: 'Module' },
-  { key: 'operation', label: 'Operation' },
-  { key: 'step', label: 'Step' },
-  { key: 'status', label: 'Status' },
-  { key: 'message', label: 'Message', render: (entry) => wrapped(dash(entry.message)) },
+  { key: 'created_at', label: t('log.time'), render: (entry) => time(entry.created_at) },
+  { key: 'module_name', label: t('modules.module') },
+  { key: 'operation', label: t('log.operation') },
+  { key: 'step', label: t('log.step') },
+  { key: 'status', label: t('log.status') },
+  { key: 'message', label: t('log.message'), render: (entry) => wrapped(dash(entry.message)) },
 ];
 
 /** The operation log, newest first; "Next page" goes back in time with `before`. */
@@ -226,16 +250,16 @@ function OperationLog({ context, reload }) {
   const query = `limit=${LOG_PAGE_SIZE}${before === null ? '' : `&before=${before}`}`;
   const read = useRead(context, `/modules/-/log?${query}`, [before, reload]);
   if (read.error) return html`<${ErrorBanner} error=${read.error} />`;
-  if (read.data === null) return html`<${Loading} label="Loading the operation log…" />`;
+  if (read.data === null) return html`<${Loading} label=${t('log.loading')} />`;
   if (read.data.entries.length === 0 && befores.length === 0)
-    return html`<${EmptyState} title="No module operation yet" />`;
+    return html`<${EmptyState} title=${t('log.empty')} />`;
   return html`<${Table}
-    caption="Module operations, newest first"
+    caption=${t('log.caption')}
     columns=${LOG_COLUMNS}
     rows=${read.data.entries}
     pagination=${{
-      label: 'Operation log pages',
-      status: `Page ${befores.length + 1}`,
+      label: t('log.pages'),
+      status: t('log.page', { page: befores.length + 1 }),
       hasPrevious: befores.length > 0,
       hasNext: read.data.more,
       onPrevious: () => {
@@ -272,52 +296,40 @@ function RestartPanel({ restart, onForce, onCancel, onKeepWaiting }) {
     heading.current?.focus();
   }, [restart.phase]);
   const title = {
-    refused: 'Restart refused',
-    restarting: 'Restarting…',
-    'gave-up': 'The backend has not come back',
-    done: 'Restarted',
-    failed: 'Restart failed',
+    refused: t('restart.refused'),
+    restarting: t('restart.restarting'),
+    'gave-up': t('restart.gaveUp'),
+    done: t('restart.done'),
+    failed: t('restart.failed'),
   }[restart.phase];
   return html`<section aria-labelledby="restart-title" style=${SECTION}>
     <h2 id="restart-title" tabindex="-1" ref=${heading}>${title}</h2>
     ${
       restart.phase === 'refused' &&
-      html`<${Banner}
-          kind="warning"
-          title="The backend would refuse to start again, so it keeps running and nothing restarts."
-        >
+      html`<${Banner} kind="warning" title=${t('restart.wouldRefuse')}>
           <${Findings} findings=${restart.findings} />
-          <p>
-            Fix what is listed, then restart again. Restarting anyway stops this backend, and the next one
-            stays down until the cause is fixed.
-          </p>
+          <p>${t('restart.fixFirst')}</p>
         <//>
         <div class="form-actions">
-          <${Button} variant="danger" onClick=${onForce}>Restart anyway<//>
-          <${Button} variant="secondary" onClick=${onCancel}>Cancel<//>
+          <${Button} variant="danger" onClick=${onForce}>${t('restart.force')}<//>
+          <${Button} variant="secondary" onClick=${onCancel}>${t('restart.cancel')}<//>
         </div>`
     }
     ${
       restart.phase === 'restarting' &&
-      html`<${Banner} kind="info" title="Restarting…">
-        <p>
-          ${
-            restart.away
-              ? 'The backend is away while the next one applies the pending changes; this page waits for it.'
-              : 'The backend is finishing its requests before it stops.'
-          }
-        </p>
+      html`<${Banner} kind="info" title=${t('restart.restarting')}>
+        <p>${restart.away ? t('restart.away') : t('restart.finishing')}</p>
       <//>`
     }
     ${
       restart.phase === 'gave-up' &&
       html`<${Banner}
         kind="error"
-        title=${`No new backend answered within ${GIVE_UP_AFTER_MS / 1000} seconds.`}
-        action=${html`<${Button} variant="secondary" onClick=${onKeepWaiting}>Keep waiting<//>`}
+        title=${t('restart.noAnswer', { seconds: GIVE_UP_AFTER_MS / 1000 })}
+        action=${html`<${Button} variant="secondary" onClick=${onKeepWaiting}>${t('restart.keepWaiting')}<//>`}
       >
-        <p>The new backend may have refused to start.</p>
-        <p class="banner-hint">\`ward modules doctor\` and the backend log say why.</p>
+        <p>${t('restart.mayHaveRefused')}</p>
+        <p class="banner-hint">${t('restart.why', { command: 'ward modules doctor' })}</p>
       <//>`
     }
     ${restart.phase === 'failed' && html`<${ErrorBanner} error=${restart.error} />`}
@@ -347,29 +359,23 @@ function RestartOutcome({ outcome }) {
   const failed = outcome.steps === null ? [] : failedSteps(outcome.steps);
   return html`<${Banner}
       kind=${outcome.healthy ? 'success' : 'warning'}
-      title=${outcome.healthy ? 'Healthy again: a new backend serves.' : 'A new backend serves, but it is not healthy.'}
+      title=${outcome.healthy ? t('restart.healthy') : t('restart.unhealthy')}
     >
       <p>
         ${
           outcome.steps === null
-            ? 'The operation log could not be read before the restart; the log below shows the latest steps.'
+            ? t('restart.logUnread')
             : outcome.steps.length === 0
-              ? 'The restart applied no module change.'
-              : `The restart applied ${outcome.steps.length} step${outcome.steps.length === 1 ? '' : 's'}, listed below.`
+              ? t('restart.noChange')
+              : t('restart.applied', { count: outcome.steps.length })
         }
       </p>
     <//>
-    ${errored.length > 0 && html`<${ModuleMessages} title="Modules in error" modules=${errored} />`}
-    ${
-      inactive.length > 0 &&
-      html`<${ModuleMessages}
-        title="Inactive modules (a module they depend on is not installed)"
-        modules=${inactive}
-      />`
-    }
+    ${errored.length > 0 && html`<${ModuleMessages} title=${t('restart.errored')} modules=${errored} />`}
+    ${inactive.length > 0 && html`<${ModuleMessages} title=${t('restart.inactive')} modules=${inactive} />`}
     ${
       failed.length > 0 &&
-      html`<${Banner} kind="warning" title="Steps that failed or were skipped">
+      html`<${Banner} kind="warning" title=${t('restart.failedSteps')}>
         <ul>
           ${failed.map((step, index) => html`<li key=${index} style=${WRAP}>${stepLine(step)}</li>`)}
         </ul>
@@ -379,7 +385,7 @@ function RestartOutcome({ outcome }) {
       outcome.steps !== null &&
       outcome.steps.length > 0 &&
       html`<${Table}
-        caption="Steps the restart applied, oldest first"
+        caption=${t('restart.stepsCaption')}
         columns=${LOG_COLUMNS.slice(1)}
         rows=${outcome.steps}
       />`
@@ -440,16 +446,16 @@ function ModulesPage({ context }) {
 
   const busy = restart !== null && ['requesting', 'restarting'].includes(restart.phase);
   return html`<${PageHeader}
-      title="Modules"
-      description="What runs, what the doctor finds, what the next restart would apply, and what past changes did. Schedule changes with ward modules."
+      title=${t('modules.title')}
+      description=${t('modules.description', { command: 'ward modules' })}
       actions=${
         context.can(RESTART) &&
-        html`<${Button} busy=${busy} onClick=${() => start(false)}>${busy ? 'Restarting…' : 'Restart'}<//>`
+        html`<${Button} busy=${busy} onClick=${() => start(false)}
+          >${busy ? t('restart.restarting') : t('restart.button')}<//
+        >`
       }
     />
-    <p role="status" class="visually-hidden">
-      ${restart?.phase === 'requesting' ? 'Asking the backend to restart…' : ''}
-    </p>
+    <p role="status" class="visually-hidden">${restart?.phase === 'requesting' ? t('restart.asking') : ''}</p>
     ${
       restart !== null &&
       restart.phase !== 'requesting' &&
@@ -460,10 +466,10 @@ function ModulesPage({ context }) {
         onKeepWaiting=${() => follow(restart.started)}
       />`
     }
-    <${Section} id="plan-title" title="Pending changes"><${Plan} read=${plan} /><//>
-    <${Section} id="modules-title" title="Modules"><${ModuleList} read=${modules} /><//>
-    <${Section} id="doctor-title" title="Doctor"><${Doctor} read=${doctor} /><//>
-    <${Section} id="log-title" title="Operation log"
+    <${Section} id="plan-title" title=${t('section.plan')}><${Plan} read=${plan} /><//>
+    <${Section} id="modules-title" title=${t('modules.title')}><${ModuleList} read=${modules} /><//>
+    <${Section} id="doctor-title" title=${t('section.doctor')}><${Doctor} read=${doctor} /><//>
+    <${Section} id="log-title" title=${t('section.log')}
       ><${OperationLog} context=${context} reload=${reload}
     /><//>`;
 }
@@ -481,12 +487,13 @@ function Gate({ context }) {
 function Refused({ context }) {
   const read = useRead(context, '/modules', []);
   if (read.data !== null) return html`<${ModulesPage} context=${context} />`;
-  return html`<${PageHeader} title="Modules" />
-    ${read.error ? html`<${ErrorBanner} error=${read.error} />` : html`<${Loading} label="Loading modules…" />`}`;
+  return html`<${PageHeader} title=${t('modules.title')} />
+    ${read.error ? html`<${ErrorBanner} error=${read.error} />` : html`<${Loading} label=${t('modules.loading')} />`}`;
 }
 
 export default /** @satisfies {import('@ward/ui').Layer} */ ({
-  sdk: '^1.3.0',
+  sdk: '^1.4.0',
+  messages,
   routes: [
     { path: '/modules', render: mount(Gate) },
     ...userRoutes,

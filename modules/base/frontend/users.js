@@ -13,20 +13,26 @@ import {
   fieldErrors,
   html,
   Loading,
+  locale,
   missingFields,
   mount,
   PageHeader,
   Table,
+  translator,
 } from '@ward/ui';
+import messages from './messages.js';
+
+/** This layer's words in the language in use. */
+const t = translator(messages);
 
 const SECTION = { marginTop: '2rem' };
-const time = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+const time = (iso) => (iso ? new Date(iso).toLocaleString(locale()) : '—');
 
 function stateOf(user) {
-  if (user.disabled) return 'Disabled';
-  if (!user.hasPassword) return 'Service account (API tokens only)';
-  if (user.mustChangePassword) return 'Must choose a password';
-  return 'Active';
+  if (user.disabled) return t('staff.state.disabled');
+  if (!user.hasPassword) return t('staff.state.service');
+  if (user.mustChangePassword) return t('staff.state.mustChange');
+  return t('staff.state.active');
 }
 
 /** GETs `path` again whenever `version` changes: `{data, error}`. */
@@ -44,27 +50,28 @@ function useRead(context, path, version) {
 function UsersPage({ context }) {
   const [version, setVersion] = useState(0);
   const read = useRead(context, '/users', version);
-  return html`<${PageHeader}
-      title="Staff"
-      description="Everyone who can sign in to Ward, and service accounts."
-    />
-    ${read.error && html`<${ErrorBanner} title="The staff list could not be loaded" error=${read.error} />`}
-    ${read.data === null && !read.error && html`<${Loading} label="Loading staff…" />`}
+  return html`<${PageHeader} title=${t('staff.title')} description=${t('staff.description')} />
+    ${read.error && html`<${ErrorBanner} title=${t('staff.unreadable')} error=${read.error} />`}
+    ${read.data === null && !read.error && html`<${Loading} label=${t('staff.loading')} />`}
     ${
       read.data &&
       html`<${Table}
-        caption="Staff"
+        caption=${t('staff.title')}
         rowKey=${(user) => user.username}
         rows=${read.data.users}
         columns=${[
           {
             key: 'username',
-            label: 'Username',
+            label: t('staff.username'),
             render: (user) => html`<a href=${`/users/${user.username}`}>${user.username}</a>`,
           },
-          { key: 'roles', label: 'Roles', render: (user) => user.roles.join(', ') || '—' },
-          { key: 'state', label: 'State', render: stateOf },
-          { key: 'twoFactor', label: 'Two-factor', render: (user) => (user.twoFactor ? 'On' : 'Off') },
+          { key: 'roles', label: t('staff.roles'), render: (user) => user.roles.join(', ') || '—' },
+          { key: 'state', label: t('staff.state'), render: stateOf },
+          {
+            key: 'twoFactor',
+            label: t('staff.twoFactor'),
+            render: (user) => (user.twoFactor ? t('staff.on') : t('staff.off')),
+          },
         ]}
       />`
     }
@@ -111,45 +118,40 @@ function CreateUser({ context, roles, onCreated }) {
     setBusy(false);
   };
   return html`<section aria-labelledby="create-title" style=${SECTION}>
-    <h2 id="create-title">Add a person</h2>
-    ${
-      done &&
-      html`<${Banner} kind="success"
-        ><p>Created ${done}. Give them the temporary password: they choose their own at first sign-in.</p><//
-      >`
-    }
-    ${error && html`<${ErrorBanner} title="The user was not created" error=${error} />`}
+    <h2 id="create-title">${t('staff.add.title')}</h2>
+    ${done && html`<${Banner} kind="success"><p>${t('staff.add.done', { user: done })}</p><//>`}
+    ${error && html`<${ErrorBanner} title=${t('staff.add.failed')} error=${error} />`}
     <form class="form" onSubmit=${submit} novalidate>
       <${Field}
-        label="Username"
+        label=${t('staff.username')}
         name="username"
         autocapitalize="none"
         autocomplete="off"
-        hint="Lowercase letters, digits and . _ @ + -"
+        hint=${t('staff.add.usernameHint')}
         required
         error=${errors['/username']}
         value=${username}
         onInput=${setUsername}
       />
       <${Field}
-        label="Role"
+        label=${t('staff.role')}
         name="role"
         value=${role}
         onInput=${setRole}
-        options=${[{ value: '', label: 'No role' }, ...roles.map((name) => ({ value: name, label: name }))]}
+        options=${[{ value: '', label: t('staff.noRole') }, ...roles.map((name) => ({ value: name, label: name }))]}
       />
       <${Field}
-        label="Temporary password"
+        label=${t('staff.temporaryPassword')}
         name="temporaryPassword"
         type="password"
         autocomplete="new-password"
-        hint="At least 12 characters, not a common password. The person must replace it when they first sign in."
+        hint=${t('staff.add.passwordHint')}
         required
         error=${errors['/temporaryPassword']}
         value=${password}
         onInput=${setPassword}
       />
-      <${Button} type="submit" busy=${busy}>Add person<//>
+      <${Button} type="submit" busy=${busy}>${t('staff.add.submit')}<//>
     </form>
   </section>`;
 }
@@ -172,7 +174,10 @@ function useAction(context, then) {
       ? null
       : result.ok
         ? html`<${Banner} kind="success"><p>${result.ok}</p><//>`
-        : html`<${ErrorBanner} title=${`Not done: ${result.label}`} error=${result.error} />`;
+        : html`<${ErrorBanner}
+            title=${t('staff.notDone', { action: result.label })}
+            error=${result.error}
+          />`;
   return { run, banner };
 }
 
@@ -191,14 +196,14 @@ function UserPage({ context }) {
   if (list.data === null) return html`<${PageHeader} title=${name} /><${Loading} />`;
   if (user === null)
     return html`<${PageHeader} title=${name} />
-      <${Banner} kind="warning" title=${`There is no user ${name}`}
-        ><p><a href="/users">Back to staff</a></p><//
+      <${Banner} kind="warning" title=${t('staff.noUser', { user: name })}
+        ><p><a href="/users">${t('staff.back')}</a></p><//
       >`;
   const addable = list.data.roles.filter((candidate) => !user.roles.includes(candidate));
   return html`<${PageHeader} title=${user.username} description=${stateOf(user)} />
     <div aria-live="polite">${banner}</div>
     <section aria-labelledby="roles-title" style=${SECTION}>
-      <h2 id="roles-title">Roles</h2>
+      <h2 id="roles-title">${t('staff.roles')}</h2>
       <ul>
         ${user.roles.map(
           (held) =>
@@ -206,9 +211,9 @@ function UserPage({ context }) {
               ${held}
               <${Button}
                 variant="secondary"
-                aria-label=${`Remove role ${held}`}
-                onClick=${() => run(`Removed role ${held}.`, 'DELETE', `${base}/roles/${held}`)}
-                >Remove<//
+                aria-label=${t('staff.removeRoleLabel', { role: held })}
+                onClick=${() => run(t('staff.removedRole', { role: held }), 'DELETE', `${base}/roles/${held}`)}
+                >${t('staff.remove')}<//
               >
             </li>`,
         )}
@@ -219,100 +224,108 @@ function UserPage({ context }) {
           class="form"
           onSubmit=${(event) => {
             event.preventDefault();
-            if (role !== '') void run(`Granted role ${role}.`, 'POST', `${base}/roles`, { role });
+            if (role !== '') void run(t('staff.grantedRole', { role }), 'POST', `${base}/roles`, { role });
           }}
         >
           <${Field}
-            label="Role to add"
+            label=${t('staff.roleToAdd')}
             name="addRole"
             value=${role}
             onInput=${setRole}
-            options=${[{ value: '', label: 'Choose a role' }, ...addable.map((r) => ({ value: r, label: r }))]}
+            options=${[{ value: '', label: t('staff.chooseRole') }, ...addable.map((r) => ({ value: r, label: r }))]}
           />
-          <${Button} type="submit">Add role<//>
+          <${Button} type="submit">${t('staff.addRole')}<//>
         </form>`
       }
     </section>
     <section aria-labelledby="access-title" style=${SECTION}>
-      <h2 id="access-title">Access</h2>
-      <p>Disabling ends ${user.username}'s sessions and revokes their API tokens at once.</p>
+      <h2 id="access-title">${t('staff.access')}</h2>
+      <p>${t('staff.disableExplain', { user: user.username })}</p>
       ${
         user.disabled
-          ? html`<${Button} onClick=${() => run(`Enabled ${user.username}.`, 'POST', `${base}/enable`)}
-              >Enable<//
+          ? html`<${Button}
+              onClick=${() => run(t('staff.enabled', { user: user.username }), 'POST', `${base}/enable`)}
+              >${t('staff.enable')}<//
             >`
           : html`<${Button}
               variant="secondary"
-              onClick=${() => run(`Disabled ${user.username}.`, 'POST', `${base}/disable`)}
-              >Disable<//
+              onClick=${() => run(t('staff.disabled', { user: user.username }), 'POST', `${base}/disable`)}
+              >${t('staff.disable')}<//
             >`
       }
-      <p>Two-factor sign-in: ${user.twoFactor ? 'on' : 'off'}.</p>
+      <p>${user.twoFactor ? t('staff.twoFactorOn') : t('staff.twoFactorOff')}</p>
       ${
         user.twoFactor &&
         html`<${Button}
           variant="secondary"
-          onClick=${() => run('Two-factor sign-in turned off.', 'POST', `${base}/two-factor/disable`)}
-          >Turn off two-factor sign-in (lost phone)<//
+          onClick=${() => run(t('staff.twoFactorTurnedOff'), 'POST', `${base}/two-factor/disable`)}
+          >${t('staff.twoFactorTurnOff')}<//
         >`
       }
     </section>
     <section aria-labelledby="reset-title" style=${SECTION}>
-      <h2 id="reset-title">Reset the password</h2>
+      <h2 id="reset-title">${t('staff.reset.title')}</h2>
       <form
         class="form"
         novalidate
         onSubmit=${(event) => {
           event.preventDefault();
           if (password === '') return;
-          void run(
-            `Password of ${user.username} reset: they must choose their own at next sign-in.`,
-            'POST',
-            `${base}/password`,
-            {
-              temporaryPassword: password,
-            },
-          ).then(() => setPassword(''));
+          void run(t('staff.reset.done', { user: user.username }), 'POST', `${base}/password`, {
+            temporaryPassword: password,
+          }).then(() => setPassword(''));
         }}
       >
         <${Field}
-          label="Temporary password"
+          label=${t('staff.temporaryPassword')}
           name="resetPassword"
           type="password"
           autocomplete="new-password"
-          hint="Ends their sessions and revokes their API tokens; they must replace it at next sign-in."
+          hint=${t('staff.reset.hint')}
           value=${password}
           onInput=${setPassword}
         />
-        <${Button} type="submit">Reset password<//>
+        <${Button} type="submit">${t('staff.reset.submit')}<//>
       </form>
     </section>
     <section aria-labelledby="tokens-title" style=${SECTION}>
-      <h2 id="tokens-title">API tokens</h2>
+      <h2 id="tokens-title">${t('staff.tokens')}</h2>
       ${tokens.error && html`<${ErrorBanner} error=${tokens.error} />`}
       ${
         tokens.data &&
         (tokens.data.tokens.length === 0
-          ? html`<p>None.</p>`
+          ? html`<p>${t('staff.tokens.none')}</p>`
           : html`<${Table}
-              caption="API tokens"
+              caption=${t('staff.tokens')}
               rows=${tokens.data.tokens}
               columns=${[
-                { key: 'id', label: 'Id' },
-                { key: 'name', label: 'Name', render: (token) => token.name ?? '—' },
-                { key: 'role', label: 'Role', render: (token) => token.role ?? 'all roles' },
-                { key: 'status', label: 'Status' },
-                { key: 'lastUsedAt', label: 'Last used', render: (token) => time(token.lastUsedAt) },
+                { key: 'id', label: t('staff.tokens.id') },
+                { key: 'name', label: t('staff.tokens.name'), render: (token) => token.name ?? '—' },
+                {
+                  key: 'role',
+                  label: t('staff.role'),
+                  render: (token) => token.role ?? t('staff.tokens.allRoles'),
+                },
+                {
+                  key: 'status',
+                  label: t('staff.tokens.status'),
+                  render: (token) => t(`staff.tokens.status.${token.status}`),
+                },
+                {
+                  key: 'lastUsedAt',
+                  label: t('staff.tokens.lastUsed'),
+                  render: (token) => time(token.lastUsedAt),
+                },
                 {
                   key: 'revoke',
-                  label: 'Revoke',
+                  label: t('staff.tokens.revoke'),
                   render: (token) =>
                     token.status === 'active'
                       ? html`<${Button}
                           variant="secondary"
-                          aria-label=${`Revoke token ${token.id}`}
-                          onClick=${() => run(`Revoked token ${token.id}.`, 'POST', `${base}/tokens/${token.id}/revoke`)}
-                          >Revoke<//
+                          aria-label=${t('staff.tokens.revokeLabel', { id: token.id })}
+                          onClick=${() => run(t('staff.tokens.revoked', { id: token.id }), 'POST', `${base}/tokens/${token.id}/revoke`)}
+                          >${t('staff.tokens.revoke')}<//
                         >`
                       : '—',
                 },
@@ -320,7 +333,7 @@ function UserPage({ context }) {
             />`)
       }
     </section>
-    <p style=${SECTION}><a href="/users">Back to staff</a></p>`;
+    <p style=${SECTION}><a href="/users">${t('staff.back')}</a></p>`;
 }
 
 export const userRoutes = [

@@ -14,17 +14,24 @@ import {
   ErrorBanner,
   Field,
   FileField,
+  formatNumber,
   html,
   Loading,
+  locale,
   mount,
   PageHeader,
   Pager,
-  PatientPicker,
   patientName,
+  PatientPicker,
   ProgressBar,
   Table,
+  translator,
   usePager,
 } from '@ward/ui';
+import messages from './messages.js';
+
+/** This layer's words in the language in use (the same as `context.t`, for code outside a page). */
+const t = translator(messages);
 
 const API = '/api/v1/documents';
 const PATIENTS = '/patients/patients';
@@ -33,15 +40,15 @@ const WRITE = 'documents.document.write';
 const RESTORE = 'documents.document.restore';
 const PAGE_SIZE = 25;
 
-const CATEGORIES = [
-  { value: 'letter', label: 'Letter' },
-  { value: 'lab_result', label: 'Lab result' },
-  { value: 'imaging', label: 'Imaging' },
-  { value: 'referral', label: 'Referral' },
-  { value: 'consent', label: 'Consent' },
-  { value: 'note', label: 'Note' },
-  { value: 'other', label: 'Other' },
-];
+/** The categories, their labels read when drawn so that they follow the language. */
+const CATEGORIES = ['letter', 'lab_result', 'imaging', 'referral', 'consent', 'note', 'other'].map(
+  (value) => ({
+    value,
+    get label() {
+      return t(`category.${value}`);
+    },
+  }),
+);
 const categoryLabel = (value) => CATEGORIES.find((category) => category.value === value)?.label ?? value;
 
 /** How a document is shown in the page, as the server allows it inline (never HTML or SVG). */
@@ -59,9 +66,9 @@ const contentUrl = (document) => `${API}/documents/${document.id}/content`;
 function dateLabel(document) {
   if (document.documentDate !== null) {
     const [year, month, day] = document.documentDate.split('-').map(Number);
-    return new Date(year, month - 1, day).toLocaleDateString(undefined, { dateStyle: 'medium' });
+    return new Date(year, month - 1, day).toLocaleDateString(locale(), { dateStyle: 'medium' });
   }
-  return new Date(document.createdAt).toLocaleDateString(undefined, { dateStyle: 'medium' });
+  return new Date(document.createdAt).toLocaleDateString(locale(), { dateStyle: 'medium' });
 }
 
 /** Between links on one line: htm drops the spaces around a bare dot at a line break. */
@@ -75,7 +82,9 @@ function sizeLabel(bytes) {
     value /= 1024;
     unit += 1;
   }
-  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${UNITS[unit]}`;
+  return unit === 0
+    ? t('bytes', { count: bytes })
+    : `${formatNumber(value, { minimumFractionDigits: 1, maximumFractionDigits: 1 })} ${UNITS[unit]}`;
 }
 
 /** The file's SHA-256 in hex, for the server to check; null where the browser has no Web Crypto (plain http). */
@@ -107,7 +116,7 @@ function UploadForm({ context, patient, onStart, onUploaded }) {
     setError(null);
     // What the last upload said no longer applies once another begins.
     onStart();
-    setMissing(file === null ? 'Choose the file to upload.' : null);
+    setMissing(file === null ? t('chooseFile') : null);
     if (file === null) {
       setProgress(null);
       fileInput.current?.focus();
@@ -142,11 +151,11 @@ function UploadForm({ context, patient, onStart, onUploaded }) {
   };
 
   return html`<form class="form" aria-labelledby="upload-heading" onSubmit=${submit} novalidate>
-    <h2 id="upload-heading">Upload a document</h2>
-    ${error && html`<${ErrorBanner} title="The document was not uploaded" error=${error} />`}
+    <h2 id="upload-heading">${t('upload.heading')}</h2>
+    ${error && html`<${ErrorBanner} title=${t('upload.failed')} error=${error} />`}
     <div class="form-grid">
       <${FileField}
-        label="File"
+        label=${t('upload.file')}
         name="file"
         required
         error=${missing}
@@ -154,15 +163,15 @@ function UploadForm({ context, patient, onStart, onUploaded }) {
         onChoose=${choose}
       />
       <${Field}
-        label="Title"
+        label=${t('title')}
         name="title"
         value=${title}
         onInput=${setTitle}
-        hint="The file's name unless you give another. The download keeps the file's own name."
+        hint=${t('upload.titleHint')}
         autocomplete="off"
       />
       <${Field}
-        label="Category"
+        label=${t('category')}
         name="category"
         value=${category}
         onInput=${setCategory}
@@ -173,13 +182,13 @@ function UploadForm({ context, patient, onStart, onUploaded }) {
       progress !== null &&
       html`<${ProgressBar}
         id="upload-progress"
-        label="Upload progress"
+        label=${t('upload.progress')}
         value=${progress}
         text=${`${progress}%`}
       />`
     }
     <div class="form-actions">
-      <${Button} type="submit" busy=${busy}>Upload<//>
+      <${Button} type="submit" busy=${busy}>${t('upload.submit')}<//>
     </div>
   </form>`;
 }
@@ -189,7 +198,7 @@ function Preview({ document, onClose }) {
   const kind = previewKind(document.contentType);
   const url = `${contentUrl(document)}?inline=1`;
   return html`<section class="document-preview" aria-labelledby="preview-heading">
-    <h2 id="preview-heading">Preview of ${document.title}</h2>
+    <h2 id="preview-heading">${t('preview.title', { title: document.title })}</h2>
     ${
       kind === 'image'
         ? html`<img
@@ -204,7 +213,7 @@ function Preview({ document, onClose }) {
           ></iframe>`
     }
     <div class="form-actions">
-      <${Button} variant="secondary" onClick=${onClose}>Close the preview<//>
+      <${Button} variant="secondary" onClick=${onClose}>${t('preview.close')}<//>
     </div>
   </section>`;
 }
@@ -253,74 +262,74 @@ function DocumentList({ context, patient, category = '', deleted = false, onChan
   const remove = (document) =>
     act(
       () => context.api.delete(`${API}/documents/${document.id}`),
-      () => onChanged(`“${document.title}” was deleted.`),
+      () => onChanged(t('list.deleted', { title: document.title })),
     );
   const restore = (document) =>
     act(
       () => context.api.post(`${API}/documents/${document.id}/restore`),
-      () => onChanged(`“${document.title}” was restored.`),
+      () => onChanged(t('list.restored', { title: document.title })),
     );
 
-  const what = deleted ? 'Deleted documents' : 'Documents';
+  const which = deleted ? 'deleted' : 'filed';
   if (page === null && error)
-    return html`<${ErrorBanner} title=${`The ${what.toLowerCase()} could not be read`} error=${error} />`;
-  if (page === null) return html`<${Loading} label=${`Loading ${what.toLowerCase()}…`} />`;
+    return html`<${ErrorBanner} title=${t('list.unreadable', { which })} error=${error} />`;
+  if (page === null) return html`<${Loading} label=${t('list.loading', { which })} />`;
   if (page.items.length === 0 && pager.page === 1)
     return html`<${EmptyState}
-      title=${deleted ? 'No deleted documents' : category === '' ? 'No documents yet' : 'No documents in this category'}
+      title=${deleted ? t('list.emptyDeleted') : category === '' ? t('list.empty') : t('list.emptyCategory')}
     />`;
 
   const columns = [
-    { key: 'title', label: 'Title' },
-    { key: 'category', label: 'Category', render: (document) => categoryLabel(document.category) },
+    { key: 'title', label: t('title') },
+    { key: 'category', label: t('category'), render: (document) => categoryLabel(document.category) },
     {
       key: 'source',
-      label: 'Source',
-      render: (document) => (document.source === 'import' ? 'Imported' : 'Uploaded'),
+      label: t('source'),
+      render: (document) => (document.source === 'import' ? t('source.import') : t('source.upload')),
     },
-    { key: 'date', label: 'Date', render: dateLabel },
-    { key: 'fileName', label: 'File' },
-    { key: 'size', label: 'Size', render: (document) => sizeLabel(document.size) },
+    { key: 'date', label: t('date'), render: dateLabel },
+    { key: 'fileName', label: t('file') },
+    { key: 'size', label: t('size'), render: (document) => sizeLabel(document.size) },
     {
       key: 'actions',
-      label: 'Actions',
+      label: t('actions'),
       render: (document) =>
         deleted
           ? html`<${Button} variant="secondary" disabled=${busy} onClick=${() => restore(document)}
-              >Restore<span class="visually-hidden"> ${document.title}</span><//
+              >${t('restore')}<span class="visually-hidden"> ${document.title}</span><//
             >`
           : html`${
                 previewKind(document.contentType) !== null &&
                 html`<${Button} variant="secondary" onClick=${() => setPreviewing(document)}
-                    >Preview<span class="visually-hidden"> ${document.title}</span><//
+                    >${t('preview')}<span class="visually-hidden"> ${document.title}</span><//
                   >${' '}`
               }<a href=${contentUrl(document)} download=${document.fileName}
-                >Download<span class="visually-hidden"> ${document.title}</span></a
+                >${t('download')}<span class="visually-hidden"> ${document.title}</span></a
               >${
                 canWrite &&
                 html`${' '}<${Button} variant="secondary" onClick=${() => setConfirming(document)}
-                    >Delete<span class="visually-hidden"> ${document.title}</span><//
+                    >${t('delete')}<span class="visually-hidden"> ${document.title}</span><//
                   >`
               }`,
     },
   ];
-  return html`${error && html`<${ErrorBanner} title="That did not work" error=${error} />`}
+  return html`${error && html`<${ErrorBanner} title=${t('list.actionFailed')} error=${error} />`}
     ${
       confirming &&
       html`<${Banner}
         kind="warning"
-        title=${`Delete “${confirming.title}”?`}
-        action=${html`<${Button} busy=${busy} onClick=${() => remove(confirming)}>Delete it<//
-          >${' '}<${Button} variant="secondary" onClick=${() => setConfirming(null)}>Keep it<//>`}
-        ><p>It leaves the list and can no longer be opened; an administrator can restore it.</p><//
+        title=${t('delete.confirmTitle', { title: confirming.title })}
+        action=${html`<${Button} busy=${busy} onClick=${() => remove(confirming)}>${t('delete.confirm')}<//
+          >${' '}<${Button} variant="secondary" onClick=${() => setConfirming(null)}>${t('delete.keep')}<//>`}
+        ><p>${t('delete.explain')}</p><//
       >`
     }
     <${Table}
-      caption=${`${what} of ${patientName(patient)}, newest first`}
+      caption=${t('list.caption', { which, patient: patientName(patient) })}
       columns=${columns}
       rows=${page.items}
     />
-    <${Pager} label=${`${what} pages`} pager=${pager} nextCursor=${page.nextCursor} />
+    <${Pager} label=${t('list.pages', { which })} pager=${pager} nextCursor=${page.nextCursor} />
     ${previewing && html`<${Preview} document=${previewing} onClose=${() => setPreviewing(null)} />`}`;
 }
 
@@ -341,12 +350,12 @@ function PatientDocuments({ context, patientId }) {
   }, [patientId]);
 
   if (error)
-    return html`<${PageHeader} title="Documents" /><${ErrorBanner} error=${error} />
-      <p><a href="/documents">Choose another patient</a></p>`;
-  if (patient === null) return html`<${Loading} label="Loading the patient…" />`;
+    return html`<${PageHeader} title=${t('documents')} /><${ErrorBanner} error=${error} />
+      <p><a href="/documents">${t('anotherPatient')}</a></p>`;
+  if (patient === null) return html`<${Loading} label=${t('loadingPatient')} />`;
 
   const uploaded = (document) => {
-    setNotice(`“${document.title}” was uploaded (${sizeLabel(document.size)}).`);
+    setNotice(t('upload.done', { title: document.title, size: sizeLabel(document.size) }));
     setVersion(version + 1);
   };
   const changed = (message) => {
@@ -355,16 +364,16 @@ function PatientDocuments({ context, patientId }) {
   };
 
   return html`<${PageHeader}
-      title=${`Documents of ${patientName(patient)}`}
-      description=${`MRN ${patient.mrn}`}
+      title=${t('documentsOf', { patient: patientName(patient) })}
+      description=${t('mrn', { mrn: patient.mrn })}
     />
     ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
     <${Field}
-      label="Show category"
+      label=${t('category.filter')}
       name="category-filter"
       value=${category}
       onInput=${setCategory}
-      options=${[{ value: '', label: 'All categories' }, ...CATEGORIES]}
+      options=${[{ value: '', label: t('category.all') }, ...CATEGORIES]}
     />
     <${DocumentList}
       key=${`${version}-${category}`}
@@ -385,13 +394,13 @@ function PatientDocuments({ context, patientId }) {
     ${
       context.can(RESTORE) &&
       html`<section aria-labelledby="deleted-heading">
-        <h2 id="deleted-heading">Deleted documents</h2>
+        <h2 id="deleted-heading">${t('deletedDocuments')}</h2>
         <${DocumentList} key=${version} context=${context} patient=${patient} deleted onChanged=${changed} />
       </section>`
     }
     <p>
-      <a href=${`/patients/${patient.id}`}>The patient's record</a>${SEPARATOR}<a href="/documents"
-        >Choose another patient</a
+      <a href=${`/patients/${patient.id}`}>${t('patientRecord')}</a>${SEPARATOR}<a href="/documents"
+        >${t('anotherPatient')}</a
       >
     </p>`;
 }
@@ -405,12 +414,12 @@ function ChartDocuments({ context, patient }) {
     setVersion(version + 1);
   };
   return html`<section aria-labelledby="chart-documents-title">
-    <h2 id="chart-documents-title">Documents</h2>
+    <h2 id="chart-documents-title">${t('documents')}</h2>
     ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
     <${DocumentList} key=${version} context=${context} patient=${patient} onChanged=${changed} />
     <p>
       <a href=${`/documents?patient=${patient.id}`}
-        >${context.can(WRITE) ? 'Upload a document' : 'Open the documents page'}</a
+        >${context.can(WRITE) ? t('chart.upload') : t('chart.open')}</a
       >
     </p>
   </section>`;
@@ -419,12 +428,13 @@ function ChartDocuments({ context, patient }) {
 function Documents({ context }) {
   const id = Number(context.query.patient);
   if (Number.isInteger(id) && id > 0) return html`<${PatientDocuments} context=${context} patientId=${id} />`;
-  return html`<${PageHeader} title="Documents" description="Find the patient whose documents you want." />
+  return html`<${PageHeader} title=${t('documents')} description=${t('find.description')} />
     <${PatientPicker} context=${context} linkTo=${(found) => `/documents?patient=${found.id}`} />`;
 }
 
 export default /** @satisfies {import('@ward/ui').Layer} */ ({
-  sdk: '^1.3.0',
+  sdk: '^1.4.0',
+  messages,
   routes: [{ path: '/documents', render: mount(Documents) }],
   extensions: [{ slot: 'patient.chart', component: ChartDocuments, permission: READ, order: 20 }],
 });

@@ -6,10 +6,12 @@
 import { JobPage } from './job.js';
 import { JobList } from './list.js';
 import { NewJob } from './new-job.js';
+import messages from './messages.js';
 import { mount } from '@ward/ui';
 
 export default /** @satisfies {import('@ward/ui').Layer} */ ({
-  sdk: '^1.3.0',
+  sdk: '^1.4.0',
+  messages,
   routes: [
     { path: '/migration_import', render: mount(JobList) },
     { path: '/migration_import/new', render: mount(NewJob) },

@@ -12,7 +12,17 @@ import {
   Table,
   usePager,
 } from '@ward/ui';
-import { dateTime, formatLabel, HOME, isRunning, JOBS, STATE_OPTIONS, stateLabel, WRITE } from './shared.js';
+import {
+  dateTime,
+  formatLabel,
+  HOME,
+  isRunning,
+  JOBS,
+  STATE_OPTIONS,
+  stateLabel,
+  t,
+  WRITE,
+} from './shared.js';
 
 const PAGE_SIZE = 20;
 const POLL_MS = 2000;
@@ -62,30 +72,32 @@ export function JobList({ context }) {
   const columns = [
     {
       key: 'id',
-      label: 'Job',
+      label: t('list.job'),
       render: (job) =>
-        html`<a href=${`${HOME}/jobs/${job.id}`} style="white-space: nowrap">Job ${job.id}</a>`,
+        html`<a href=${`${HOME}/jobs/${job.id}`} style="white-space: nowrap"
+          >${t('list.jobNumber', { id: job.id })}</a
+        >`,
     },
-    { key: 'sourceSystem', label: 'Source system' },
-    { key: 'format', label: 'Format', render: (job) => formatLabel(job.format) },
-    { key: 'state', label: 'State', render: (job) => stateLabel(job.state) },
-    { key: 'progress', label: 'Progress', render: progressText },
+    { key: 'sourceSystem', label: t('list.sourceSystem') },
+    { key: 'format', label: t('list.format'), render: (job) => formatLabel(job.format) },
+    { key: 'state', label: t('list.state'), render: (job) => stateLabel(job.state) },
+    { key: 'progress', label: t('list.progress'), render: progressText },
     {
       key: 'createdAt',
-      label: 'Created',
+      label: t('list.created'),
       render: (job) => `${dateTime(job.createdAt)} by ${job.createdBy}`,
     },
   ];
 
   const empty = page !== null && page.items.length === 0 && pager.page === 1;
   return html`<${PageHeader}
-      title="Data import"
-      description="Bring patients, appointments and documents over from the clinic's old system."
-      actions=${context.can(WRITE) && html`<${ButtonLink} href=${`${HOME}/new`}>New import<//>`}
+      title=${t('list.title')}
+      description=${t('list.description')}
+      actions=${context.can(WRITE) && html`<${ButtonLink} href=${`${HOME}/new`}>${t('list.new')}<//>`}
     />
     <div class="search">
       <${Field}
-        label="Show jobs in state"
+        label=${t('list.filter')}
         name="state"
         value=${state}
         onInput=${filter}
@@ -93,21 +105,21 @@ export function JobList({ context }) {
       />
     </div>
     ${error && html`<${ErrorBanner} error=${error} />`}
-    ${!error && page === null && html`<${Loading} label="Loading import jobs…" />`}
+    ${!error && page === null && html`<${Loading} label=${t('list.loading')} />`}
     ${
       !error && empty
         ? html`<${EmptyState}
-            title=${state === '' ? 'No import jobs yet' : `No job is ${stateLabel(state).toLowerCase()}`}
+            title=${state === '' ? t('list.empty') : t('list.emptyInState', { state: stateLabel(state) })}
           >
             ${
               state === '' &&
               context.can(WRITE) &&
-              html`<p><a href=${`${HOME}/new`}>Upload the first source file</a>.</p>`
+              html`<p><a href=${`${HOME}/new`}>${t('list.first')}</a>.</p>`
             }
           <//>`
         : !error &&
           page !== null &&
-          html`<${Table} caption="Import jobs, newest first" columns=${columns} rows=${page.items} />
-            <${Pager} label="Import job pages" pager=${pager} nextCursor=${page.nextCursor} />`
+          html`<${Table} caption=${t('list.caption')} columns=${columns} rows=${page.items} />
+            <${Pager} label=${t('list.pages')} pager=${pager} nextCursor=${page.nextCursor} />`
     }`;
 }

@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { Banner, Button, ErrorBanner, Field, FileField, html, PageHeader } from '@ward/ui';
-import { FORMATS, HOME, JOBS, WRITE } from './shared.js';
+import { FORMATS, HOME, JOBS, t, WRITE } from './shared.js';
 
 /** The format a file's name suggests (Synthea names its files; FHIR exports end .json/.ndjson). */
 export function guessFormat(name) {
@@ -27,11 +27,11 @@ export function NewJob({ context }) {
   const [busy, setBusy] = useState(false);
 
   if (!context.can(WRITE))
-    return html`<${PageHeader} title="New import" />
-      <${Banner} kind="warning" title="You cannot start an import">
-        <p>Uploading a source needs the permission ${WRITE}; ask an administrator for it.</p>
+    return html`<${PageHeader} title=${t('new.title')} />
+      <${Banner} kind="warning" title=${t('new.denied')}>
+        <p>${t('new.deniedHint', { permission: WRITE })}</p>
       <//>
-      <p><a href=${HOME}>Back to the import jobs</a></p>`;
+      <p><a href=${HOME}>${t('new.back')}</a></p>`;
 
   const choose = (chosen) => {
     setFile(chosen);
@@ -42,8 +42,8 @@ export function NewJob({ context }) {
   const submit = async (event) => {
     event.preventDefault();
     const missing = /** @type {Record<string, string>} */ ({});
-    if (file === null) missing.source = 'Choose the file to import.';
-    if (sourceSystem.trim() === '') missing.source_system = 'Name the old system, for example oldclinic.';
+    if (file === null) missing.source = t('new.chooseFile');
+    if (sourceSystem.trim() === '') missing.source_system = t('new.nameSystem');
     setErrors(missing);
     setError(null);
     if (Object.keys(missing).length > 0) {
@@ -66,45 +66,42 @@ export function NewJob({ context }) {
     }
   };
 
-  return html`<${PageHeader}
-      title="New import"
-      description="Step 1 of 4: upload the source. Validation, preview and execute follow on the job's page."
-    />
+  return html`<${PageHeader} title=${t('new.title')} description=${t('new.description')} />
     <form class="form" onSubmit=${submit} novalidate>
-      ${error && html`<${ErrorBanner} title="The source was not uploaded" error=${error} />`}
+      ${error && html`<${ErrorBanner} title=${t('new.failed')} error=${error} />`}
       <div style="display: grid; gap: 1rem; max-width: 36rem">
         <${FileField}
-          label="Source file"
+          label=${t('new.file')}
           name="source"
           required
           accept=".csv,.json,.ndjson,.txt"
           error=${errors.source}
           onChoose=${choose}
-          hint="One file per job: Synthea's patients.csv or encounters.csv, a FHIR Bundle (.json) or a FHIR bulk export (.ndjson). Import patients before the appointments that refer to them."
+          hint=${t('new.fileHint')}
         />
         <${Field}
-          label="Format"
+          label=${t('new.format')}
           name="format"
           value=${format}
           onInput=${setFormat}
           options=${FORMATS}
           error=${errors.format}
-          hint="Chosen from the file's name when it says; check it."
+          hint=${t('new.formatHint')}
         />
         <${Field}
-          label="Source system"
+          label=${t('new.system')}
           name="source_system"
           value=${sourceSystem}
           onInput=${setSourceSystem}
           required
           autocomplete="off"
           error=${errors.source_system}
-          hint="A name for the old system (letters, digits, _ . : -). Use the same name for every file from it."
+          hint=${t('new.systemHint')}
         />
       </div>
       <div class="form-actions">
-        <${Button} type="submit" busy=${busy}>${busy ? 'Uploading…' : 'Upload'}<//>
-        <a href=${HOME}>Cancel</a>
+        <${Button} type="submit" busy=${busy}>${busy ? t('new.uploading') : t('new.upload')}<//>
+        <a href=${HOME}>${t('new.cancel')}</a>
       </div>
     </form>`;
 }

@@ -41,7 +41,15 @@ function Values({ values, changed }) {
 const SAMPLE_COLUMNS = [
   { key: 'row', label: 'Row' },
   { key: 'kind', label: 'Kind' },
-  { key: 'sourceId', label: 'Source id' },
+  {
+    key: 'sourceId',
+    label: 'Source id',
+    // A patient Ward already holds opens its chart: what is about to change, in full.
+    render: (step) =>
+      step.kind === 'patient' && step.wardId !== null && step.wardId !== undefined
+        ? html`<a href=${`/patients/${step.wardId}`}>${step.sourceId}</a>`
+        : step.sourceId,
+  },
   {
     key: 'before',
     label: 'Before',

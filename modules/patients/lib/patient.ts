@@ -114,10 +114,11 @@ const PROPERTIES = {
   }),
 };
 
+/** Without an `mrn`, Ward assigns one (lib/mrn.ts). */
 export const CREATE_PATIENT = {
   type: 'object',
   additionalProperties: false,
-  required: ['mrn', 'familyName', 'givenName'],
+  required: ['familyName', 'givenName'],
   properties: PROPERTIES,
 };
 

@@ -1,17 +1,20 @@
 /**
- * Reads and writes of `patients_patient`. Lists are ordered by family name, given name and id,
- * lower-cased (ICU root locale) and compared in the "C" collation: the expressions of the indexes
- * (migration 20260301000000), so each page and each prefix search is an index range scan.
+ * Reads and writes of `patients_patient`, the module's one write path: every write stores the
+ * folded columns (lib/fold.ts) beside the fields it changes. Lists are ordered by family name,
+ * given name and id, lower-cased (ICU root locale) and compared in the "C" collation: the
+ * expressions of the index of migration 20260301000000, so each page is an index range scan.
  */
 import type { Knex } from 'knex';
 import type { Acting, KeyKind, Page, PageRequest, WardSdk } from '../../../src/sdk/index.ts';
+import { foldedColumns, nameKey } from './fold.ts';
+import { formatMrn, type MrnFormat } from './mrn.ts';
 import { COLUMNS, presentPatient, type Patient, type PatientInput, type PatientRow } from './patient.ts';
+import { SHORT_WORD, type SearchTerm } from './search.ts';
 
 export const TABLE = 'patients_patient';
 const folded = (column: string) => `(lower(${column} collate "und-x-icu") collate "C")`;
 const FAMILY = folded('family_name');
 const GIVEN = folded('given_name');
-const MRN = folded('mrn');
 const MRN_UNIQUE = 'patients_patient_mrn_unique';
 
 export const SORT_KEY: readonly KeyKind[] = ['text', 'text', 'integer'];
@@ -33,36 +36,49 @@ const columns = (knex: Knex) => [
   'updated_at',
 ];
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&');
+/** The SQL condition and bindings of one search term. Folded text holds no LIKE wildcard. */
+function termCondition(term: SearchTerm): [sql: string, bindings: Knex.RawBinding[]] {
+  if (term.kind === 'date') return ['birth_date = any(?::date[])', [term.dates]];
+  if (term.text.length < SHORT_WORD) return ['search_text like ?', [`% ${term.text}%`]];
+  return ['search_text like ?', [`%${term.text}%`]];
+}
 
 /**
- * Every word of `search` must begin the family name, the given name or the MRN, ignoring case. The
- * words are NFC (from `sdk.http.queryText`), as stored text is (the body reader and migration
- * 20261124000000 see to it).
+ * Every term of `search` (lib/search.ts) must match: a date the birth date, folded text a part of
+ * the patient's search text (the folded names, MRN and phone digits), or, shorter than three
+ * letters, the start of one of its words; the list keeps its name order and cursor.
+ *
+ * How it is found matters at a million patients. A search reads the rows the trigram (or birth
+ * date) index finds, then sorts them: a materialized CTE keeps the planner from walking the name index
+ * instead, which it prefers when it overestimates the matches, and which reads half the table for
+ * a name in the middle of the alphabet. A query of one letter alone would match too many rows for
+ * that; it lists the family names that begin with it, a range of the name index already in order.
  */
 export async function listPatients(
   sdk: WardSdk,
   knex: Knex,
-  search: string[],
+  search: readonly SearchTerm[],
   page: PageRequest,
 ): Promise<Page<Patient>> {
-  const query = knex(TABLE).select(
-    ...columns(knex),
-    knex.raw(`${FAMILY} as sort_family`),
-    knex.raw(`${GIVEN} as sort_given`),
-  );
-  for (const word of search) {
-    const prefix = `${escapeLike(word)}%`;
-    query.where((any) =>
-      any
-        .whereRaw(`${FAMILY} like ${folded('?')}`, [prefix])
-        .orWhereRaw(`${GIVEN} like ${folded('?')}`, [prefix])
-        .orWhereRaw(`${MRN} like ${folded('?')}`, [prefix]),
-    );
+  const listed = [...columns(knex), knex.raw(`${FAMILY} as sort_family`), knex.raw(`${GIVEN} as sort_given`)];
+  const [only] = search;
+  let query: Knex.QueryBuilder;
+  // The sort key: the index's expressions on the table, their names on the search's rows.
+  let key = `${FAMILY}, ${GIVEN}, id`;
+  if (search.length === 0) query = knex(TABLE).select(listed);
+  else if (search.length === 1 && only?.kind === 'text' && only.text.length === 1)
+    query = knex(TABLE)
+      .select(listed)
+      .whereRaw(`${FAMILY} like ?`, [`${only.text}%`]);
+  else {
+    const found = knex(TABLE).select(listed);
+    for (const term of search) found.whereRaw(...termCondition(term));
+    query = knex.withMaterialized('found', found).select('*').from('found');
+    key = 'sort_family, sort_given, id';
   }
-  if (page.after !== null) query.whereRaw(`(${FAMILY}, ${GIVEN}, id) > (?, ?, ?)`, page.after);
+  if (page.after !== null) query.whereRaw(`(${key}) > (?, ?, ?)`, page.after);
   const rows = (await query
-    .orderByRaw(`${FAMILY}, ${GIVEN}, id`)
+    .orderByRaw(key)
     .limit(page.limit + 1)
     .offset(page.offset)) as ListedRow[];
   return sdk.http.toPage(
@@ -109,52 +125,123 @@ const duplicateMrn = (sdk: WardSdk, mrn: string | undefined, cause: unknown) =>
     { cause },
   );
 
+const isDuplicateMrn = (sdk: WardSdk, error: unknown) => {
+  const failed = sdk.db.constraintError(error);
+  return failed?.code === sdk.db.UNIQUE_VIOLATION && failed.constraint === MRN_UNIQUE;
+};
+
 /** Runs a write, turning a duplicate MRN into 409. */
-async function writing<T>(sdk: WardSdk, input: PatientInput, write: () => Promise<T>): Promise<T> {
+async function writing<T>(sdk: WardSdk, mrn: string | undefined, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    const failed = sdk.db.constraintError(error);
-    if (failed?.code === sdk.db.UNIQUE_VIOLATION && failed.constraint === MRN_UNIQUE)
-      throw duplicateMrn(sdk, input.mrn, error);
+    if (isDuplicateMrn(sdk, error)) throw duplicateMrn(sdk, mrn, error);
     throw error;
   }
 }
 
-export function createPatient(sdk: WardSdk, acting: Acting, input: PatientInput): Promise<Patient> {
-  return writing(sdk, input, () =>
-    acting.transaction(async (trx, bound) => {
-      const [row] = (await trx(TABLE).insert(toColumns(input)).returning('id')) as Array<{ id: number }>;
-      const patient = (await findPatient(trx, row!.id)) as Patient;
-      await sdk.audit.record(bound, {
-        action: 'record.create',
-        kind: 'patient',
-        recordId: patient.id,
-        patientId: patient.id,
-        detail: { changes: sdk.audit.changes(null, patient) },
-      });
-      return patient;
-    }),
-  );
+/** Patients of the same folded name and birth date: probably the person being registered again. */
+export async function probableDuplicates(
+  knex: Knex,
+  familyName: string,
+  givenName: string,
+  birthDate: string,
+): Promise<Patient[]> {
+  const rows = (await knex(TABLE)
+    .select(columns(knex))
+    .where({ name_key: nameKey(familyName, givenName), birth_date: birthDate })
+    .orderBy('id')) as PatientRow[];
+  return rows.map(presentPatient);
 }
 
-/** Null when there is no such patient. */
+/** A fresh MRN takes this many sequence numbers at most before it gives up (typed MRNs took them). */
+const MRN_ATTEMPTS = 100;
+
+const mrnsExhausted = (sdk: WardSdk, format: MrnFormat) =>
+  new sdk.errors.ApiError(
+    409,
+    'mrn_unavailable',
+    `the next ${MRN_ATTEMPTS} MRNs of the format ${JSON.stringify(formatMrn(format, '{seq}'))} already belong to patients`,
+    "type an MRN for this patient; an administrator can move the sequence past the MRNs typed by hand (select setval('patients_mrn_seq', <highest number>)) or set WARD_MRN_FORMAT to a format those MRNs do not use",
+  );
+
+/** Inserts one patient with its folded columns, in the acting context's transaction. */
+const insertPatient = (sdk: WardSdk, acting: Acting, input: PatientInput, mrn: string): Promise<Patient> =>
+  acting.transaction(async (trx, bound) => {
+    const values = {
+      ...toColumns({ ...input, mrn }),
+      ...foldedColumns({
+        mrn,
+        familyName: input.familyName!,
+        givenName: input.givenName!,
+        phone: input.phone ?? null,
+      }),
+    };
+    const [row] = (await trx(TABLE).insert(values).returning('id')) as Array<{ id: number }>;
+    const patient = (await findPatient(trx, row!.id)) as Patient;
+    await sdk.audit.record(bound, {
+      action: 'record.create',
+      kind: 'patient',
+      recordId: patient.id,
+      patientId: patient.id,
+      detail: { changes: sdk.audit.changes(null, patient) },
+    });
+    return patient;
+  });
+
+/**
+ * Creates a patient. Without an MRN, Ward assigns the next one of `format`: numbers come from the
+ * sequence, which no two backends share a value of, and one a typed MRN already took is skipped.
+ */
+export async function createPatient(
+  sdk: WardSdk,
+  acting: Acting,
+  input: PatientInput,
+  format: MrnFormat,
+): Promise<Patient> {
+  if (input.mrn !== undefined) {
+    const mrn = input.mrn;
+    return writing(sdk, mrn, () => insertPatient(sdk, acting, input, mrn));
+  }
+  for (let attempt = 0; attempt < MRN_ATTEMPTS; attempt += 1) {
+    const { rows } = (await acting.knex.raw(`select nextval('patients_mrn_seq')::text as seq`)) as {
+      rows: Array<{ seq: string }>;
+    };
+    try {
+      return await insertPatient(sdk, acting, input, formatMrn(format, rows[0]!.seq));
+    } catch (error) {
+      if (!isDuplicateMrn(sdk, error)) throw error;
+    }
+  }
+  throw mrnsExhausted(sdk, format);
+}
+
+/** Null when there is no such patient. The folded columns follow the merged row. */
 export function updatePatient(
   sdk: WardSdk,
   acting: Acting,
   id: number,
   input: PatientInput,
 ): Promise<Patient | null> {
-  return writing(sdk, input, () =>
+  return writing(sdk, input.mrn, () =>
     acting.transaction(async (trx, bound) => {
-      // Locked first, so the before the trail records is the row this update changes.
-      await trx(TABLE).where({ id }).forUpdate().select('id');
-      const before = await findPatient(trx, id);
-      const changed = await trx(TABLE)
+      const row = (await trx(TABLE)
         .where({ id })
-        .update({ ...toColumns(input), updated_at: trx.fn.now() })
-        .returning('id');
-      if (changed.length === 0) return null;
+        .forUpdate()
+        .first('mrn', 'family_name', 'given_name', 'phone')) as
+        Pick<PatientRow, 'mrn' | 'family_name' | 'given_name' | 'phone'> | undefined;
+      if (row === undefined) return null;
+      // Read under the lock, so the before the trail records is the row this update changes.
+      const before = await findPatient(trx, id);
+      const folded = foldedColumns({
+        mrn: input.mrn ?? row.mrn,
+        familyName: input.familyName ?? row.family_name,
+        givenName: input.givenName ?? row.given_name,
+        phone: input.phone === undefined ? row.phone : input.phone,
+      });
+      await trx(TABLE)
+        .where({ id })
+        .update({ ...toColumns(input), ...folded, updated_at: trx.fn.now() });
       const after = (await findPatient(trx, id))!;
       await sdk.audit.record(bound, {
         action: 'record.update',

@@ -65,6 +65,9 @@ test('patients then encounters land in the clinic tables, with every field', asy
       state: 'Massachusetts',
       postalCode: '02000',
     },
+    // Written through the patients API, so search and the duplicate check find imported patients.
+    search_text: ' okafor amara c231e7701dcd4f9685ea5e02b598edb4',
+    name_key: 'okafor|amara',
   });
   const visit = await w
     .knex('appointments_appointment')

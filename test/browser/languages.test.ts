@@ -1,0 +1,126 @@
+/**
+ * Languages in a real browser: a de-DE browser gets the shell in German (sign-in, the server's
+ * refusals in German, `<html lang="de">`, German dates on a layer's page), an en-US one in English,
+ * and the language chooser overrides the browser's language, remembered across reloads.
+ */
+import test from 'ava';
+import type { Page } from 'playwright-core';
+import {
+  axeCheck,
+  launchBrowser,
+  PASSWORD,
+  screenshot,
+  startBackend,
+  tabTo,
+  type Backend,
+  type LaunchedBrowser,
+} from './helpers.ts';
+
+let browser: LaunchedBrowser;
+let backend: Backend;
+
+test.before(async () => {
+  browser = await launchBrowser();
+  backend = await startBackend({
+    modules: ['patients', 'appointments'],
+    users: [{ username: 'rita', roles: ['receptionist'] }],
+  });
+});
+
+test.after.always(async () => {
+  await Promise.all([browser?.close(), backend?.stop()]);
+});
+
+/** Signs in by keyboard through the form labelled in German. */
+async function anmelden(page: Page, password = PASSWORD): Promise<void> {
+  await tabTo(page, page.getByLabel('Benutzername'));
+  await page.keyboard.type('rita');
+  await tabTo(page, page.getByLabel('Passwort'));
+  await page.keyboard.type(password);
+  await tabTo(page, page.getByRole('button', { name: 'Anmelden' }));
+  await page.keyboard.press('Enter');
+}
+
+const htmlLang = (page: Page) => page.locator('html').getAttribute('lang');
+
+test('a de-DE browser signs in in German, hears refusals in German and sees German dates', async (t) => {
+  const page = await browser.page(t, { locale: 'de-DE' });
+  await page.goto(backend.base);
+  await page.getByRole('heading', { name: 'Bei Ward anmelden' }).waitFor();
+  t.true(await page.getByRole('button', { name: 'Anmelden', exact: true }).isVisible());
+  t.is(await htmlLang(page), 'de');
+  await axeCheck(page, t);
+  await screenshot(page, 'languages-sign-in-de');
+
+  await anmelden(page, 'not the right password');
+  await page.getByRole('alert').waitFor();
+  const alert = await page.getByRole('alert').innerText();
+  t.regex(alert, /Anmeldung fehlgeschlagen/);
+  t.regex(alert, /Benutzername oder Passwort stimmen nicht/);
+  await screenshot(page, 'languages-refused-de');
+
+  await page.getByLabel('Passwort').fill('');
+  await anmelden(page);
+  await page.getByRole('button', { name: 'Abmelden' }).waitFor();
+  t.regex(await page.locator('.topbar').innerText(), /Angemeldet als rita/);
+  const sidebar = page.getByRole('navigation', { name: 'Module' }).getByRole('link');
+  t.deepEqual(
+    await sidebar.allInnerTexts(),
+    ['Patienten', 'Termine'],
+    "the layers' own words in the sidebar",
+  );
+
+  // A layer's own catalogue, and @ward/ui's words, at a form's required fields.
+  await page.goto(`${backend.base}/patients/new`);
+  await page.getByRole('heading', { name: 'Neue Patientin / neuer Patient' }).waitFor();
+  await page.getByRole('button', { name: 'Patient/in anlegen' }).click();
+  await page.getByText('Füllen Sie dieses Feld aus.').first().waitFor();
+  // Ward assigns the MRN unless the box is unticked: the names are what must be filled.
+  t.is(await page.getByText('Füllen Sie dieses Feld aus.').count(), 2, 'Nachname and Vorname');
+  await axeCheck(page, t);
+  await screenshot(page, 'languages-new-patient-de');
+
+  await page.goto(`${backend.base}/appointments?date=2026-11-23&view=week`);
+  await page
+    .getByText(/Montag, 23\. November 2026/)
+    .first()
+    .waitFor();
+  t.true(
+    await page
+      .getByText(/Sonntag, 29\. November 2026/)
+      .first()
+      .isVisible(),
+  );
+  await axeCheck(page, t);
+  await screenshot(page, 'languages-week-de');
+});
+
+test('an en-US browser gets English, and the chooser switches the language for good', async (t) => {
+  const page = await browser.page(t);
+  await page.goto(backend.base);
+  const signInButton = page.getByRole('button', { name: 'Sign in', exact: true });
+  await signInButton.waitFor();
+  t.is(await htmlLang(page), 'en');
+
+  await page.getByLabel('Language').selectOption('de');
+  await page.getByRole('button', { name: 'Anmelden', exact: true }).waitFor();
+  t.is(await htmlLang(page), 'de');
+  await page.reload();
+  await page.getByRole('button', { name: 'Anmelden', exact: true }).waitFor();
+  t.is(await htmlLang(page), 'de', 'the choice outlives a reload');
+  await axeCheck(page, t);
+
+  await anmelden(page);
+  await page.getByRole('button', { name: 'Abmelden' }).waitFor();
+  await screenshot(page, 'languages-home-de');
+  await page.getByLabel('Sprache').selectOption('en');
+  await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
+  t.is(await htmlLang(page), 'en');
+  await page.goto(`${backend.base}/appointments?date=2026-11-23&view=week`);
+  await page
+    .getByText(/Monday, November 23, 2026/)
+    .first()
+    .waitFor();
+  await axeCheck(page, t);
+  await screenshot(page, 'languages-week-en');
+});
