@@ -17,14 +17,23 @@ test("the official modules' entries stand in a clinic's order: clinical pages fi
   }));
   t.deepEqual(
     orderedNavigation(modules).map((entry) => entry.label),
-    ['Patients', 'Appointments', 'Documents', 'Data import', 'Modules', 'Staff'],
+    ['Patients', 'Appointments', 'Documents', 'Data import', 'Practitioners', 'Modules', 'Staff'],
   );
   const community = {
     name: 'aaa_vitals',
     navigation: [{ label: 'Vitals', path: '/vitals', permission: 'x.y' }],
   };
   const labels = orderedNavigation([...modules, community]).map((entry) => entry.label);
-  t.deepEqual(labels, ['Patients', 'Appointments', 'Documents', 'Vitals', 'Data import', 'Modules', 'Staff']);
+  t.deepEqual(labels, [
+    'Patients',
+    'Appointments',
+    'Documents',
+    'Vitals',
+    'Data import',
+    'Practitioners',
+    'Modules',
+    'Staff',
+  ]);
 });
 
 /** Each entry labelled `<module>#<index in its manifest>`, so the test can tell where it came from. */

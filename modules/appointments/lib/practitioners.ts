@@ -9,6 +9,9 @@ import type { Knex } from 'knex';
 export interface Practitioner {
   id: number;
   name: string;
+  specialty: string | null;
+  /** False once deactivated: kept for the appointments that name them, no longer bookable. */
+  active: boolean;
   /** The staff user (base_user) who signs in as this practitioner, or null. */
   userId: number | null;
 }
@@ -17,29 +20,75 @@ export interface PractitionerRow {
   id: number;
   name: string;
   folded_name: string;
+  specialty: string | null;
+  active: boolean;
   user_id: number | null;
 }
 
-export const PRACTITIONER_TABLE = 'appointments_practitioner';
-const SELECT = ['id', 'name', 'folded_name', 'user_id'];
+/** What a create or a change of a practitioner sends; every field optional in a change. */
+export interface PractitionerInput {
+  name?: string;
+  specialty?: string | null;
+  active?: boolean;
+  userId?: number | null;
+}
 
-export const PRACTITIONER_LIMITS = { name: 255 } as const;
+export const PRACTITIONER_TABLE = 'appointments_practitioner';
+export const PRACTITIONER_SELECT = ['id', 'name', 'folded_name', 'specialty', 'active', 'user_id'];
+const SELECT = PRACTITIONER_SELECT;
+
+export const PRACTITIONER_LIMITS = { name: 255, specialty: 255 } as const;
+
+const PRACTITIONER_PROPERTIES = {
+  name: { type: 'string', minLength: 1, maxLength: PRACTITIONER_LIMITS.name },
+  specialty: { anyOf: [{ type: 'string', maxLength: PRACTITIONER_LIMITS.specialty }, { type: 'null' }] },
+  active: { type: 'boolean' },
+  userId: { anyOf: [{ type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 }, { type: 'null' }] },
+};
 
 export const CREATE_PRACTITIONER = {
   type: 'object',
   additionalProperties: false,
   required: ['name'],
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: PRACTITIONER_LIMITS.name },
-    userId: { anyOf: [{ type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 }, { type: 'null' }] },
-  },
+  properties: PRACTITIONER_PROPERTIES,
+};
+
+export const UPDATE_PRACTITIONER = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: PRACTITIONER_PROPERTIES,
 };
 
 export const presentPractitioner = (row: PractitionerRow): Practitioner => ({
   id: row.id,
   name: row.name,
+  specialty: row.specialty,
+  active: row.active,
   userId: row.user_id,
 });
+
+/**
+ * The columns a create or a change writes, from its input: the name trimmed with its folded key,
+ * a blank specialty as none. `null` for a name that folds to nothing (the caller refuses it).
+ */
+export function practitionerColumns(input: PractitionerInput): Record<string, unknown> | null {
+  const columns: Record<string, unknown> = {};
+  if (input.name !== undefined) {
+    const name = input.name.trim();
+    const folded = foldName(name);
+    if (folded === '') return null;
+    columns.name = name;
+    columns.folded_name = folded;
+  }
+  if (input.specialty !== undefined) {
+    const specialty = input.specialty?.trim() ?? '';
+    columns.specialty = specialty === '' ? null : specialty;
+  }
+  if (input.active !== undefined) columns.active = input.active;
+  if (input.userId !== undefined) columns.user_id = input.userId;
+  return columns;
+}
 
 /**
  * The key two spellings of one name share: compatibility-decomposed, accents dropped, lower case,
@@ -124,4 +173,24 @@ export async function upsertPractitioners(
   }>;
   for (const row of rows) ids.set(row.folded_name, row.id);
   return ids;
+}
+
+/** A staff user a practitioner may be linked to, and the practitioner already linked, if any. */
+export interface LinkableUser {
+  id: number;
+  username: string;
+  practitionerId: number | null;
+}
+
+/**
+ * Every staff user by username, for the practitioner administration's "signs in as" choice. Read
+ * here rather than through the users API, which needs base.user.manage: whoever manages
+ * practitioners must see whom they can link, nothing more (no roles, no state).
+ */
+export async function linkableUsers(knex: Knex): Promise<LinkableUser[]> {
+  const rows = (await knex('base_user as u')
+    .leftJoin({ p: PRACTITIONER_TABLE }, 'p.user_id', 'u.id')
+    .select('u.id', 'u.username', 'p.id as practitioner_id')
+    .orderBy('u.username')) as Array<{ id: number; username: string; practitioner_id: number | null }>;
+  return rows.map((row) => ({ id: row.id, username: row.username, practitionerId: row.practitioner_id }));
 }

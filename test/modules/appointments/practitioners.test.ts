@@ -62,13 +62,13 @@ test('the admin adds practitioners, linked to a user or not; everyone who reads 
   });
   t.is(created.status, 201, created.text);
   const osei = created.body as { id: number };
-  t.deepEqual(created.body, { id: osei.id, name: 'Dr. Osei', userId });
+  t.deepEqual(created.body, { id: osei.id, name: 'Dr. Osei', specialty: null, active: true, userId });
   t.is(created.headers.get('location'), `${PRACTITIONERS}/${osei.id}`);
   const list = await api(base, as('receptionist'), 'GET', PRACTITIONERS);
   t.deepEqual(list.body, {
     items: [
-      { id: cho, name: 'Dr. Cho', userId: null },
-      { id: osei.id, name: 'Dr. Osei', userId },
+      { id: cho, name: 'Dr. Cho', specialty: null, active: true, userId: null },
+      { id: osei.id, name: 'Dr. Osei', specialty: null, active: true, userId },
     ],
     nextCursor: null,
   });
