@@ -194,3 +194,54 @@ export async function linkableUsers(knex: Knex): Promise<LinkableUser[]> {
     .orderBy('u.username')) as Array<{ id: number; username: string; practitioner_id: number | null }>;
   return rows.map((row) => ({ id: row.id, username: row.username, practitionerId: row.practitioner_id }));
 }
+
+/** How an import's practitioner names would land: on existing practitioners, or as new ones. */
+export interface PractitionerPlan {
+  /** Existing practitioners the names fold to, each with the names that reach it. */
+  matched: Array<{ practitioner: Practitioner; names: string[]; appointments: number }>;
+  /** Practitioners that would be created, named with their preferred spelling, and the names that make each. */
+  created: Array<{ name: string; names: string[]; appointments: number }>;
+}
+
+/**
+ * Groups names (each with its number of appointments) by folded name, against the existing
+ * practitioners by folded name: what `upsertPractitioners` would do with them, written nowhere.
+ * Names that fold to nothing book no practitioner and are left out. Both lists by folded name.
+ */
+export function planPractitioners(
+  names: ReadonlyArray<{ name: string; appointments: number }>,
+  existing: ReadonlyMap<string, Practitioner>,
+): PractitionerPlan {
+  const groups = new Map<string, Map<string, number>>();
+  for (const { name, appointments } of names) {
+    const shown = name.trim();
+    const folded = foldName(shown);
+    if (folded === '') continue;
+    const uses = groups.get(folded) ?? new Map<string, number>();
+    uses.set(shown, (uses.get(shown) ?? 0) + appointments);
+    groups.set(folded, uses);
+  }
+  const plan: PractitionerPlan = { matched: [], created: [] };
+  for (const folded of [...groups.keys()].sort()) {
+    const uses = groups.get(folded)!;
+    const spelled = [...uses.keys()].sort();
+    const appointments = [...uses.values()].reduce((sum, count) => sum + count, 0);
+    const practitioner = existing.get(folded);
+    if (practitioner === undefined)
+      plan.created.push({ name: preferredSpelling(uses), names: spelled, appointments });
+    else plan.matched.push({ practitioner, names: spelled, appointments });
+  }
+  return plan;
+}
+
+/** The existing practitioners whose folded names are among these names', by folded name. */
+export async function practitionersByFoldedName(
+  db: Knex | Knex.Transaction,
+  names: readonly string[],
+): Promise<Map<string, Practitioner>> {
+  const folded = [...new Set(names.map(foldName))].filter((key) => key !== '');
+  const rows = (await db(PRACTITIONER_TABLE)
+    .whereIn('folded_name', folded)
+    .select(SELECT)) as PractitionerRow[];
+  return new Map(rows.map((row) => [row.folded_name, presentPractitioner(row)]));
+}

@@ -1,9 +1,10 @@
 /**
  * What execute would do now (POST /jobs/{id}/preview, which writes nothing): counts to create,
- * update and skip per kind, and the first rows of each with their before and after.
+ * update and skip per kind, the practitioners the appointments would book with (matched or
+ * created), and the first rows of each action with their before and after.
  */
 import { useState } from 'preact/hooks';
-import { Button, ErrorBanner, html, Table } from '@ward/ui';
+import { Banner, Button, ErrorBanner, html, Table } from '@ward/ui';
 import { JOBS, KINDS } from './shared.js';
 
 const SAMPLE = 5;
@@ -65,6 +66,53 @@ const SAMPLE_COLUMNS = [
   },
 ];
 
+const quoted = (names) => names.map((name) => `"${name}"`).join(', ');
+const appointmentsOf = (count) => `${count} appointment${count === 1 ? '' : 's'}`;
+
+/**
+ * Which practitioners the appointments would book with: existing ones their names match (case,
+ * accents and punctuation aside), and those execute would create, named as the source names them.
+ * Absent (null) for a caller who may not read appointments.
+ */
+function PractitionerNotice({ plan }) {
+  if (plan === null || plan === undefined || plan.matched.length + plan.created.length === 0) return null;
+  return html`<${Banner} kind="info" title="Practitioners">
+    ${
+      plan.created.length > 0 &&
+      html`<p>
+          Execute would create ${plan.created.length} practitioner${plan.created.length === 1 ? '' : 's'}:
+        </p>
+        <ul class="import-practitioners-created">
+          ${plan.created.map(
+            (entry) =>
+              html`<li key=${entry.name}>
+                ${entry.name}${entry.names.length > 1 ? ` (written ${quoted(entry.names)})` : ''}:
+                ${appointmentsOf(entry.appointments)}
+              </li>`,
+          )}
+        </ul>
+        <p>
+          Each is named as the source names them; a source that names practitioners only by an id (Synthea's
+          CSV PROVIDER column) gives practitioners named after that id. Rename them on the Practitioners page
+          once imported, or first add the practitioner under the source's name.
+        </p>`
+    }
+    ${
+      plan.matched.length > 0 &&
+      html`<p>Appointments would book with these existing practitioners:</p>
+        <ul class="import-practitioners-matched">
+          ${plan.matched.map(
+            (entry) =>
+              html`<li key=${entry.practitioner.id}>
+                ${quoted(entry.names)} → ${entry.practitioner.name}: ${appointmentsOf(entry.appointments)}
+              </li>`,
+          )}
+        </ul>`
+    }
+    ${plan.untracked > 0 && html`<p>${appointmentsOf(plan.untracked)} name further practitioners, not listed here.</p>`}
+  <//>`;
+}
+
 export function Preview({ context, job }) {
   const [preview, setPreview] = useState(null);
   const [error, setError] = useState(null);
@@ -98,6 +146,7 @@ export function Preview({ context, job }) {
           columns=${[{ key: 'label', label: 'Kind' }, ...ACTIONS.map((action) => ({ key: action.key, label: action.label }))]}
           rows=${countRows}
         />
+        <${PractitionerNotice} plan=${preview.practitioners} />
         ${
           preview.failures.count > 0 &&
           html`<p>
