@@ -9,6 +9,7 @@ import type { ModuleRoutes } from '../../src/sdk/index.ts';
 import { CREATE_APPOINTMENT, UPDATE_APPOINTMENT, type AppointmentInput } from './lib/appointment.ts';
 import { appointmentFilter } from './lib/filters.ts';
 import {
+  ALIAS_TABLE,
   CREATE_PRACTITIONER,
   findPractitioner,
   foldName,
@@ -35,6 +36,13 @@ import {
 const READ = 'appointments.appointment.read';
 const WRITE = 'appointments.appointment.write';
 const PRACTITIONER_WRITE = 'appointments.practitioner.write';
+
+const ALIAS = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: { name: { type: 'string', minLength: 1, maxLength: 255 } },
+};
 
 const routes: ModuleRoutes = ({ knex, sdk }) => {
   const { http, errors } = sdk;
@@ -197,6 +205,54 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
           await trx(PRACTITIONER_TABLE).where({ id }).delete();
         });
         ctx.status = 204;
+      },
+    },
+    {
+      method: 'POST',
+      path: '/practitioners/:id/aliases',
+      permission: PRACTITIONER_WRITE,
+      summary:
+        'Give a practitioner another name, as another system writes it (a CSV provider id): imports naming it book with this practitioner',
+      body: ALIAS,
+      handler: async (ctx) => {
+        const id = http.idParam(ctx, 'id', 'practitioner');
+        const name = (ctx.request.body as { name: string }).name.trim();
+        const folded = foldName(name);
+        if (folded === '') throw errors.invalidBody('/name', 'must contain a letter or a digit');
+        await sdk.acting(ctx).transaction(async (trx) => {
+          const practitioner = await findPractitioner(trx, id);
+          if (practitioner === null) throw errors.notFound('practitioner', id);
+          const named = (await trx(PRACTITIONER_TABLE).where({ folded_name: folded }).first('id', 'name')) as
+            { id: number; name: string } | undefined;
+          const aliased = (await trx(ALIAS_TABLE).where({ folded_name: folded }).first('practitioner_id')) as
+            { practitioner_id: number } | undefined;
+          const taken = (owner: number, cause?: unknown) =>
+            new errors.ApiError(
+              409,
+              'practitioner_name_taken',
+              `${JSON.stringify(name)} already names practitioner ${owner}${named ? ` (${named.name})` : ', as an alias'}`,
+              'a name books with one practitioner only: choose that practitioner, or rename them first',
+              cause === undefined ? undefined : { cause },
+            );
+          const owner = named?.id ?? aliased?.practitioner_id;
+          if (owner !== undefined) throw taken(owner);
+          try {
+            await trx(ALIAS_TABLE).insert({ folded_name: folded, name, practitioner_id: id });
+          } catch (error) {
+            // Another request gave the same name at the same moment.
+            if (sdk.db.constraintError(error)?.constraint === 'appointments_practitioner_alias_pkey') {
+              const winner = (await knex(ALIAS_TABLE)
+                .where({ folded_name: folded })
+                .first('practitioner_id')) as {
+                practitioner_id: number;
+              };
+              throw taken(winner.practitioner_id, error);
+            }
+            throw error;
+          }
+        });
+        ctx.status = 201;
+        ctx.body = { practitionerId: id, name };
       },
     },
     {

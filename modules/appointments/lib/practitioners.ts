@@ -159,6 +159,12 @@ export async function upsertPractitioners(
   }
   const ids = new Map<string, number>();
   if (spellings.size === 0) return ids;
+  // A name an administrator made an alias books with that practitioner, and creates no one.
+  for (const [key, id] of await aliasesOf(db, [...spellings.keys()])) {
+    ids.set(key, id);
+    spellings.delete(key);
+  }
+  if (spellings.size === 0) return ids;
   const folded = [...spellings.keys()];
   await db.raw(
     `insert into ${PRACTITIONER_TABLE} (name, folded_name)
@@ -243,5 +249,27 @@ export async function practitionersByFoldedName(
   const rows = (await db(PRACTITIONER_TABLE)
     .whereIn('folded_name', folded)
     .select(SELECT)) as PractitionerRow[];
-  return new Map(rows.map((row) => [row.folded_name, presentPractitioner(row)]));
+  const found = new Map(rows.map((row) => [row.folded_name, presentPractitioner(row)]));
+  const aliases = await aliasesOf(db, folded);
+  if (aliases.size > 0) {
+    const targets = (await db(PRACTITIONER_TABLE)
+      .whereIn('id', [...new Set(aliases.values())])
+      .select(SELECT)) as PractitionerRow[];
+    const byId = new Map(targets.map((row) => [row.id, presentPractitioner(row)]));
+    for (const [key, id] of aliases) found.set(key, byId.get(id)!);
+  }
+  return found;
+}
+
+export const ALIAS_TABLE = 'appointments_practitioner_alias';
+
+/** The practitioner ids of the aliases among these folded names. */
+async function aliasesOf(
+  db: Knex | Knex.Transaction,
+  folded: readonly string[],
+): Promise<Map<string, number>> {
+  const rows = (await db(ALIAS_TABLE)
+    .whereIn('folded_name', folded)
+    .select('folded_name', 'practitioner_id')) as Array<{ folded_name: string; practitioner_id: number }>;
+  return new Map(rows.map((row) => [row.folded_name, row.practitioner_id]));
 }

@@ -206,3 +206,27 @@ test('GET /staff lists the users a practitioner may be linked to, with their pra
   t.is(items.find((item) => item.username === 'receptionist')?.practitionerId, null);
   t.is((await api(base, as('receptionist'), 'GET', STAFF)).status, 403);
 });
+
+test('an alias gives a practitioner another name; a name taken by a practitioner or an alias is 409, nothing written', async (t) => {
+  const { base, as, knex, cho, ng } = await world(t);
+  const alias = (id: number, name: string, token = as('admin')) =>
+    api(base, token, 'POST', `${PRACTITIONERS}/${id}/aliases`, { json: { name } });
+  const created = await alias(cho, ' 525A0801-63C7 ');
+  t.is(created.status, 201, created.text);
+  t.deepEqual(created.body, { practitionerId: cho, name: '525A0801-63C7' });
+  const aliases = () => knex('appointments_practitioner_alias').orderBy('folded_name').select('*');
+  const before = await aliases();
+  const again = await alias(ng, '525a0801 63c7');
+  t.is(again.status, 409);
+  t.like(errorOf(again), {
+    code: 'practitioner_name_taken',
+    message: `"525a0801 63c7" already names practitioner ${cho}, as an alias`,
+  });
+  const own = await alias(ng, 'DR. CHO');
+  t.is(own.status, 409);
+  t.is(errorOf(own).message, `"DR. CHO" already names practitioner ${cho} (Dr. Cho)`);
+  t.is((await alias(999, 'x1')).status, 404);
+  t.is((await alias(ng, '--')).status, 422);
+  t.is((await alias(ng, 'x2', as('clinician'))).status, 403);
+  t.deepEqual(await aliases(), before);
+});

@@ -142,3 +142,62 @@ test('a caller who may not read appointments gets no practitioner notice', async
   t.is(preview.status, 200, preview.text);
   t.is((preview.body as { practitioners: unknown }).practitioners, null);
 });
+
+test('an old name made an alias of an existing practitioner before execute books with them, and creates no one', async (t) => {
+  const w = await world(t);
+  const counts = await providers();
+  await execute(
+    w,
+    (
+      await validate(
+        w,
+        (
+          await createJob(w, await readFile(new URL('patients.csv', EXPORT)), {
+            format: 'synthea-patients-csv',
+          })
+        ).id,
+      )
+    ).id,
+  );
+  const cho = await call(w.base, 'POST', '/api/v1/appointments/practitioners', {
+    token: w.admin,
+    json: { name: 'Dr. Mei Cho' },
+  });
+  const choId = (cho.body as { id: number }).id;
+  const [old, oldCount] = [...counts].sort(([, a], [, b]) => b - a)[0]!;
+  const job = await validate(
+    w,
+    (
+      await createJob(w, await readFile(new URL('encounters.csv', EXPORT)), {
+        format: 'synthea-encounters-csv',
+      })
+    ).id,
+  );
+  const first = ((await w.api('POST', `/jobs/${job.id}/preview`)).body as { practitioners: Plan })
+    .practitioners;
+  t.true(first.created.some((entry) => entry.name === old));
+
+  const alias = await call(w.base, 'POST', `/api/v1/appointments/practitioners/${choId}/aliases`, {
+    token: w.admin,
+    json: { name: old },
+  });
+  t.is(alias.status, 201, alias.text);
+  const second = ((await w.api('POST', `/jobs/${job.id}/preview`)).body as { practitioners: Plan })
+    .practitioners;
+  t.like(second.matched[0], {
+    practitioner: { id: choId, name: 'Dr. Mei Cho' },
+    names: [old],
+    appointments: oldCount,
+  });
+  t.is(second.created.length, counts.size - 1);
+
+  await execute(w, job.id);
+  t.is(
+    Number(
+      (await w.knex('appointments_appointment').where({ practitioner_id: choId }).count('* as n'))[0]!.n,
+    ),
+    oldCount,
+  );
+  t.is(await w.knex('appointments_practitioner').where({ name: old }).first(), undefined);
+  t.is(Number((await w.knex('appointments_practitioner').count('* as n'))[0]!.n), counts.size);
+});
