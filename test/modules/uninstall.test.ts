@@ -140,5 +140,5 @@ test('all three clinic modules uninstall (every down migration runs) and install
       .then((row) => Number(row?.n)),
     5,
   );
-  t.is(await tables(knex).then((names) => names.length), 5);
+  t.is(await tables(knex).then((names) => names.length), 6);
 });

@@ -3,7 +3,7 @@
  * update and skip per kind, the practitioners the appointments would book with (matched or
  * created), and the first rows of each action with their before and after.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { Banner, Button, ErrorBanner, html, Table } from '@ward/ui';
 import { JOBS, KINDS } from './shared.js';
 
@@ -74,7 +74,52 @@ const appointmentsOf = (count) => `${count} appointment${count === 1 ? '' : 's'}
  * accents and punctuation aside), and those execute would create, named as the source names them.
  * Absent (null) for a caller who may not read appointments.
  */
-function PractitionerNotice({ plan }) {
+const PRACTITIONERS = '/appointments/practitioners';
+const MANAGE_PRACTITIONERS = 'appointments.practitioner.write';
+
+/**
+ * Books the appointments of a name the import would create a practitioner for with an existing
+ * practitioner instead: makes the name an alias of theirs (kept, so later imports do the same),
+ * then previews again.
+ */
+function MapName({ context, entry, practitioners, onMapped }) {
+  const [choice, setChoice] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState(null);
+  const id = `map-${entry.name.replace(/[^A-Za-z0-9]+/g, '-')}`;
+  const map = async () => {
+    if (choice === '') return;
+    setBusy(true);
+    setError(null);
+    try {
+      for (const name of entry.names) await context.api.post(`${PRACTITIONERS}/${choice}/aliases`, { name });
+      await onMapped();
+    } catch (caught) {
+      setError(caught);
+    }
+    setBusy(false);
+  };
+  return html`<div class="import-map-name form-actions">
+    <label for=${id}>Book ${entry.name} with</label>
+    <select id=${id} value=${choice} onInput=${(event) => setChoice(event.currentTarget.value)}>
+      <option value="">a new practitioner</option>
+      ${practitioners.map((practitioner) => html`<option value=${String(practitioner.id)}>${practitioner.name}</option>`)}
+    </select>
+    <${Button} variant="secondary" busy=${busy} disabled=${choice === ''} onClick=${map}>Map<//>
+    ${error && html`<${ErrorBanner} title=${`${entry.name} was not mapped`} error=${error} />`}
+  </div>`;
+}
+
+function PractitionerNotice({ context, plan, onMapped }) {
+  const [practitioners, setPractitioners] = useState([]);
+  const mayMap = context.can(MANAGE_PRACTITIONERS);
+  useEffect(() => {
+    if (!mayMap) return;
+    context.api.get(PRACTITIONERS).then(
+      (page) => setPractitioners(page.items.filter((practitioner) => practitioner.active)),
+      () => setPractitioners([]),
+    );
+  }, [plan]);
   if (plan === null || plan === undefined || plan.matched.length + plan.created.length === 0) return null;
   return html`<${Banner} kind="info" title="Practitioners">
     ${
@@ -88,13 +133,24 @@ function PractitionerNotice({ plan }) {
               html`<li key=${entry.name}>
                 ${entry.name}${entry.names.length > 1 ? ` (written ${quoted(entry.names)})` : ''}:
                 ${appointmentsOf(entry.appointments)}
+                ${
+                  mayMap &&
+                  practitioners.length > 0 &&
+                  html`<${MapName}
+                    context=${context}
+                    entry=${entry}
+                    practitioners=${practitioners}
+                    onMapped=${onMapped}
+                  />`
+                }
               </li>`,
           )}
         </ul>
         <p>
           Each is named as the source names them; a source that names practitioners only by an id (Synthea's
           CSV PROVIDER column) gives practitioners named after that id. Rename them on the Practitioners page
-          once imported, or first add the practitioner under the source's name.
+          once imported, or book a name with a practitioner Ward has: the name is kept as their alias, so
+          later imports book it with them too.
         </p>`
     }
     ${
@@ -146,7 +202,7 @@ export function Preview({ context, job }) {
           columns=${[{ key: 'label', label: 'Kind' }, ...ACTIONS.map((action) => ({ key: action.key, label: action.label }))]}
           rows=${countRows}
         />
-        <${PractitionerNotice} plan=${preview.practitioners} />
+        <${PractitionerNotice} context=${context} plan=${preview.practitioners} onMapped=${load} />
         ${
           preview.failures.count > 0 &&
           html`<p>
