@@ -648,12 +648,17 @@ function navigationLabel(link) {
 
 function Sidebar({ path }) {
   const links = navigationLinks();
+  // One entry is the current page: of entries nested in one another (/appointments and
+  // /appointments/practitioners), the longest that holds the path.
+  const current = links
+    .filter((link) => under(path, link.path))
+    .reduce((best, link) => (best === null || link.path.length > best.path.length ? link : best), null);
   return html`<nav class="sidebar" aria-label=${t('shell.sidebar')}>
     <ul>
       ${links.map(
         (link) =>
           html`<li key=${`${link.module}:${link.path}`}>
-            <a href=${link.path} aria-current=${under(path, link.path) ? 'page' : undefined}
+            <a href=${link.path} aria-current=${link === current ? 'page' : undefined}
               >${navigationLabel(link)}</a
             >
           </li>`,

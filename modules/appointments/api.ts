@@ -5,8 +5,16 @@
  */
 import type { Acting, BatchTable, ModuleApiFactory } from '../../src/sdk/index.ts';
 import { APPOINTMENT_LIMITS, type Appointment } from './lib/appointment.ts';
-import { foldName, upsertPractitioners } from './lib/practitioners.ts';
+import {
+  foldName,
+  planPractitioners,
+  practitionersByFoldedName,
+  upsertPractitioners,
+  type PractitionerPlan,
+} from './lib/practitioners.ts';
 import { findAppointments, sameVisits, statusCodes, TABLE } from './lib/queries.ts';
+
+export type { PractitionerPlan };
 
 /** What a batch write gives an appointment: every field but the id and the timestamps. */
 export interface AppointmentFields {
@@ -75,6 +83,22 @@ const api = (({ sdk }) => {
     /** Appointments of these patients with exactly these start and end instants, oldest id first. */
     sameVisits(acting: Acting, visits: readonly Visit[]): Promise<Appointment[]> {
       return sameVisits(acting.knex, visits);
+    },
+
+    /**
+     * What `upsertMany` would do with these practitioner names (each with its number of
+     * appointments): which existing practitioners they book with, which practitioners it would
+     * create. Writes nothing: an import's preview shows it.
+     */
+    async planPractitioners(
+      acting: Acting,
+      names: ReadonlyArray<{ name: string; appointments: number }>,
+    ): Promise<PractitionerPlan> {
+      const existing = await practitionersByFoldedName(
+        acting.knex,
+        names.map((entry) => entry.name),
+      );
+      return planPractitioners(names, existing);
     },
 
     /**

@@ -99,9 +99,12 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
       path: '/patients/:patientId/documents',
       permission: READ,
       summary:
-        "List a patient's documents, newest first; ?category, ?deleted=1 (restorers), ?limit, ?cursor or ?offset",
+        "List a patient's documents, newest first; ?category, ?q (in the title or file name), ?deleted=1 (restorers), ?limit, ?cursor or ?offset",
       handler: async (ctx) => {
         const category = categoryOf(sdk, http.queryText(ctx, 'category'));
+        const search = http.queryText(ctx, 'q')?.trim();
+        if (search !== undefined && [...search].length > 200)
+          throw errors.invalidQuery('q', 'is longer than 200 characters');
         const deleted = http.queryText(ctx, 'deleted');
         if (deleted !== undefined && deleted !== '1' && deleted !== '0')
           throw errors.invalidQuery('deleted', 'is neither 1 nor 0');
@@ -116,6 +119,7 @@ const routes: ModuleRoutes = async ({ knex, storageDir, logger, sdk }) => {
         const page = await listDocuments(sdk, knex, patient, http.pageRequest(ctx, SORT_KEY), {
           ...(category === undefined ? {} : { category }),
           deleted: deleted === '1',
+          ...(search === undefined || search === '' ? {} : { search }),
         });
         await sdk.audit.record(sdk.acting(ctx), {
           action: 'record.list',

@@ -16,7 +16,7 @@ import { previewJob } from './lib/jobs/preview-run.ts';
 import { purgeJob } from './lib/jobs/purge.ts';
 import { startExecute, startValidate } from './lib/jobs/runner.ts';
 import { importSettings } from './lib/jobs/settings.ts';
-import { visibleStep, visibleWarning } from './lib/jobs/visibility.ts';
+import { READ_PERMISSION, visibleStep, visibleWarning } from './lib/jobs/visibility.ts';
 import { listWarnings, WARNING_SORT_KEY } from './lib/jobs/warning-store.ts';
 
 const READ = 'migration_import.job.read';
@@ -93,7 +93,9 @@ const routes: ModuleRoutes = ({ knex, storageDir, logger, module, sdk }) => {
           kind: 'import_job',
           recordId: job.id,
         });
-        ctx.body = { job: job.id, ...preview, samples, failures };
+        // Which practitioners Ward has is appointments' to show: the notice needs their read permission.
+        const practitioners = can(READ_PERMISSION.appointment) ? preview.practitioners : null;
+        ctx.body = { job: job.id, ...preview, samples, failures, practitioners };
       },
     },
     {

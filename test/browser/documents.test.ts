@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 import { insertPatients } from '../modules/helpers.ts';
 import {
   axeCheck,
+  eventually,
   launchBrowser,
   screenshot,
   sidebar,
@@ -174,6 +175,7 @@ test('an admin files a document by name and category, previews, deletes and rest
   await axeCheck(page, t);
   await press(page, 'Delete it');
   await page.getByText('“Befund Müller.pdf” was deleted.').waitFor();
+  await page.getByRole('checkbox', { name: 'Show deleted documents' }).check();
   const bin = page.getByRole('table', { name: 'Deleted documents of Müller, Jürgen, newest first' });
   await bin.getByRole('cell', { name: 'Befund Müller.pdf' }).first().waitFor();
   t.is(await table.getByText('Befund Müller.pdf').count(), 0, 'gone from the list');
@@ -190,4 +192,64 @@ test('an admin files a document by name and category, previews, deletes and rest
   });
   await axeCheck(page, t);
   await screenshot(page, 'documents-restored');
+});
+
+test('the filter (category, search, deleted shown) is in the address: reload and Back return to it', async (t) => {
+  const page = await browser.page(t);
+  await page.goto(backend.base);
+  await signIn(page, 'ada');
+  await page.getByRole('navigation', { name: 'Modules' }).waitFor();
+  const [patient] = (await backend
+    .knex('patients_patient')
+    .insert({ mrn: 'MRN-0044', family_name: 'Hopper', given_name: 'Grace' })
+    .returning('id')) as Array<{ id: number }>;
+  const list = `/documents?patient=${patient!.id}`;
+  await page.goto(`${backend.base}${list}`);
+  await page.getByRole('heading', { name: 'Documents of Hopper, Grace' }).waitFor();
+  for (const [name, category] of [
+    ['knee scan.png', 'Imaging'],
+    ['chest scan.png', 'Imaging'],
+    ['discharge letter.png', 'Letter'],
+  ] as const) {
+    await page.locator('#field-file').setInputFiles({ name, mimeType: 'image/png', buffer: PNG });
+    await page.getByRole('combobox', { name: 'Category', exact: true }).selectOption({ label: category });
+    await press(page, 'Upload');
+    await page.getByText(`“${name}” was uploaded`).waitFor();
+  }
+  await press(page, 'Delete chest scan.png');
+  await press(page, 'Delete it');
+  await page.getByText('“chest scan.png” was deleted.').waitFor();
+
+  const table = page.getByRole('table', { name: 'Documents of Hopper, Grace, newest first', exact: true });
+  const bin = page.getByRole('table', { name: 'Deleted documents of Hopper, Grace, newest first' });
+  const names = async (which: typeof table) =>
+    (await which.locator('tbody tr').allInnerTexts()).map((row) => row.split('\t')[0]!.trim());
+  await page.getByRole('combobox', { name: 'Show category' }).selectOption({ label: 'Imaging' });
+  await page.getByRole('searchbox', { name: 'Search documents' }).fill('SCAN');
+  await page.getByRole('checkbox', { name: 'Show deleted documents' }).check();
+  const expectFiltered = async (when: string) => {
+    await eventually(t, () => names(table), ['knee scan.png'], `the list ${when}`);
+    await eventually(t, () => names(bin), ['chest scan.png'], `the deleted ${when}`);
+    t.deepEqual(Object.fromEntries(new URL(page.url()).searchParams), {
+      patient: String(patient!.id),
+      category: 'imaging',
+      q: 'SCAN',
+      deleted: '1',
+    });
+  };
+  await expectFiltered('as filtered');
+  await axeCheck(page, t);
+
+  await page.reload();
+  await page.getByRole('heading', { name: 'Documents of Hopper, Grace' }).waitFor();
+  t.is(await page.getByRole('combobox', { name: 'Show category' }).inputValue(), 'imaging');
+  t.is(await page.getByRole('searchbox', { name: 'Search documents' }).inputValue(), 'SCAN');
+  t.true(await page.getByRole('checkbox', { name: 'Show deleted documents' }).isChecked());
+  await expectFiltered('after a reload');
+
+  await page.getByRole('navigation', { name: 'Modules' }).getByRole('link', { name: 'Patients' }).click();
+  await page.getByRole('heading', { name: 'Patients', level: 1 }).waitFor();
+  await page.goBack();
+  await page.getByRole('heading', { name: 'Documents of Hopper, Grace' }).waitFor();
+  await expectFiltered('after Back');
 });

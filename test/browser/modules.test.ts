@@ -82,7 +82,7 @@ test.serial(
     await backend.cli(['modules', 'install', 'appointments']);
     await page.reload();
     await page.locator('[data-plan]').waitFor();
-    t.deepEqual(await planLines(page), ['+ install appointments 1.1.0 (pending)']);
+    t.deepEqual(await planLines(page), ['+ install appointments 1.2.0 (pending)']);
     await page.getByText('Plan: 1 to install, 0 to upgrade, 0 to uninstall.').waitFor();
     t.deepEqual((await moduleRow(page, 'appointments')).slice(0, 2), ['appointments', 'to_install']);
     await axeCheck(page, t);

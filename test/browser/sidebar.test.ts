@@ -65,7 +65,16 @@ test("an admin sees every navigation entry of the installed modules, in a clinic
   const page = await browser.page(t);
   await page.goto(backend.base);
   await signIn(page, 'alice');
-  const expected = ['Patients', 'Appointments', 'Documents', 'Data import', 'Modules', 'Staff', 'Audit'];
+  const expected = [
+    'Patients',
+    'Appointments',
+    'Documents',
+    'Data import',
+    'Practitioners',
+    'Modules',
+    'Staff',
+    'Audit',
+  ];
   t.deepEqual([...(await allEntries())].sort(), [...expected].sort(), 'every entry the manifests offer');
   await eventually(t, () => sidebarLabels(page), expected, 'the admin sidebar');
   await axeCheck(page, t);

@@ -158,7 +158,7 @@ test('uninstall patients --cascade --force takes the referencing modules first a
       .map((line) => line.trim().split(/\s{2,}/)),
     [
       ['- migration_import', '1.1.0', 'dependent of patients'],
-      ['- appointments', '1.1.0', 'dependent of patients'],
+      ['- appointments', '1.2.0', 'dependent of patients'],
       ['- documents', '1.0.0', 'dependent of patients'],
       ['- patients', '1.2.0', 'requested'],
     ],

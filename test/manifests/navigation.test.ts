@@ -17,7 +17,7 @@ test("the official modules' entries stand in a clinic's order: clinical pages fi
   }));
   t.deepEqual(
     orderedNavigation(modules).map((entry) => entry.label),
-    ['Patients', 'Appointments', 'Documents', 'Data import', 'Modules', 'Staff', 'Audit'],
+    ['Patients', 'Appointments', 'Documents', 'Data import', 'Practitioners', 'Modules', 'Staff', 'Audit'],
   );
   const community = {
     name: 'aaa_vitals',
@@ -30,6 +30,7 @@ test("the official modules' entries stand in a clinic's order: clinical pages fi
     'Documents',
     'Vitals',
     'Data import',
+    'Practitioners',
     'Modules',
     'Staff',
     'Audit',

@@ -55,6 +55,19 @@ const ROUTES: Route[] = [
     json: { name: 'Dr. New' },
   },
   {
+    method: 'PATCH',
+    path: '/api/v1/appointments/practitioners/1',
+    permission: 'appointments.practitioner.write',
+    ok: 200,
+    json: { specialty: 'General practice' },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/appointments/staff',
+    permission: 'appointments.practitioner.write',
+    ok: 200,
+  },
+  {
     method: 'GET',
     path: '/api/v1/appointments/appointments',
     permission: 'appointments.appointment.read',

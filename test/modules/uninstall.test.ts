@@ -122,6 +122,7 @@ test('all three clinic modules uninstall (every down migration runs) and install
   t.deepEqual(await tables(knex), [
     'appointments_appointment',
     'appointments_practitioner',
+    'appointments_practitioner_alias',
     'appointments_status',
     'documents_document',
     'patients_patient',
@@ -139,5 +140,5 @@ test('all three clinic modules uninstall (every down migration runs) and install
       .then((row) => Number(row?.n)),
     5,
   );
-  t.is(await tables(knex).then((names) => names.length), 5);
+  t.is(await tables(knex).then((names) => names.length), 6);
 });

@@ -10,7 +10,8 @@
  * may book anyway. The patient page shows the patient's next appointments in its `patient.chart`
  * slot, and the start page today's appointments (the signed-in practitioner's, or the clinic's)
  * in its `home.today` slot. The layer's style sheet (appointments.css) lays the grid out as a list
- * on small screens and prints the day as a list.
+ * on small screens and prints the day as a list. `/appointments/practitioners` (practitioners.js)
+ * manages the practitioners; new bookings offer only the active ones.
  */
 import { useEffect, useState } from 'preact/hooks';
 import {
@@ -36,6 +37,7 @@ import messages from './messages.js';
 
 /** This layer's words in the language in use (the same as `context.t`, for code outside a page). */
 const t = translator(messages);
+import { PractitionersPage } from './practitioners.js';
 
 const API = '/appointments/appointments';
 const PRACTITIONERS = '/appointments/practitioners';
@@ -542,10 +544,18 @@ function BusyBanner({ context, error, onOverbook, busy }) {
 
 const isBusy = (error) => error?.code === 'practitioner_busy';
 
-/** The practitioners as a select's options, the first asking to choose. */
-const practitionerOptions = (practitioners, loaded) => [
+/**
+ * The practitioners as a select's options, the first asking to choose: the active ones, and
+ * `keep` (the one an appointment has) even when inactive, so its form still shows who it is.
+ */
+const practitionerOptions = (practitioners, loaded, keep = null) => [
   { value: '', label: loaded ? t('practitioners.choose') : t('practitioners.loading') },
-  ...practitioners.map((entry) => ({ value: String(entry.id), label: entry.name })),
+  ...practitioners
+    .filter((entry) => entry.active || entry.id === keep)
+    .map((entry) => ({
+      value: String(entry.id),
+      label: entry.active ? entry.name : t('practitioners.inactive', { name: entry.name }),
+    })),
 ];
 
 function NewAppointment({ context }) {
@@ -747,7 +757,7 @@ function Reschedule({ context, appointment, practitioners, onSaved }) {
         : html`<${ErrorBanner} title=${t('move.failed')} error=${error} />`)
     }
     <div class="form-grid">
-      ${field('practitionerId', t('practitioner'), { options: practitionerOptions(practitioners, true) })}
+      ${field('practitionerId', t('practitioner'), { options: practitionerOptions(practitioners, true, appointment.practitionerId) })}
       ${field('date', t('date'), { type: 'date' })} ${field('startAt', t('startTime'), { type: 'time' })}
       ${field('endAt', t('endTime'), { type: 'time' })}
     </div>
@@ -1096,6 +1106,7 @@ export default /** @satisfies {import('@ward/ui').Layer} */ ({
   routes: [
     { path: '/appointments', render: mount(AppointmentList) },
     { path: '/appointments/new', render: mount(NewAppointment) },
+    { path: '/appointments/practitioners', render: mount(PractitionersPage) },
     { path: '/appointments/:id', render: mount(AppointmentDetail) },
   ],
   extensions: [

@@ -27,7 +27,7 @@ import {
   type AppointmentInput,
   type AppointmentRow,
 } from './appointment.ts';
-import { findPractitioner, PRACTITIONER_TABLE } from './practitioners.ts';
+import { findPractitioner, PRACTITIONER_TABLE, type Practitioner } from './practitioners.ts';
 
 export const TABLE = 'appointments_appointment';
 export const OVERBOOK = 'appointments.appointment.overbook';
@@ -230,6 +230,14 @@ function unknownPractitioner(sdk: WardSdk, id: number): ApiError {
   );
 }
 
+/** A deactivated practitioner keeps the appointments they have and takes no new ones. */
+function inactivePractitioner(sdk: WardSdk, practitioner: Practitioner): ApiError {
+  return sdk.errors.invalidBody(
+    '/practitionerId',
+    `practitioner ${practitioner.id} (${practitioner.name}) is inactive and takes no new appointments; choose an active one, or an administrator makes them active again`,
+  );
+}
+
 /** A cancellation needs its reason; any other status clears a reason left from an earlier one. */
 function cancellation(sdk: WardSdk, status: string, reason: string | null | undefined): string | null {
   if (status !== 'cancelled') return null;
@@ -252,6 +260,7 @@ export async function createAppointment(
     acting.transaction(async (trx, bound) => {
       const practitioner = await findPractitioner(trx, fields.practitionerId!);
       if (practitioner === null) throw unknownPractitioner(sdk, fields.practitionerId!);
+      if (!practitioner.active) throw inactivePractitioner(sdk, practitioner);
       const overbooked = RELEASED_STATUSES.includes(status)
         ? false
         : await checkBusy(
@@ -308,6 +317,8 @@ export async function updateAppointment(
       if (fields.practitionerId !== undefined) {
         const practitioner = await findPractitioner(trx, fields.practitionerId);
         if (practitioner === null) throw unknownPractitioner(sdk, fields.practitionerId);
+        if (!practitioner.active && practitioner.id !== before.practitioner_id)
+          throw inactivePractitioner(sdk, practitioner);
         values.practitioner_name = practitioner.name;
       }
       const moved =

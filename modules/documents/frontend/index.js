@@ -1,7 +1,9 @@
 /**
  * The documents module's pages: plain ES modules, no build step, sharing the shell's Preact, htm
  * and components through the import map. `/documents` finds a patient; `/documents?patient=<id>`
- * lists that patient's documents, newest first (by category if chosen), uploads one with its
+ * lists that patient's documents, newest first, filtered by category, by text in the title or file
+ * name and (for admins) with the deleted ones, the filter kept in the address
+ * (`&category=letter&q=scan&deleted=1`); it uploads one with its
  * file name and category and a progress bar, previews PDFs, images and plain text in the page,
  * downloads them under their file name, deletes them, and (for admins) restores deleted ones. Other pages link to a patient's documents with that URL. The patient page shows the same
  * list in its `patient.chart` slot, with a link here to upload.
@@ -223,7 +225,7 @@ function Preview({ document, onClose }) {
  * `deleted`, the deleted ones with restore. Drawn afresh (a new `key`) after an upload, a delete
  * or a restore, so it starts again at the first page.
  */
-function DocumentList({ context, patient, category = '', deleted = false, onChanged }) {
+function DocumentList({ context, patient, category = '', search = '', deleted = false, onChanged }) {
   const pager = usePager();
   const [page, setPage] = useState(null);
   const [error, setError] = useState(null);
@@ -237,6 +239,7 @@ function DocumentList({ context, patient, category = '', deleted = false, onChan
     const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
     if (pager.cursor !== null) params.set('cursor', pager.cursor);
     if (category !== '') params.set('category', category);
+    if (search.trim() !== '') params.set('q', search.trim());
     if (deleted) params.set('deleted', '1');
     setError(null);
     context.api
@@ -245,7 +248,7 @@ function DocumentList({ context, patient, category = '', deleted = false, onChan
         if (caught.name !== 'AbortError') setError(caught);
       });
     return () => controller.abort();
-  }, [patient.id, pager.cursor, category, deleted]);
+  }, [patient.id, pager.cursor, category, search, deleted]);
 
   const act = async (work, done) => {
     setBusy(true);
@@ -276,7 +279,13 @@ function DocumentList({ context, patient, category = '', deleted = false, onChan
   if (page === null) return html`<${Loading} label=${t('list.loading', { which })} />`;
   if (page.items.length === 0 && pager.page === 1)
     return html`<${EmptyState}
-      title=${deleted ? t('list.emptyDeleted') : category === '' ? t('list.empty') : t('list.emptyCategory')}
+      title=${
+        deleted
+          ? t('list.emptyDeleted')
+          : category === '' && search.trim() === ''
+            ? t('list.empty')
+            : t('list.emptyFilter')
+      }
     />`;
 
   const columns = [
@@ -333,13 +342,36 @@ function DocumentList({ context, patient, category = '', deleted = false, onChan
     ${previewing && html`<${Preview} document=${previewing} onClose=${() => setPreviewing(null)} />`}`;
 }
 
-/** The `/documents?patient=<id>` page: the patient's documents and the upload form. */
+/**
+ * The list's filter as the page's address: `/documents?patient=12&category=letter&q=scan&deleted=1`,
+ * only what differs from the defaults, so a reload, Back and a bookmark return to the same list.
+ */
+function documentsAddress(patientId, { category, search, deleted }) {
+  const params = new URLSearchParams({ patient: String(patientId) });
+  if (category !== '') params.set('category', category);
+  if (search.trim() !== '') params.set('q', search.trim());
+  if (deleted) params.set('deleted', '1');
+  return `/documents?${params}`;
+}
+
+/** The `/documents?patient=<id>` page: the patient's documents, filtered as its address says, and the upload form. */
 function PatientDocuments({ context, patientId }) {
   const [patient, setPatient] = useState(null);
   const [error, setError] = useState(null);
   const [notice, setNotice] = useState(null);
   const [version, setVersion] = useState(0);
-  const [category, setCategory] = useState('');
+  const [category, setCategory] = useState(
+    CATEGORIES.some((known) => known.value === context.query.category) ? context.query.category : '',
+  );
+  const [search, setSearch] = useState(context.query.q ?? '');
+  const [showDeleted, setShowDeleted] = useState(context.can(RESTORE) && context.query.deleted === '1');
+
+  // Replaced, not pushed: Back leaves the page, and returns to it as it was left.
+  useEffect(() => {
+    const address = documentsAddress(patientId, { category, search, deleted: showDeleted });
+    if (`${location.pathname}${location.search}` !== address)
+      history.replaceState(history.state, '', address);
+  }, [patientId, category, search, showDeleted]);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -368,18 +400,44 @@ function PatientDocuments({ context, patientId }) {
       description=${t('mrn', { mrn: patient.mrn })}
     />
     ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
-    <${Field}
-      label=${t('category.filter')}
-      name="category-filter"
-      value=${category}
-      onInput=${setCategory}
-      options=${[{ value: '', label: t('category.all') }, ...CATEGORIES]}
-    />
+    <div class="form-grid" role="search" aria-label=${t('filter.label')}>
+      <${Field}
+        label=${t('category.filter')}
+        name="category-filter"
+        value=${category}
+        onInput=${setCategory}
+        options=${[{ value: '', label: t('category.all') }, ...CATEGORIES]}
+      />
+      <${Field}
+        label=${t('filter.search')}
+        hint=${t('filter.searchHint')}
+        name="document-search"
+        type="search"
+        value=${search}
+        onInput=${setSearch}
+        autocomplete="off"
+      />
+    </div>
+    ${
+      context.can(RESTORE) &&
+      html`<p class="field">
+        <label
+          ><input
+            type="checkbox"
+            name="show-deleted"
+            checked=${showDeleted}
+            onChange=${(event) => setShowDeleted(event.currentTarget.checked)}
+          />
+          ${t('filter.showDeleted')}</label
+        >
+      </p>`
+    }
     <${DocumentList}
-      key=${`${version}-${category}`}
+      key=${`${version}-${category}-${search}`}
       context=${context}
       patient=${patient}
       category=${category}
+      search=${search}
       onChanged=${changed}
     />
     ${
@@ -392,10 +450,18 @@ function PatientDocuments({ context, patientId }) {
       />`
     }
     ${
-      context.can(RESTORE) &&
+      showDeleted &&
       html`<section aria-labelledby="deleted-heading">
         <h2 id="deleted-heading">${t('deletedDocuments')}</h2>
-        <${DocumentList} key=${version} context=${context} patient=${patient} deleted onChanged=${changed} />
+        <${DocumentList}
+          key=${`${version}-${category}-${search}`}
+          context=${context}
+          patient=${patient}
+          category=${category}
+          search=${search}
+          deleted
+          onChanged=${changed}
+        />
       </section>`
     }
     <p>

@@ -39,7 +39,12 @@ export interface ListFilter {
   category?: Category;
   /** The soft-deleted documents instead of the others. */
   deleted?: boolean;
+  /** Text the title or the file name contains, case aside. */
+  search?: string;
 }
+
+/** `text` as a LIKE pattern matching itself anywhere: its own %, _ and \ taken literally. */
+export const containing = (text: string): string => `%${text.replace(/[\\%_]/g, (found) => `\\${found}`)}%`;
 
 export async function listDocuments(
   sdk: WardSdk,
@@ -52,6 +57,10 @@ export async function listDocuments(
   if (filter.deleted === true) query.whereNotNull('deleted_at');
   else query.whereNull('deleted_at');
   if (filter.category !== undefined) query.where('category', filter.category);
+  if (filter.search !== undefined) {
+    const pattern = containing(filter.search);
+    query.where((inner) => inner.whereILike('title', pattern).orWhereILike('file_name', pattern));
+  }
   if (page.after !== null) query.where('id', '<', page.after[0] as number);
   const rows = (await query
     .orderBy('id', 'desc')

@@ -1,9 +1,10 @@
 /**
  * What execute would do now (POST /jobs/{id}/preview, which writes nothing): counts to create,
- * update and skip per kind, and the first rows of each with their before and after.
+ * update and skip per kind, the practitioners the appointments would book with (matched or
+ * created), and the first rows of each action with their before and after.
  */
-import { useState } from 'preact/hooks';
-import { Button, ErrorBanner, html, Table } from '@ward/ui';
+import { useEffect, useState } from 'preact/hooks';
+import { Banner, Button, ErrorBanner, html, Table } from '@ward/ui';
 import { JOBS, KINDS } from './shared.js';
 
 const SAMPLE = 5;
@@ -73,6 +74,109 @@ const SAMPLE_COLUMNS = [
   },
 ];
 
+const quoted = (names) => names.map((name) => `"${name}"`).join(', ');
+const appointmentsOf = (count) => `${count} appointment${count === 1 ? '' : 's'}`;
+
+/**
+ * Which practitioners the appointments would book with: existing ones their names match (case,
+ * accents and punctuation aside), and those execute would create, named as the source names them.
+ * Absent (null) for a caller who may not read appointments.
+ */
+const PRACTITIONERS = '/appointments/practitioners';
+const MANAGE_PRACTITIONERS = 'appointments.practitioner.write';
+
+/**
+ * Books the appointments of a name the import would create a practitioner for with an existing
+ * practitioner instead: makes the name an alias of theirs (kept, so later imports do the same),
+ * then previews again.
+ */
+function MapName({ context, entry, practitioners, onMapped }) {
+  const [choice, setChoice] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState(null);
+  const id = `map-${entry.name.replace(/[^A-Za-z0-9]+/g, '-')}`;
+  const map = async () => {
+    if (choice === '') return;
+    setBusy(true);
+    setError(null);
+    try {
+      for (const name of entry.names) await context.api.post(`${PRACTITIONERS}/${choice}/aliases`, { name });
+      await onMapped();
+    } catch (caught) {
+      setError(caught);
+    }
+    setBusy(false);
+  };
+  return html`<div class="import-map-name form-actions">
+    <label for=${id}>Book ${entry.name} with</label>
+    <select id=${id} value=${choice} onInput=${(event) => setChoice(event.currentTarget.value)}>
+      <option value="">a new practitioner</option>
+      ${practitioners.map((practitioner) => html`<option value=${String(practitioner.id)}>${practitioner.name}</option>`)}
+    </select>
+    <${Button} variant="secondary" busy=${busy} disabled=${choice === ''} onClick=${map}>Map<//>
+    ${error && html`<${ErrorBanner} title=${`${entry.name} was not mapped`} error=${error} />`}
+  </div>`;
+}
+
+function PractitionerNotice({ context, plan, onMapped }) {
+  const [practitioners, setPractitioners] = useState([]);
+  const mayMap = context.can(MANAGE_PRACTITIONERS);
+  useEffect(() => {
+    if (!mayMap) return;
+    context.api.get(PRACTITIONERS).then(
+      (page) => setPractitioners(page.items.filter((practitioner) => practitioner.active)),
+      () => setPractitioners([]),
+    );
+  }, [plan]);
+  if (plan === null || plan === undefined || plan.matched.length + plan.created.length === 0) return null;
+  return html`<${Banner} kind="info" title="Practitioners">
+    ${
+      plan.created.length > 0 &&
+      html`<p>
+          Execute would create ${plan.created.length} practitioner${plan.created.length === 1 ? '' : 's'}:
+        </p>
+        <ul class="import-practitioners-created">
+          ${plan.created.map(
+            (entry) =>
+              html`<li key=${entry.name}>
+                ${entry.name}${entry.names.length > 1 ? ` (written ${quoted(entry.names)})` : ''}:
+                ${appointmentsOf(entry.appointments)}
+                ${
+                  mayMap &&
+                  practitioners.length > 0 &&
+                  html`<${MapName}
+                    context=${context}
+                    entry=${entry}
+                    practitioners=${practitioners}
+                    onMapped=${onMapped}
+                  />`
+                }
+              </li>`,
+          )}
+        </ul>
+        <p>
+          Each is named as the source names them; a source that names practitioners only by an id (Synthea's
+          CSV PROVIDER column) gives practitioners named after that id. Rename them on the Practitioners page
+          once imported, or book a name with a practitioner Ward has: the name is kept as their alias, so
+          later imports book it with them too.
+        </p>`
+    }
+    ${
+      plan.matched.length > 0 &&
+      html`<p>Appointments would book with these existing practitioners:</p>
+        <ul class="import-practitioners-matched">
+          ${plan.matched.map(
+            (entry) =>
+              html`<li key=${entry.practitioner.id}>
+                ${quoted(entry.names)} → ${entry.practitioner.name}: ${appointmentsOf(entry.appointments)}
+              </li>`,
+          )}
+        </ul>`
+    }
+    ${plan.untracked > 0 && html`<p>${appointmentsOf(plan.untracked)} name further practitioners, not listed here.</p>`}
+  <//>`;
+}
+
 export function Preview({ context, job }) {
   const [preview, setPreview] = useState(null);
   const [error, setError] = useState(null);
@@ -106,6 +210,7 @@ export function Preview({ context, job }) {
           columns=${[{ key: 'label', label: 'Kind' }, ...ACTIONS.map((action) => ({ key: action.key, label: action.label }))]}
           rows=${countRows}
         />
+        <${PractitionerNotice} context=${context} plan=${preview.practitioners} onMapped=${load} />
         ${
           preview.failures.count > 0 &&
           html`<p>

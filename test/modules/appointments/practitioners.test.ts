@@ -7,6 +7,7 @@ import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import fc from 'fast-check';
 import * as migration from '../../../modules/appointments/migrations/20261127000100_create_appointments_practitioner.ts';
+import * as aliases from '../../../modules/appointments/migrations/20261127000200_add_practitioner_specialty_active.ts';
 import { foldName, upsertPractitioners } from '../../../modules/appointments/lib/practitioners.ts';
 import { addUser } from '../../helpers/app.ts';
 import { api, clinic, errorOf, insertPatients } from '../helpers.ts';
@@ -62,13 +63,13 @@ test('the admin adds practitioners, linked to a user or not; everyone who reads 
   });
   t.is(created.status, 201, created.text);
   const osei = created.body as { id: number };
-  t.deepEqual(created.body, { id: osei.id, name: 'Dr. Osei', userId });
+  t.deepEqual(created.body, { id: osei.id, name: 'Dr. Osei', specialty: null, active: true, userId });
   t.is(created.headers.get('location'), `${PRACTITIONERS}/${osei.id}`);
   const list = await api(base, as('receptionist'), 'GET', PRACTITIONERS);
   t.deepEqual(list.body, {
     items: [
-      { id: cho, name: 'Dr. Cho', userId: null },
-      { id: osei.id, name: 'Dr. Osei', userId },
+      { id: cho, name: 'Dr. Cho', specialty: null, active: true, userId: null },
+      { id: osei.id, name: 'Dr. Osei', specialty: null, active: true, userId },
     ],
     nextCursor: null,
   });
@@ -224,6 +225,8 @@ test('the migration turns free-text names into practitioners, one per folded nam
   const { knex, ada } = await world(t);
   await knex('appointments_appointment').del();
   await knex('appointments_practitioner').del();
+  // The later migration refers to the practitioners: undone first, as a downgrade would.
+  await aliases.down(knex);
   await migration.down(knex);
   const at = (day: number) => ({
     start_at: `2026-03-0${day}T09:00:00Z`,

@@ -221,3 +221,23 @@ test('?inline=1 shows PDF, images and plain text inline, framed only by Ward; HT
   }
   t.is((await content('application/pdf', '?inline=yes')).status, 400);
 });
+
+test('?q finds documents by text in the title or the file name, case aside, % and _ literal; too long is 400', async (t) => {
+  const { upload, list } = await world(t);
+  const made = async (title: string, fileName: string) =>
+    (
+      (await upload(PDF, { headers: { 'x-document-title': title, 'x-file-name': fileName } }))
+        .body as DocumentBody
+    ).id;
+  const knee = await made('Knee MRI', 'knee_scan.pdf');
+  const letter = await made('Discharge letter', 'letter.pdf');
+  const percent = await made(encodeURIComponent('Dose 100%'), 'dose.pdf');
+  t.deepEqual(ids(await list('?q=SCAN')), [knee]);
+  t.deepEqual(ids(await list('?q=letter')), [letter]);
+  t.deepEqual(ids(await list('?q=%25')), [percent]);
+  t.deepEqual(ids(await list('?q=e_l')), [], 'not "e l" of "Discharge letter"');
+  t.deepEqual(ids(await list('?q=%20')), [percent, letter, knee], 'blank is no filter');
+  const long = await list(`?q=${'x'.repeat(201)}`);
+  t.is(long.status, 400);
+  t.is(errorOf(long).message, 'the query parameter q is longer than 200 characters');
+});
