@@ -131,7 +131,7 @@ test('exports stream every matching event as NDJSON or as FHIR AuditEvent resour
   );
   t.true(lines.every((line) => /^[0-9a-f]{64}$/.test(line.hash)));
 
-  const fhir = await call(base, 'GET', '/api/v1/audit?format=fhir&limit=5', { token });
+  const fhir = await call(base, 'GET', '/api/v1/audit?format=fhir&limit=5&action=record', { token });
   t.is(fhir.status, 200, fhir.text);
   t.regex(fhir.headers.get('content-type') ?? '', /^application\/fhir\+ndjson/);
   const resources = fhir.text
