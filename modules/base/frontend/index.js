@@ -107,12 +107,12 @@ function ModuleList({ read }) {
 }
 
 /**
- * The doctor's categories, in the order `ward modules doctor` prints them: a title, and the report's
- * lists under it, each finding in words. Missing dependencies are of two kinds, as in the CLI: code
- * not found, and not installed (the dependent is inactive).
+ * The doctor's categories, in the order `ward modules doctor` prints them: a title's message key,
+ * and the report's lists under it, each finding in words of the language in use. Missing
+ * dependencies are of two kinds, as in the CLI: code not found, and not installed (the dependent is
+ * inactive).
  * @type {Array<[string, Array<[string, (finding: any) => string]>]>}
  */
-/** The doctor's sections: a finding list's title and how each finding of it reads, in the language in use. */
 const DOCTOR = [
   [
     'doctor.orphans',
