@@ -136,6 +136,8 @@ export default {
     'preview.total': 'Total',
     'preview.kind': 'Kind',
     'preview.row': 'Row',
+    'preview.recordKind':
+      '{kind, select, patient {patient} appointment {appointment} document {document} other {{kind}}}',
     'preview.sourceId': 'Source id',
     'preview.before': 'Before',
     'preview.after': 'After',
@@ -302,6 +304,8 @@ export default {
     'preview.total': 'Gesamt',
     'preview.kind': 'Art',
     'preview.row': 'Zeile',
+    'preview.recordKind':
+      '{kind, select, patient {Patient/in} appointment {Termin} document {Dokument} other {{kind}}}',
     'preview.sourceId': 'Kennung in der Quelle',
     'preview.before': 'Vorher',
     'preview.after': 'Nachher',

@@ -47,7 +47,7 @@ function Values({ values, changed }) {
 /** The sample tables' columns, in the language in use when drawn. */
 const sampleColumns = () => [
   { key: 'row', label: t('preview.row') },
-  { key: 'kind', label: t('preview.kind') },
+  { key: 'kind', label: t('preview.kind'), render: (step) => t('preview.recordKind', { kind: step.kind }) },
   {
     key: 'sourceId',
     label: t('preview.sourceId'),
