@@ -139,14 +139,19 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
         const input = ctx.request.body as PractitionerInput;
         const columns = namedColumns(input);
         const row = await writePractitioner(input, () =>
-          sdk
-            .acting(ctx)
-            .transaction(
-              async (trx) =>
-                (await trx(PRACTITIONER_TABLE)
-                  .insert(columns)
-                  .returning(PRACTITIONER_SELECT)) as PractitionerRow[],
-            ),
+          sdk.acting(ctx).transaction(async (trx, bound) => {
+            const rows = (await trx(PRACTITIONER_TABLE)
+              .insert(columns)
+              .returning(PRACTITIONER_SELECT)) as PractitionerRow[];
+            const created = presentPractitioner(rows[0]!);
+            await sdk.audit.record(bound, {
+              action: 'record.create',
+              kind: 'practitioner',
+              recordId: created.id,
+              detail: { changes: sdk.audit.changes(null, created) },
+            });
+            return rows;
+          }),
         );
         ctx.status = 201;
         ctx.set('Location', `${ctx.path}/${row.id}`);
@@ -165,15 +170,25 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
         const input = ctx.request.body as PractitionerInput;
         const columns = namedColumns(input);
         const row = await writePractitioner(input, () =>
-          sdk
-            .acting(ctx)
-            .transaction(
-              async (trx) =>
-                (await trx(PRACTITIONER_TABLE)
-                  .where({ id })
-                  .update(columns)
-                  .returning(PRACTITIONER_SELECT)) as PractitionerRow[],
-            ),
+          sdk.acting(ctx).transaction(async (trx, bound) => {
+            // Read under the lock, so the before the trail records is the row this change changes.
+            const was = (await trx(PRACTITIONER_TABLE)
+              .where({ id })
+              .forUpdate()
+              .first(PRACTITIONER_SELECT)) as PractitionerRow | undefined;
+            if (was === undefined) return [];
+            const rows = (await trx(PRACTITIONER_TABLE)
+              .where({ id })
+              .update(columns)
+              .returning(PRACTITIONER_SELECT)) as PractitionerRow[];
+            await sdk.audit.record(bound, {
+              action: 'record.update',
+              kind: 'practitioner',
+              recordId: id,
+              detail: { changes: sdk.audit.changes(presentPractitioner(was), presentPractitioner(rows[0]!)) },
+            });
+            return rows;
+          }),
         );
         if (row === undefined) throw errors.notFound('practitioner', id);
         ctx.body = presentPractitioner(row);
@@ -187,10 +202,10 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
         'Delete a practitioner no appointment refers to; one with appointments is 409 practitioner_has_appointments (deactivate it instead)',
       handler: async (ctx) => {
         const id = http.idParam(ctx, 'id', 'practitioner');
-        await sdk.acting(ctx).transaction(async (trx) => {
+        await sdk.acting(ctx).transaction(async (trx, bound) => {
           // Locked so that a booking cannot slip in between the count and the delete.
-          const row = (await trx(PRACTITIONER_TABLE).where({ id }).forUpdate().first('id', 'name')) as
-            { id: number; name: string } | undefined;
+          const row = (await trx(PRACTITIONER_TABLE).where({ id }).forUpdate().first(PRACTITIONER_SELECT)) as
+            PractitionerRow | undefined;
           if (row === undefined) throw errors.notFound('practitioner', id);
           const [{ count }] = (await trx(TABLE).where({ practitioner_id: id }).count('* as count')) as [
             { count: string },
@@ -203,6 +218,12 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
               `deactivate the practitioner instead: PATCH /api/v1/appointments/practitioners/${id} with {"active": false}`,
             );
           await trx(PRACTITIONER_TABLE).where({ id }).delete();
+          await sdk.audit.record(bound, {
+            action: 'record.delete',
+            kind: 'practitioner',
+            recordId: id,
+            detail: { changes: sdk.audit.changes(presentPractitioner(row), null) },
+          });
         });
         ctx.status = 204;
       },
@@ -219,7 +240,7 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
         const name = (ctx.request.body as { name: string }).name.trim();
         const folded = foldName(name);
         if (folded === '') throw errors.invalidBody('/name', 'must contain a letter or a digit');
-        await sdk.acting(ctx).transaction(async (trx) => {
+        await sdk.acting(ctx).transaction(async (trx, bound) => {
           const practitioner = await findPractitioner(trx, id);
           if (practitioner === null) throw errors.notFound('practitioner', id);
           const named = (await trx(PRACTITIONER_TABLE).where({ folded_name: folded }).first('id', 'name')) as
@@ -250,6 +271,13 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
             }
             throw error;
           }
+          // An alias is a name the practitioner gains: a change of the practitioner.
+          await sdk.audit.record(bound, {
+            action: 'record.update',
+            kind: 'practitioner',
+            recordId: id,
+            detail: { changes: { alias: [null, name] } },
+          });
         });
         ctx.status = 201;
         ctx.body = { practitionerId: id, name };

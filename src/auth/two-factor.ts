@@ -8,7 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type * as Otplib from 'otplib';
+import { appendBy, SYSTEM_BY, type By } from '../audit/record.ts';
 import type { TwoFactorPolicy } from '../config/backend-settings.ts';
+import { actingTransaction } from '../db/acting.ts';
 import { hashSecret } from './tokens.ts';
 
 export const ISSUER = 'Ward';
@@ -68,19 +70,25 @@ export async function hasTwoFactor(knex: Knex, userId: number): Promise<boolean>
 export async function startEnrolment(
   knex: Knex,
   user: { id: number; username: string },
+  by: By = SYSTEM_BY,
 ): Promise<{ secret: string; uri: string } | null> {
   const { generateSecret, generateURI } = await totp();
   const secret = generateSecret();
-  const inserted = await knex.raw(
-    `insert into base_user_totp (user_id, secret) values (?, ?)
-     on conflict (user_id) do update set secret = excluded.secret, created_at = now(), failures = 0,
-       locked_until = null, last_time_step = null
-     where base_user_totp.confirmed_at is null
-     returning user_id`,
-    [user.id, secret],
-  );
-  if ((inserted as { rows: unknown[] }).rows.length === 0) return null;
-  return { secret, uri: generateURI({ issuer: ISSUER, label: user.username, secret }) };
+  const started = await actingTransaction(knex, by.actor, async (trx) => {
+    const inserted = await trx.raw(
+      `insert into base_user_totp (user_id, secret) values (?, ?)
+       on conflict (user_id) do update set secret = excluded.secret, created_at = now(), failures = 0,
+         locked_until = null, last_time_step = null
+       where base_user_totp.confirmed_at is null
+       returning user_id`,
+      [user.id, secret],
+    );
+    if ((inserted as { rows: unknown[] }).rows.length === 0) return false;
+    // Never the secret: the row says only that a setup began.
+    await appendBy(trx, by, [{ action: 'user.two_factor_setup', kind: 'user', recordId: user.id }]);
+    return true;
+  });
+  return started ? { secret, uri: generateURI({ issuer: ISSUER, label: user.username, secret }) } : null;
 }
 
 /** The time step `code` matched for `secret`, or null; never a step at or before `after`. */
@@ -95,8 +103,13 @@ async function matchCode(secret: string, code: string, after: number | null): Pr
 export type Confirmed = { recoveryCodes: string[] } | 'no_enrolment' | 'wrong_code' | 'already';
 
 /** Puts the second factor in force when `code` is right, with a fresh set of recovery codes. */
-export async function confirmEnrolment(knex: Knex, userId: number, code: string): Promise<Confirmed> {
-  return knex.transaction(async (trx) => {
+export async function confirmEnrolment(
+  knex: Knex,
+  userId: number,
+  code: string,
+  by: By = SYSTEM_BY,
+): Promise<Confirmed> {
+  return actingTransaction(knex, by.actor, async (trx) => {
     const row = (await trx('base_user_totp').where({ user_id: userId }).forUpdate().first()) as
       TotpRow | undefined;
     if (row === undefined) return 'no_enrolment';
@@ -106,7 +119,16 @@ export async function confirmEnrolment(knex: Knex, userId: number, code: string)
     await trx('base_user_totp')
       .where({ user_id: userId })
       .update({ confirmed_at: trx.fn.now(), last_time_step: step, failures: 0 });
-    return { recoveryCodes: await replaceRecoveryCodes(trx, userId) };
+    const recoveryCodes = await replaceRecoveryCodes(trx, userId);
+    await appendBy(trx, by, [
+      {
+        action: 'user.two_factor_enabled',
+        kind: 'user',
+        recordId: userId,
+        detail: { recoveryCodes: recoveryCodes.length },
+      },
+    ]);
+    return { recoveryCodes };
   });
 }
 
@@ -176,11 +198,17 @@ export async function checkSecondFactor(
   });
 }
 
-/** Removes the user's second factor and recovery codes; false when there was none. */
-export async function disableTwoFactor(knex: Knex, userId: number): Promise<boolean> {
-  return knex.transaction(async (trx) => {
+/**
+ * Removes the user's second factor and recovery codes; false when there was none (and nothing is
+ * recorded, since nothing changed).
+ */
+export async function disableTwoFactor(knex: Knex, userId: number, by: By = SYSTEM_BY): Promise<boolean> {
+  return actingTransaction(knex, by.actor, async (trx) => {
     await trx('base_recovery_code').where({ user_id: userId }).del();
-    return (await trx('base_user_totp').where({ user_id: userId }).del()) > 0;
+    const removed = (await trx('base_user_totp').where({ user_id: userId }).del()) > 0;
+    if (removed)
+      await appendBy(trx, by, [{ action: 'user.two_factor_disabled', kind: 'user', recordId: userId }]);
+    return removed;
   });
 }
 

@@ -1,10 +1,12 @@
 /**
- * Sign-in, sign-out, failed sign-ins and the administration of users and tokens over HTTP leave
+ * Sign-in, sign-out, failed sign-ins, two-factor set-up and the administration of users and tokens
+ * over HTTP leave
  * audit rows naming who acted (the session or token, or `anonymous` for a failure), from where,
  * and on whom; the transactions of those writes carry the actor in `ward.actor` too.
  */
 import test from 'ava';
 import type { Knex } from 'knex';
+import { generate } from 'otplib';
 import { createApiToken } from '../../src/auth/api-tokens.ts';
 import { verifyChain } from '../../src/audit/verify.ts';
 import { addUser, call, installedDatabase, PASSWORD, signIn, startApp } from '../helpers/app.ts';
@@ -113,4 +115,89 @@ test("a user's own password change is recorded as their session", async (t) => {
   const last = (await rows(knex)).at(-1)!;
   t.regex(last.actor, new RegExp(`^user:${ada}:session:`));
   t.like(last, { action: 'user.password', record_id: String(ada) });
+});
+
+test('setting up, confirming and turning off two-factor sign-in are recorded, never the secret or codes', async (t) => {
+  const { knex } = await installedDatabase(t);
+  const ada = await addUser(knex, 'ada', ['admin']);
+  const { secret: token, id: tokenId } = await createApiToken(knex, {
+    userId: ada,
+    role: null,
+    name: null,
+    expiresAt: null,
+  });
+  const { base } = await startApp(t, knex);
+  const before = (await rows(knex)).length;
+  const setup = await call(base, 'POST', '/api/v1/auth/two-factor/setup', { token });
+  t.is(setup.status, 200, setup.text);
+  const { secret } = setup.body as { secret: string };
+  const wrong = await call(base, 'POST', '/api/v1/auth/two-factor/confirm', {
+    token,
+    json: { code: '000000' },
+  });
+  t.is(wrong.status, 422, wrong.text);
+  const confirmed = await call(base, 'POST', '/api/v1/auth/two-factor/confirm', {
+    token,
+    json: { code: await generate({ secret }) },
+  });
+  t.is(confirmed.status, 200, confirmed.text);
+  const { recoveryCodes } = confirmed.body as { recoveryCodes: string[] };
+  const off = await call(base, 'POST', '/api/v1/auth/two-factor/disable', {
+    token,
+    json: { password: PASSWORD },
+  });
+  t.is(off.status, 204, off.text);
+  const again = await call(base, 'POST', '/api/v1/auth/two-factor/disable', {
+    token,
+    json: { password: PASSWORD },
+  });
+  t.is(again.status, 409, again.text);
+
+  const recorded = (await rows(knex)).slice(before);
+  const actor = `user:${ada}:token:${tokenId}`;
+  t.deepEqual(
+    recorded
+      .filter((row) => row.outcome === 'ok')
+      .map((row) => [row.actor, row.action, row.kind, row.record_id]),
+    [
+      [actor, 'user.two_factor_setup', 'user', String(ada)],
+      [actor, 'user.two_factor_enabled', 'user', String(ada)],
+      [actor, 'user.two_factor_disabled', 'user', String(ada)],
+    ],
+    'a wrong code and turning off what is off change nothing and record no change',
+  );
+  t.deepEqual(recorded[1]!.detail, { recoveryCodes: recoveryCodes.length });
+  const text = JSON.stringify(recorded);
+  t.false(text.includes(secret), 'the secret stays out of the trail');
+  t.false(
+    recoveryCodes.some((code) => text.includes(code)),
+    'the recovery codes stay out of the trail',
+  );
+  t.like(await verifyChain(knex), { intact: true });
+});
+
+test("an administrator turning off a user's two-factor sign-in is recorded as the administrator", async (t) => {
+  const { knex } = await installedDatabase(t);
+  const root = await addUser(knex, 'root', ['admin']);
+  const bob = await addUser(knex, 'bob', []);
+  const { secret: token, id: tokenId } = await createApiToken(knex, {
+    userId: root,
+    role: null,
+    name: null,
+    expiresAt: null,
+  });
+  await knex('base_user_totp').insert({
+    user_id: bob,
+    secret: 'JBSWY3DPEHPK3PXP',
+    confirmed_at: knex.fn.now(),
+  });
+  const { base } = await startApp(t, knex);
+  const before = (await rows(knex)).length;
+  const off = await call(base, 'POST', '/api/v1/users/bob/two-factor/disable', { token });
+  t.is(off.status, 200, off.text);
+  const recorded = (await rows(knex)).slice(before);
+  t.like(recorded, [
+    { actor: `user:${root}:token:${tokenId}`, action: 'user.two_factor_disabled', record_id: String(bob) },
+  ]);
+  t.is(recorded.length, 1);
 });

@@ -1,7 +1,8 @@
 /**
  * Languages in a real browser: a de-DE browser gets the shell in German (sign-in, the server's
  * refusals in German, `<html lang="de">`, German dates on a layer's page), an en-US one in English,
- * and the language chooser overrides the browser's language, remembered across reloads.
+ * the practitioner administration page in German, and the language chooser overrides the browser's
+ * language, remembered across reloads.
  */
 import test from 'ava';
 import type { Page } from 'playwright-core';
@@ -23,7 +24,10 @@ test.before(async () => {
   browser = await launchBrowser();
   backend = await startBackend({
     modules: ['patients', 'appointments'],
-    users: [{ username: 'rita', roles: ['receptionist'] }],
+    users: [
+      { username: 'rita', roles: ['receptionist'] },
+      { username: 'ada', roles: ['admin'] },
+    ],
   });
 });
 
@@ -32,9 +36,9 @@ test.after.always(async () => {
 });
 
 /** Signs in by keyboard through the form labelled in German. */
-async function anmelden(page: Page, password = PASSWORD): Promise<void> {
+async function anmelden(page: Page, password = PASSWORD, username = 'rita'): Promise<void> {
   await tabTo(page, page.getByLabel('Benutzername'));
-  await page.keyboard.type('rita');
+  await page.keyboard.type(username);
   await tabTo(page, page.getByLabel('Passwort'));
   await page.keyboard.type(password);
   await tabTo(page, page.getByRole('button', { name: 'Anmelden' }));
@@ -123,4 +127,50 @@ test('an en-US browser gets English, and the chooser switches the language for g
     .waitFor();
   await axeCheck(page, t);
   await screenshot(page, 'languages-week-en');
+});
+
+test('a de-DE administrator manages practitioners in German, from the sidebar entry to the edit form', async (t) => {
+  const page = await browser.page(t, { locale: 'de-DE' });
+  await page.goto(backend.base);
+  await anmelden(page, PASSWORD, 'ada');
+  await page.getByRole('button', { name: 'Abmelden' }).waitFor();
+  const entry = page
+    .getByRole('navigation', { name: 'Module' })
+    .getByRole('link')
+    .filter({ hasText: /^Behandelnde$/ });
+  await tabTo(page, entry);
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Behandelnde', level: 1 }).waitFor();
+  await page.getByRole('heading', { name: 'Behandler/in anlegen' }).waitFor();
+
+  await page.getByLabel('Name').fill('Dr. Jürgen Müller');
+  await page.getByLabel('Fachrichtung').fill('Allgemeinmedizin');
+  await page.getByRole('button', { name: 'Behandler/in anlegen' }).click();
+  await page.getByText('Dr. Jürgen Müller wurde angelegt.').waitFor();
+  const table = page.getByRole('table', { name: 'Behandelnde' });
+  await table.getByRole('cell', { name: 'Dr. Jürgen Müller', exact: true }).waitFor();
+  t.deepEqual(
+    (await table.getByRole('columnheader').allInnerTexts()).map((header) => header.trim()),
+    ['Name', 'Fachrichtung', 'Meldet sich an als', 'Status', 'Aktionen'],
+  );
+  t.true(await table.getByRole('cell', { name: 'Aktiv', exact: true }).isVisible());
+
+  // The same name, but for accents and punctuation: the server's refusal, in German.
+  await page.getByLabel('Name').fill('dr jurgen muller');
+  await page.getByRole('button', { name: 'Behandler/in anlegen' }).click();
+  const refusal = page
+    .getByRole('alert')
+    .filter({ hasText: 'Die Behandlerin oder der Behandler wurde nicht angelegt' });
+  await refusal.waitFor();
+  t.regex(await refusal.innerText(), /dieses Namens ist schon in Ward/);
+  await axeCheck(page, t);
+  await screenshot(page, 'languages-practitioners-de');
+
+  await table.getByRole('link', { name: 'Dr. Jürgen Müller bearbeiten' }).click();
+  await page.getByRole('heading', { name: 'Dr. Jürgen Müller bearbeiten', level: 1 }).waitFor();
+  t.true(await page.getByRole('button', { name: 'Änderungen speichern' }).isVisible());
+  t.true(await page.getByRole('button', { name: 'Behandler/in löschen' }).isVisible());
+  t.deepEqual(await page.getByLabel('Status').locator('option').allInnerTexts(), ['Aktiv', 'Inaktiv']);
+  await axeCheck(page, t);
+  await screenshot(page, 'languages-practitioner-edit-de');
 });

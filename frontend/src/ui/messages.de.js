@@ -109,6 +109,15 @@ export const MESSAGES_DE = {
     message: 'Eine andere Patientin oder ein anderer Patient hat bereits diese MRN.',
     hint: 'Suchen Sie sie in der Patientenliste oder geben Sie eine andere MRN.',
   },
+  practitioner_exists: {
+    message:
+      'Eine Behandlerin oder ein Behandler dieses Namens ist schon in Ward (gleich bis auf Groß- und Kleinschreibung, Akzente oder Satzzeichen).',
+    hint: 'Buchen Sie bei dieser Person, oder unterscheiden Sie die beiden durch ihre Namen (einen Vornamen oder eine Initiale).',
+  },
+  practitioner_name_taken: {
+    message: 'Dieser Name wird schon bei einer anderen Behandlerin oder einem anderen Behandler gebucht.',
+    hint: 'Wählen Sie diese Person, oder benennen Sie sie zuerst um.',
+  },
   body_too_large: { message: 'Das ist zu groß zum Senden.', hint: 'Senden Sie weniger auf einmal.' },
   checksum_mismatch: {
     message: 'Die Datei hat sich beim Senden geändert oder wurde abgeschnitten.',

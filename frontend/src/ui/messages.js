@@ -106,6 +106,15 @@ export const MESSAGES = {
     message: 'A patient of the same name and birth date is already registered.',
     hint: 'Open the existing patient, or register this one anyway if it is another person.',
   },
+  practitioner_exists: {
+    message:
+      'A practitioner of this name is already in Ward (the same but for case, accents or punctuation).',
+    hint: 'Book with that practitioner, or tell the two people apart by their names (a first name or an initial).',
+  },
+  practitioner_name_taken: {
+    message: 'This name already books with another practitioner.',
+    hint: 'Choose that practitioner, or rename them first.',
+  },
   mrn_unavailable: {
     message: 'Ward could not find a free MRN to assign.',
     hint: 'Type an MRN for this patient, and tell your administrator.',

@@ -21,16 +21,22 @@ import {
   missingFields,
   PageHeader,
   Table,
+  translator,
 } from '@ward/ui';
+import messages from './messages.js';
+
+/** This layer's words in the language in use. */
+const t = translator(messages);
 
 const PRACTITIONERS = '/appointments/practitioners';
 const STAFF = '/appointments/staff';
 const PAGE = '/appointments/practitioners';
 export const MANAGE = 'appointments.practitioner.write';
 
-const STATES = [
-  { value: 'active', label: 'Active' },
-  { value: 'inactive', label: 'Inactive' },
+/** The status choices, in the language in use when the form is drawn. */
+const states = () => [
+  { value: 'active', label: t('admin.active') },
+  { value: 'inactive', label: t('admin.inactive') },
 ];
 
 /** An id from the address, or null. */
@@ -58,7 +64,7 @@ function useDirectory(context, version) {
 
 /** The "signs in as" choices: nobody, or a staff user not linked to another practitioner. */
 const userOptions = (staff, practitionerId) => [
-  { value: '', label: 'Nobody' },
+  { value: '', label: t('admin.nobody') },
   ...staff
     .filter((user) => user.practitionerId === null || user.practitionerId === practitionerId)
     .map((user) => ({ value: String(user.id), label: user.username })),
@@ -115,17 +121,17 @@ function PractitionerFields({ form, idPrefix, staff, practitionerId, withState }
       ...${extra}
     />`;
   return html`<div class="form-grid">
-    ${field('name', 'Name', { required: true, autocomplete: 'off', hint: 'As patients and staff know them: "Dr. Mei Cho".' })}
-    ${field('specialty', 'Specialty', { autocomplete: 'off' })}
-    ${field('userId', 'Signs in as', {
+    ${field('name', t('admin.name'), { required: true, autocomplete: 'off', hint: t('admin.nameHint') })}
+    ${field('specialty', t('admin.specialty'), { autocomplete: 'off' })}
+    ${field('userId', t('admin.signsInAs'), {
       options: userOptions(staff, practitionerId),
-      hint: 'The staff user who sees this practitioner’s day on the start page.',
+      hint: t('admin.signsInAsHint'),
     })}
     ${
       withState &&
-      field('state', 'Status', {
-        options: STATES,
-        hint: 'An inactive practitioner keeps their appointments and takes no new ones.',
+      field('state', t('status'), {
+        options: states(),
+        hint: t('admin.statusHint'),
       })
     }
   </div>`;
@@ -143,11 +149,11 @@ function AddPractitioner({ context, staff, onAdded }) {
     });
   };
   return html`<section class="practitioners-add" aria-labelledby="add-practitioner-title">
-    <h2 id="add-practitioner-title">Add a practitioner</h2>
+    <h2 id="add-practitioner-title">${t('admin.addTitle')}</h2>
     <form class="form" onSubmit=${submit} novalidate>
-      ${form.error && html`<${ErrorBanner} title="The practitioner was not added" error=${form.error} />`}
+      ${form.error && html`<${ErrorBanner} title=${t('admin.notAdded')} error=${form.error} />`}
       <${PractitionerFields} form=${form} idPrefix="add" staff=${staff} practitionerId=${null} />
-      <div class="form-actions"><${Button} type="submit" busy=${form.busy}>Add practitioner<//></div>
+      <div class="form-actions"><${Button} type="submit" busy=${form.busy}>${t('admin.add')}<//></div>
     </form>
   </section>`;
 }
@@ -198,28 +204,24 @@ function EditPractitioner({ context, practitioner, staff }) {
   };
 
   return html`<${PageHeader}
-      title=${`Edit ${practitioner.name}`}
-      description="Fields marked * are required. A new name shows on their appointments too."
+      title=${t('admin.editTitle', { name: practitioner.name })}
+      description=${t('admin.editDescription')}
     />
     <form class="form" onSubmit=${submit} novalidate>
-      ${form.error && html`<${ErrorBanner} title="The practitioner was not changed" error=${form.error} />`}
+      ${form.error && html`<${ErrorBanner} title=${t('admin.notChanged')} error=${form.error} />`}
       ${
         inUse &&
         html`<${Banner}
           kind="warning"
-          title=${`${practitioner.name} has appointments and cannot be deleted`}
+          title=${t('admin.inUse', { name: practitioner.name })}
           action=${
             practitioner.active &&
-            html`<${Button} variant="danger" busy=${deleting} onClick=${deactivate}>Deactivate instead<//>`
+            html`<${Button} variant="danger" busy=${deleting} onClick=${deactivate}
+              >${t('admin.deactivate')}<//
+            >`
           }
         >
-          <p>
-            ${
-              practitioner.active
-                ? 'Deactivate them instead: they stay on their appointments and can no longer be booked.'
-                : 'They are inactive already: they stay on their appointments and can no longer be booked.'
-            }
-          </p>
+          <p>${practitioner.active ? t('admin.inUseActive') : t('admin.inUseInactive')}</p>
         <//>`
       }
       <${PractitionerFields}
@@ -230,9 +232,9 @@ function EditPractitioner({ context, practitioner, staff }) {
         withState
       />
       <div class="form-actions">
-        <${Button} type="submit" busy=${form.busy}>Save changes<//>
-        <${ButtonLink} variant="secondary" href=${PAGE}>Cancel<//>
-        <${Button} variant="danger" busy=${deleting} onClick=${remove}>Delete practitioner<//>
+        <${Button} type="submit" busy=${form.busy}>${t('admin.save')}<//>
+        <${ButtonLink} variant="secondary" href=${PAGE}>${t('new.cancel')}<//>
+        <${Button} variant="danger" busy=${deleting} onClick=${remove}>${t('admin.delete')}<//>
       </div>
     </form>`;
 }
@@ -240,9 +242,9 @@ function EditPractitioner({ context, practitioner, staff }) {
 /** What the last action did, from the address it left (`?saved=<id>`, `?deleted=1`, …). */
 function doneMessage(query, practitioners) {
   const named = (key) => practitioners.find((entry) => entry.id === idOf(query[key]))?.name;
-  if (named('saved')) return `${named('saved')} was saved.`;
-  if (named('deactivated')) return `${named('deactivated')} was deactivated: they take no new bookings.`;
-  if (query.deleted === '1') return 'The practitioner was deleted.';
+  if (named('saved')) return t('admin.saved', { name: named('saved') });
+  if (named('deactivated')) return t('admin.deactivated', { name: named('deactivated') });
+  if (query.deleted === '1') return t('admin.deleted');
   return null;
 }
 
@@ -253,57 +255,66 @@ export function PractitionersPage({ context }) {
   const editId = idOf(context.query.edit);
 
   if (!context.can(MANAGE))
-    return html`<${PageHeader} title="Practitioners" />
-      <${Banner} kind="warning" title="You cannot manage practitioners">
-        <p>This page needs the permission ${MANAGE}; an administrator can grant it with a role.</p>
+    return html`<${PageHeader} title=${t('admin.title')} />
+      <${Banner} kind="warning" title=${t('admin.deniedTitle')}>
+        <p>${t('admin.denied', { permission: MANAGE })}</p>
       <//>`;
   if (read.error)
-    return html`<${PageHeader} title="Practitioners" />
-      <${ErrorBanner} title="The practitioners could not be read" error=${read.error} />`;
+    return html`<${PageHeader} title=${t('admin.title')} />
+      <${ErrorBanner} title=${t('practitioners.unreadable')} error=${read.error} />`;
   if (read.data === null)
-    return html`<${PageHeader} title="Practitioners" /><${Loading} label="Loading practitioners…" />`;
+    return html`<${PageHeader} title=${t('admin.title')} /><${Loading}
+        label=${t('practitioners.loading')}
+      />`;
 
   const { practitioners, staff } = read.data;
   if (editId !== null) {
     const practitioner = practitioners.find((entry) => entry.id === editId);
     return practitioner === undefined
-      ? html`<${PageHeader} title="Practitioner not found" />
-          <${EmptyState} title=${`There is no practitioner ${editId}.`}>
-            <p><a href=${PAGE}>All practitioners</a></p>
+      ? html`<${PageHeader} title=${t('admin.notFound')} />
+          <${EmptyState} title=${t('admin.noSuch', { id: editId })}>
+            <p><a href=${PAGE}>${t('list.allPractitioners')}</a></p>
           <//>`
       : html`<${EditPractitioner} context=${context} practitioner=${practitioner} staff=${staff} />`;
   }
 
   const usernames = new Map(staff.map((user) => [user.id, user.username]));
-  const message = added ? `${added.name} was added.` : doneMessage(context.query, practitioners);
-  return html`<${PageHeader}
-      title="Practitioners"
-      description="The people appointments are booked with. Inactive practitioners keep their appointments and take no new ones."
-    />
+  const message = added ? t('admin.added', { name: added.name }) : doneMessage(context.query, practitioners);
+  return html`<${PageHeader} title=${t('admin.title')} description=${t('admin.description')} />
     ${message && html`<${Banner} kind="success">${message}<//>`}
     ${
       practitioners.length === 0
-        ? html`<${EmptyState} title="No practitioners yet.">
-            <p>Add the first below; imports add those named in the old system.</p>
+        ? html`<${EmptyState} title=${t('admin.empty')}>
+            <p>${t('admin.emptyHint')}</p>
           <//>`
         : html`<${Table}
-            caption="Practitioners"
+            caption=${t('admin.title')}
             rows=${practitioners}
             columns=${[
-              { key: 'name', label: 'Name' },
-              { key: 'specialty', label: 'Specialty', render: (row) => row.specialty ?? '—' },
+              { key: 'name', label: t('admin.name') },
+              { key: 'specialty', label: t('admin.specialty'), render: (row) => row.specialty ?? '—' },
               {
                 key: 'userId',
-                label: 'Signs in as',
+                label: t('admin.signsInAs'),
                 render: (row) =>
-                  row.userId === null ? '—' : (usernames.get(row.userId) ?? `user ${row.userId}`),
+                  row.userId === null
+                    ? '—'
+                    : (usernames.get(row.userId) ?? t('admin.userNumber', { id: row.userId })),
               },
-              { key: 'active', label: 'Status', render: (row) => (row.active ? 'Active' : 'Inactive') },
+              {
+                key: 'active',
+                label: t('status'),
+                render: (row) => (row.active ? t('admin.active') : t('admin.inactive')),
+              },
               {
                 key: 'edit',
-                label: 'Actions',
+                label: t('admin.actions'),
                 render: (row) =>
-                  html`<a href=${`${PAGE}?edit=${row.id}`} aria-label=${`Edit ${row.name}`}>Edit</a>`,
+                  html`<a
+                    href=${`${PAGE}?edit=${row.id}`}
+                    aria-label=${t('admin.editTitle', { name: row.name })}
+                    >${t('admin.edit')}</a
+                  >`,
               },
             ]}
           />`

@@ -107,32 +107,70 @@ function ModuleList({ read }) {
 }
 
 /**
- * The doctor's categories, in the order `ward modules doctor` prints them: a title, and the report's
- * lists under it, each finding in words. Missing dependencies are of two kinds, as in the CLI: code
- * not found, and not installed (the dependent is inactive).
+ * The doctor's categories, in the order `ward modules doctor` prints them: a title's message key,
+ * and the report's lists under it, each finding in words of the language in use. Missing
+ * dependencies are of two kinds, as in the CLI: code not found, and not installed (the dependent is
+ * inactive).
  * @type {Array<[string, Array<[string, (finding: any) => string]>]>}
  */
 const DOCTOR = [
-  ['Orphans (in the database, code not found)', [['orphans', (f) => `${f.module} (${f.state}): ${f.hint}`]]],
   [
-    'Missing dependencies',
+    'doctor.orphans',
+    [['orphans', (f) => t('doctor.orphan', { module: f.module, state: f.state, hint: f.hint })]],
+  ],
+  [
+    'doctor.missingDependencies',
     [
-      ['missingDependencies', (f) => `${f.module} depends on ${f.dependency}, not found`],
+      [
+        'missingDependencies',
+        (f) => t('doctor.missingDependency', { module: f.module, dependency: f.dependency }),
+      ],
       [
         'unsatisfiedDependencies',
         (f) =>
-          `${f.module} (${f.state}) depends on ${f.dependency}, which is ${f.dependencyState}: ${f.hint}`,
+          t('doctor.unsatisfiedDependency', {
+            module: f.module,
+            state: f.state,
+            dependency: f.dependency,
+            dependencyState: f.dependencyState,
+            hint: f.hint,
+          }),
       ],
     ],
   ],
-  ['Broken version ranges', [['brokenRanges', (f) => `${f.message}: ${f.hint}`]]],
   [
-    'Manifest errors',
-    [['manifestErrors', (f) => `${f.module ?? f.file}${f.path ? ` at ${f.path}` : ''}: ${f.message}`]],
+    'doctor.brokenRanges',
+    [['brokenRanges', (f) => t('doctor.withHint', { message: f.message, hint: f.hint })]],
   ],
-  ['Modules in error', [['errored', (f) => `${f.module} (${f.state}): ${f.errorMessage}`]]],
-  ['Missing tables', [['missingTables', (f) => `${f.module}: table ${f.table} is missing`]]],
-  ['Settings and grants file', [['configuration', (f) => `${f.message} Fix: ${f.hint}`]]],
+  [
+    'doctor.manifestErrors',
+    [
+      [
+        'manifestErrors',
+        (f) =>
+          f.path
+            ? t('doctor.manifestErrorAt', { where: f.module ?? f.file, path: f.path, message: f.message })
+            : t('doctor.manifestError', { where: f.module ?? f.file, message: f.message }),
+      ],
+    ],
+  ],
+  [
+    'doctor.errored',
+    [
+      [
+        'errored',
+        (f) => t('doctor.erroredModule', { module: f.module, state: f.state, message: f.errorMessage }),
+      ],
+    ],
+  ],
+  [
+    'doctor.missingTables',
+    [['missingTables', (f) => t('doctor.missingTable', { module: f.module, table: f.table })]],
+  ],
+  [
+    'doctor.configuration',
+    [['configuration', (f) => t('doctor.configurationFinding', { message: f.message, hint: f.hint })]],
+  ],
 ];
 
 function Doctor({ read }) {
@@ -140,7 +178,7 @@ function Doctor({ read }) {
   if (read.data === null) return html`<${Loading} label=${t('doctor.running')} />`;
   if (read.data.ok) return html`<${Banner} kind="success" title=${t('doctor.ok')} />`;
   return DOCTOR.map(([title, lists]) => ({
-    title,
+    title: t(title),
     items: lists.flatMap(([key, words]) =>
       read.data[key].map((/** @type {any} */ finding) => words(finding)),
     ),

@@ -20,13 +20,14 @@ import {
   JOBS,
   KINDS,
   stateLabel,
+  t,
   WRITE,
 } from './shared.js';
 import { Warnings } from './warnings.js';
 
 const POLL_MS = 1000;
 
-const STEPS = ['Upload', 'Validate', 'Preview', 'Execute'];
+const STEPS = ['upload', 'validate', 'preview', 'execute'];
 
 /** The wizard step a job is at: 0 upload … 3 execute, 4 when it has executed (every step done). */
 function stepOf(job) {
@@ -39,13 +40,13 @@ function stepOf(job) {
 function Steps({ job }) {
   const current = stepOf(job);
   return html`<ol
-    aria-label="Import steps"
+    aria-label=${t('job.steps')}
     style="display: flex; flex-wrap: wrap; gap: 0.5rem 2rem; list-style-position: inside; padding-left: 0"
   >
     ${STEPS.map(
-      (label, index) =>
-        html`<li key=${label} aria-current=${index === current ? 'step' : undefined}>
-          ${index === current ? html`<strong>${label}</strong>` : label}${index < current ? ' (done)' : ''}
+      (step, index) =>
+        html`<li key=${step} aria-current=${index === current ? 'step' : undefined}>
+          ${index === current ? html`<strong>${t(`job.step.${step}`)}</strong>` : index < current ? t('job.stepDone', { step: t(`job.step.${step}`) }) : t(`job.step.${step}`)}
         </li>`,
     )}
   </ol>`;
@@ -56,42 +57,36 @@ function StateBanner({ job, context }) {
   const errors = job.counts.warnings?.error ?? 0;
   switch (job.state) {
     case 'created':
-      return html`<${Banner} kind="info" title="Uploaded">
-        <p>
-          ${context.can(WRITE) ? 'Validate the source next: it reads every row and lists every problem.' : 'The source waits for validation by an operator who may validate.'}
-        </p>
+      return html`<${Banner} kind="info" title=${t('job.banner.created')}>
+        <p>${context.can(WRITE) ? t('job.banner.createdNext') : t('job.banner.createdWait')}</p>
       <//>`;
     case 'validating':
-      return html`<${Banner} kind="info" title="Validating the source…"
-        ><p>Every row is read and checked; this page follows it.</p><//
+      return html`<${Banner} kind="info" title=${t('job.banner.validating')}
+        ><p>${t('job.banner.validatingText')}</p><//
       >`;
     case 'invalid':
-      return html`<${Banner} kind="error" title="The source is invalid">
-        <p>
-          ${errors} ${errors === 1 ? 'error blocks' : 'errors block'} execute. Fix the export and upload it as
-          a new job, or validate again after uploading missing files.
-        </p>
+      return html`<${Banner} kind="error" title=${t('job.banner.invalid')}>
+        <p>${t('job.banner.invalidText', { count: errors })}</p>
       <//>`;
     case 'validated':
-      return html`<${Banner} kind="success" title="Validated"
-        ><p>Preview what execute would do, then execute.</p><//
+      return html`<${Banner} kind="success" title=${t('job.banner.validated')}
+        ><p>${t('job.banner.validatedText')}</p><//
       >`;
     case 'executing':
-      return html`<${Banner} kind="info" title="Executing…"
-        ><p>Records are written in batches; this page follows the progress.</p><//
+      return html`<${Banner} kind="info" title=${t('job.banner.executing')}
+        ><p>${t('job.banner.executingText')}</p><//
       >`;
     case 'succeeded':
-      return html`<${Banner} kind="success" title="Import succeeded"><p>Every record was written.</p><//>`;
+      return html`<${Banner} kind="success" title=${t('job.banner.succeeded')}
+        ><p>${t('job.banner.succeededText')}</p><//
+      >`;
     case 'partially_succeeded':
-      return html`<${Banner} kind="warning" title="Partly imported">
-        <p>
-          Some rows failed (listed in the warnings, found at execute). Fix their cause and execute again: what
-          was done is skipped.
-        </p>
+      return html`<${Banner} kind="warning" title=${t('job.banner.partly')}>
+        <p>${t('job.banner.partlyText')}</p>
       <//>`;
     case 'failed':
-      return html`<${Banner} kind="error" title="The import failed"
-        ><p>${job.error ?? 'Execute again to retry.'}</p><//
+      return html`<${Banner} kind="error" title=${t('job.banner.failed')}
+        ><p>${job.error ?? t('job.banner.failedText')}</p><//
       >`;
     default:
       return null;
@@ -102,23 +97,24 @@ function Progress({ job }) {
   if (job.state === 'validating') {
     const { done, total, percent } = job.progress;
     // Indeterminate until the run's first progress write; the total is an estimate until the end.
-    if (total === 0) return html`<${ProgressBar} id="validate-progress" label="Validation progress" />`;
+    if (total === 0)
+      return html`<${ProgressBar} id="validate-progress" label=${t('job.validateProgress')} />`;
     return html`<${ProgressBar}
       id="validate-progress"
-      label="Validation progress"
+      label=${t('job.validateProgress')}
       max=${total}
       value=${done}
-      text=${`${done} rows read of about ${total} (${percent}%)`}
+      text=${t('job.validateProgressText', { done, total, percent })}
     />`;
   }
   if (job.state !== 'executing' && !hasExecuted(job)) return null;
   const { done, total, percent } = job.progress;
   return html`<${ProgressBar}
     id="execute-progress"
-    label="Execute progress"
+    label=${t('job.executeProgress')}
     max=${Math.max(total, 1)}
     value=${total === 0 ? (job.state === 'succeeded' ? 1 : 0) : done}
-    text=${`${done} of ${total} records (${percent}%)`}
+    text=${t('job.executeProgressText', { done, total, percent })}
   />`;
 }
 
@@ -127,17 +123,19 @@ function Counts({ job }) {
   const warnings = job.counts.warnings;
   if (records === undefined && warnings === undefined) return null;
   const rows = [
-    ...(records ? KINDS.map((kind) => [`${kind.label} to import`, records[kind.key] ?? 0]) : []),
+    ...(records
+      ? KINDS.map((kind) => [t('job.toImport', { kind: kind.label }), records[kind.key] ?? 0])
+      : []),
     ...(warnings
       ? [
-          ['Errors', warnings.error],
-          ['Warnings', warnings.warning],
-          ['Info', warnings.info],
+          [t('job.errors'), warnings.error],
+          [t('job.warnings'), warnings.warning],
+          [t('job.info'), warnings.info],
         ]
       : []),
   ];
   return html`<section aria-labelledby="counts-title">
-    <h2 id="counts-title">Validation</h2>
+    <h2 id="counts-title">${t('job.validation')}</h2>
     <dl class="details">
       ${rows.map(
         ([label, value]) =>
@@ -150,11 +148,11 @@ function Counts({ job }) {
 
 function Results({ job }) {
   const columns = [
-    { key: 'label', label: 'Kind' },
-    { key: 'created', label: 'Created' },
-    { key: 'updated', label: 'Updated' },
-    { key: 'skipped', label: 'Skipped' },
-    { key: 'failed', label: 'Failed' },
+    { key: 'label', label: t('preview.kind') },
+    { key: 'created', label: t('job.created') },
+    { key: 'updated', label: t('job.updated') },
+    { key: 'skipped', label: t('job.skipped') },
+    { key: 'failed', label: t('job.failed') },
   ];
   const rows = KINDS.filter((kind) => job.results[kind.key]).map((kind) => ({
     id: kind.key,
@@ -162,8 +160,8 @@ function Results({ job }) {
     ...job.results[kind.key],
   }));
   return html`<section aria-labelledby="results-title">
-    <h2 id="results-title">Results</h2>
-    <${Table} caption="What execute wrote" columns=${columns} rows=${rows} />
+    <h2 id="results-title">${t('job.results')}</h2>
+    <${Table} caption=${t('job.resultsCaption')} columns=${columns} rows=${rows} />
   </section>`;
 }
 
@@ -173,7 +171,7 @@ export function JobPage({ context }) {
   const [error, setError] = useState(null);
   const [actionError, setActionError] = useState(null);
   const [busy, setBusy] = useState(null);
-  const [notice, setNotice] = useState(context.query.created === '1' ? 'The source was uploaded.' : null);
+  const [notice, setNotice] = useState(context.query.created === '1' ? t('job.uploaded') : null);
   const status = useRef(null);
 
   const load = (signal) =>
@@ -205,8 +203,8 @@ export function JobPage({ context }) {
   }, [job]);
 
   if (error && job === null)
-    return html`<${PageHeader} title=${`Import job ${id}`} /><${ErrorBanner} error=${error} />`;
-  if (job === null) return html`<${Loading} label="Loading the import job…" />`;
+    return html`<${PageHeader} title=${t('job.title', { id })} /><${ErrorBanner} error=${error} />`;
+  if (job === null) return html`<${Loading} label=${t('job.loading')} />`;
 
   /** Starts validate or execute; the button goes away with the new state, so focus moves to the state. */
   const start = async (action) => {
@@ -229,16 +227,24 @@ export function JobPage({ context }) {
   const version = `${job.state}-${job.updatedAt}`;
 
   return html`<${PageHeader}
-      title=${`Import job ${job.id}`}
-      description=${`${formatLabel(job.format)} from ${job.sourceSystem}, ${byteSize(job.source.bytes)}, uploaded ${dateTime(job.createdAt)} by ${job.createdBy}`}
+      title=${t('job.title', { id: job.id })}
+      description=${t('job.description', {
+        format: formatLabel(job.format),
+        system: job.sourceSystem,
+        size: byteSize(job.source.bytes),
+        at: dateTime(job.createdAt),
+        by: job.createdBy,
+      })}
     />
     <${Steps} job=${job} />
     ${notice && html`<${Banner} kind="success"><p>${notice}</p><//>`}
     <section aria-labelledby="state-title">
-      <h2 id="state-title" tabindex="-1" ref=${status}>State: ${stateLabel(job.state)}</h2>
+      <h2 id="state-title" tabindex="-1" ref=${status}>
+        ${t('job.state', { state: stateLabel(job.state) })}
+      </h2>
       <${StateBanner} job=${job} context=${context} />
       <${Progress} job=${job} />
-      ${error && html`<${ErrorBanner} title="The job could not be read again" error=${error} />`}
+      ${error && html`<${ErrorBanner} title=${t('job.unreadable')} error=${error} />`}
       ${actionError && html`<${ErrorBanner} error=${actionError} />`}
       ${
         (mayValidate || mayExecute) &&
@@ -250,13 +256,13 @@ export function JobPage({ context }) {
               busy=${busy === 'validate'}
               onClick=${() => start('validate')}
             >
-              ${job.state === 'created' ? 'Validate' : 'Validate again'}
+              ${job.state === 'created' ? t('job.validate') : t('job.validateAgain')}
             <//>`
           }
           ${
             mayExecute &&
             html`<${Button} busy=${busy === 'execute'} onClick=${() => start('execute')}>
-              ${job.state === 'validated' ? 'Execute' : 'Execute again'}
+              ${job.state === 'validated' ? t('job.execute') : t('job.executeAgain')}
             <//>`
           }
         </div>`
@@ -270,5 +276,5 @@ export function JobPage({ context }) {
       (warningCount > 0 || job.state === 'partially_succeeded') &&
       html`<${Warnings} context=${context} job=${job} version=${version} />`
     }
-    <p><a href=${HOME}>Back to the import jobs</a></p>`;
+    <p><a href=${HOME}>${t('new.back')}</a></p>`;
 }

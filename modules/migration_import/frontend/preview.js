@@ -5,15 +5,20 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { Banner, Button, ErrorBanner, html, Table } from '@ward/ui';
-import { JOBS, KINDS } from './shared.js';
+import { JOBS, KINDS, t } from './shared.js';
 
 const SAMPLE = 5;
 
-const ACTIONS = [
-  { key: 'create', label: 'To create' },
-  { key: 'update', label: 'To update' },
-  { key: 'skip', label: 'To skip (unchanged)' },
-];
+/** The actions execute takes; labels and captions are read when drawn, so they follow the language. */
+const ACTIONS = ['create', 'update', 'skip'].map((key) => ({
+  key,
+  get label() {
+    return t(`preview.action.${key}`);
+  },
+  get firstRows() {
+    return t(`preview.first.${key}`);
+  },
+}));
 
 /** A value as text: a nested one (an address) as its filled parts, comma-separated. */
 const text = (value) =>
@@ -26,25 +31,26 @@ const text = (value) =>
 
 /** A record's values as "field: value" lines; what changed is marked on the after side. */
 function Values({ values, changed }) {
-  if (values === null) return html`<span>— (new)</span>`;
+  if (values === null) return html`<span>${t('preview.new')}</span>`;
   return html`<ul style="margin: 0; padding-left: 1rem">
     ${Object.entries(values)
       .filter(([, value]) => value !== null && value !== undefined && value !== '')
       .map(
         ([key, value]) =>
           html`<li key=${key}>
-            ${changed?.has(key) ? html`<strong>${key}: ${text(value)} (changed)</strong>` : `${key}: ${text(value)}`}
+            ${changed?.has(key) ? html`<strong>${t('preview.changedValue', { field: key, value: text(value) })}</strong>` : t('preview.value', { field: key, value: text(value) })}
           </li>`,
       )}
   </ul>`;
 }
 
-const SAMPLE_COLUMNS = [
-  { key: 'row', label: 'Row' },
-  { key: 'kind', label: 'Kind' },
+/** The sample tables' columns, in the language in use when drawn. */
+const sampleColumns = () => [
+  { key: 'row', label: t('preview.row') },
+  { key: 'kind', label: t('preview.kind'), render: (step) => t('preview.recordKind', { kind: step.kind }) },
   {
     key: 'sourceId',
-    label: 'Source id',
+    label: t('preview.sourceId'),
     // A patient Ward already holds opens its chart: what is about to change, in full.
     render: (step) =>
       step.kind === 'patient' && step.wardId !== null && step.wardId !== undefined
@@ -53,19 +59,19 @@ const SAMPLE_COLUMNS = [
   },
   {
     key: 'before',
-    label: 'Before',
+    label: t('preview.before'),
     render: (step) =>
       step.hidden
-        ? html`<span>not shown: reading Ward's record needs ${step.hidden}</span>`
+        ? html`<span>${t('preview.hidden', { permission: step.hidden })}</span>`
         : html`<${Values} values=${step.before} />`,
   },
   {
     key: 'after',
-    label: 'After',
+    label: t('preview.after'),
     render: (step) =>
       step.hidden
         ? html`<span
-            >${step.changes.length === 0 ? 'no change' : `changes ${step.changes.map((change) => change.field).join(', ')}`}</span
+            >${step.changes.length === 0 ? t('preview.noChange') : t('preview.changes', { fields: step.changes.map((change) => change.field).join(', ') })}</span
           >`
         : html`<${Values}
             values=${step.after}
@@ -75,7 +81,7 @@ const SAMPLE_COLUMNS = [
 ];
 
 const quoted = (names) => names.map((name) => `"${name}"`).join(', ');
-const appointmentsOf = (count) => `${count} appointment${count === 1 ? '' : 's'}`;
+const appointmentsOf = (count) => t('preview.appointments', { count });
 
 /**
  * Which practitioners the appointments would book with: existing ones their names match (case,
@@ -108,13 +114,15 @@ function MapName({ context, entry, practitioners, onMapped }) {
     setBusy(false);
   };
   return html`<div class="import-map-name form-actions">
-    <label for=${id}>Book ${entry.name} with</label>
+    <label for=${id}>${t('preview.mapLabel', { name: entry.name })}</label>
     <select id=${id} value=${choice} onInput=${(event) => setChoice(event.currentTarget.value)}>
-      <option value="">a new practitioner</option>
+      <option value="">${t('preview.mapNew')}</option>
       ${practitioners.map((practitioner) => html`<option value=${String(practitioner.id)}>${practitioner.name}</option>`)}
     </select>
-    <${Button} variant="secondary" busy=${busy} disabled=${choice === ''} onClick=${map}>Map<//>
-    ${error && html`<${ErrorBanner} title=${`${entry.name} was not mapped`} error=${error} />`}
+    <${Button} variant="secondary" busy=${busy} disabled=${choice === ''} onClick=${map}
+      >${t('preview.map')}<//
+    >
+    ${error && html`<${ErrorBanner} title=${t('preview.mapFailed', { name: entry.name })} error=${error} />`}
   </div>`;
 }
 
@@ -129,18 +137,15 @@ function PractitionerNotice({ context, plan, onMapped }) {
     );
   }, [plan]);
   if (plan === null || plan === undefined || plan.matched.length + plan.created.length === 0) return null;
-  return html`<${Banner} kind="info" title="Practitioners">
+  return html`<${Banner} kind="info" title=${t('preview.practitioners')}>
     ${
       plan.created.length > 0 &&
-      html`<p>
-          Execute would create ${plan.created.length} practitioner${plan.created.length === 1 ? '' : 's'}:
-        </p>
+      html`<p>${t('preview.wouldCreate', { count: plan.created.length })}</p>
         <ul class="import-practitioners-created">
           ${plan.created.map(
             (entry) =>
               html`<li key=${entry.name}>
-                ${entry.name}${entry.names.length > 1 ? ` (written ${quoted(entry.names)})` : ''}:
-                ${appointmentsOf(entry.appointments)}
+                ${entry.names.length > 1 ? t('preview.createdWritten', { name: entry.name, names: quoted(entry.names), appointments: appointmentsOf(entry.appointments) }) : t('preview.created', { name: entry.name, appointments: appointmentsOf(entry.appointments) })}
                 ${
                   mayMap &&
                   practitioners.length > 0 &&
@@ -154,26 +159,21 @@ function PractitionerNotice({ context, plan, onMapped }) {
               </li>`,
           )}
         </ul>
-        <p>
-          Each is named as the source names them; a source that names practitioners only by an id (Synthea's
-          CSV PROVIDER column) gives practitioners named after that id. Rename them on the Practitioners page
-          once imported, or book a name with a practitioner Ward has: the name is kept as their alias, so
-          later imports book it with them too.
-        </p>`
+        <p>${t('preview.createdHint')}</p>`
     }
     ${
       plan.matched.length > 0 &&
-      html`<p>Appointments would book with these existing practitioners:</p>
+      html`<p>${t('preview.matched')}</p>
         <ul class="import-practitioners-matched">
           ${plan.matched.map(
             (entry) =>
               html`<li key=${entry.practitioner.id}>
-                ${quoted(entry.names)} → ${entry.practitioner.name}: ${appointmentsOf(entry.appointments)}
+                ${t('preview.matchedEntry', { names: quoted(entry.names), practitioner: entry.practitioner.name, appointments: appointmentsOf(entry.appointments) })}
               </li>`,
           )}
         </ul>`
     }
-    ${plan.untracked > 0 && html`<p>${appointmentsOf(plan.untracked)} name further practitioners, not listed here.</p>`}
+    ${plan.untracked > 0 && html`<p>${t('preview.untracked', { count: plan.untracked })}</p>`}
   <//>`;
 }
 
@@ -195,35 +195,34 @@ export function Preview({ context, job }) {
 
   const countRows = preview && [
     ...KINDS.map((kind) => ({ id: kind.key, label: kind.label, ...preview.counts[kind.key] })),
-    { id: 'total', label: 'Total', ...preview.totals },
+    { id: 'total', label: t('preview.total'), ...preview.totals },
   ];
 
   return html`<section aria-labelledby="preview-title">
-    <h2 id="preview-title">Preview</h2>
-    <p>What execute would do now, against the records Ward holds; the preview changes nothing.</p>
-    <${Button} variant="secondary" busy=${busy} onClick=${load}>${preview ? 'Preview again' : 'Preview'}<//>
-    ${error && html`<${ErrorBanner} title="The preview failed" error=${error} />`}
+    <h2 id="preview-title">${t('preview.title')}</h2>
+    <p>${t('preview.description')}</p>
+    <${Button} variant="secondary" busy=${busy} onClick=${load}
+      >${preview ? t('preview.again') : t('preview.title')}<//
+    >
+    ${error && html`<${ErrorBanner} title=${t('preview.failed')} error=${error} />`}
     ${
       preview &&
       html`<${Table}
-          caption="Records execute would create, update and skip"
-          columns=${[{ key: 'label', label: 'Kind' }, ...ACTIONS.map((action) => ({ key: action.key, label: action.label }))]}
+          caption=${t('preview.countsCaption')}
+          columns=${[{ key: 'label', label: t('preview.kind') }, ...ACTIONS.map((action) => ({ key: action.key, label: action.label }))]}
           rows=${countRows}
         />
         <${PractitionerNotice} context=${context} plan=${preview.practitioners} onMapped=${load} />
         ${
           preview.failures.count > 0 &&
-          html`<p>
-            ${preview.failures.count} rows would fail now (a taken MRN, say): execute reports them as
-            warnings.
-          </p>`
+          html`<p>${t('preview.failures', { count: preview.failures.count })}</p>`
         }
         ${ACTIONS.filter((action) => preview.samples[action.key].length > 0).map(
           (action) =>
             html`<${Table}
               key=${action.key}
-              caption=${`First rows ${action.label.toLowerCase()}`}
-              columns=${SAMPLE_COLUMNS}
+              caption=${action.firstRows}
+              columns=${sampleColumns()}
               rows=${preview.samples[action.key]}
               rowKey=${(step) => `${step.kind}-${step.row}`}
             />`,

@@ -1,27 +1,29 @@
 /** A job's warnings in source order, filtered by severity, a page at a time through `nextCursor`. */
 import { useEffect, useState } from 'preact/hooks';
 import { EmptyState, ErrorBanner, Field, html, Loading, Pager, Table, usePager } from '@ward/ui';
-import { JOBS } from './shared.js';
+import { JOBS, t } from './shared.js';
 
 const PAGE_SIZE = 25;
 
-const SEVERITIES = [
-  { value: '', label: 'All severities' },
-  { value: 'error', label: 'Errors' },
-  { value: 'warning', label: 'Warnings' },
-  { value: 'info', label: 'Info' },
+/** The severity filter's choices, in the language in use when drawn. */
+const severities = () => [
+  { value: '', label: t('warnings.all') },
+  { value: 'error', label: t('job.errors') },
+  { value: 'warning', label: t('job.warnings') },
+  { value: 'info', label: t('job.info') },
 ];
 
-const COLUMNS = [
-  { key: 'row', label: 'Row' },
-  { key: 'field', label: 'Field', render: (warning) => warning.field ?? '—' },
-  { key: 'severity', label: 'Severity' },
-  { key: 'code', label: 'Code', render: (warning) => html`<code>${warning.code}</code>` },
-  { key: 'message', label: 'Message' },
+/** The table's columns, in the language in use when drawn; a warning's own words are the server's. */
+const columns = () => [
+  { key: 'row', label: t('preview.row') },
+  { key: 'field', label: t('warnings.field'), render: (warning) => warning.field ?? '—' },
+  { key: 'severity', label: t('warnings.severity') },
+  { key: 'code', label: t('warnings.code'), render: (warning) => html`<code>${warning.code}</code>` },
+  { key: 'message', label: t('warnings.message') },
   {
     key: 'phase',
-    label: 'Found at',
-    render: (warning) => (warning.phase === 'execute' ? 'Execute' : 'Validation'),
+    label: t('warnings.foundAt'),
+    render: (warning) => (warning.phase === 'execute' ? t('job.step.execute') : t('job.validation')),
   },
 ];
 
@@ -54,26 +56,34 @@ export function Warnings({ context, job, version }) {
     setPage(null);
     setSeverity(value);
   };
-  const chosen = SEVERITIES.find((entry) => entry.value === severity).label.toLowerCase();
+  const chosen = severities().find((entry) => entry.value === severity).label;
 
   return html`<section aria-labelledby="warnings-title">
-    <h2 id="warnings-title">Warnings</h2>
+    <h2 id="warnings-title">${t('job.warnings')}</h2>
     <div class="search">
-      <${Field} label="Show" name="severity" value=${severity} onInput=${filter} options=${SEVERITIES} />
+      <${Field}
+        label=${t('warnings.show')}
+        name="severity"
+        value=${severity}
+        onInput=${filter}
+        options=${severities()}
+      />
     </div>
     ${error && html`<${ErrorBanner} error=${error} />`}
-    ${!error && page === null && html`<${Loading} label="Loading warnings…" />`}
+    ${!error && page === null && html`<${Loading} label=${t('warnings.loading')} />`}
     ${
       !error && page !== null && page.items.length === 0 && pager.page === 1
-        ? html`<${EmptyState} title=${severity === '' ? 'No warnings' : `No ${chosen}`} />`
+        ? html`<${EmptyState}
+            title=${severity === '' ? t('warnings.none') : t('warnings.noneOf', { severity })}
+          />`
         : !error &&
           page !== null &&
           html`<${Table}
-              caption=${severity === '' ? 'Warnings, in source order' : `${SEVERITIES.find((entry) => entry.value === severity).label}, in source order`}
-              columns=${COLUMNS}
+              caption=${t('warnings.caption', { severity: severity === '' ? t('job.warnings') : chosen })}
+              columns=${columns()}
               rows=${page.items}
             />
-            <${Pager} label="Warning pages" pager=${pager} nextCursor=${page.nextCursor} />`
+            <${Pager} label=${t('warnings.pages')} pager=${pager} nextCursor=${page.nextCursor} />`
     }
   </section>`;
 }

@@ -19,7 +19,7 @@ import {
   type TwoFactorPolicy,
 } from '../../auth/two-factor.ts';
 import type { Logger } from '../../logger.ts';
-import { requestActing, callerOf } from '../../auth/request-caller.ts';
+import { callerBy, callerOf } from '../../auth/request-caller.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute } from '../route.ts';
@@ -78,8 +78,10 @@ export function twoFactorRoutes(deps: {
 
   const setup = async (ctx: Context) => {
     const { principal } = callerOf(ctx);
-    const started = await requestActing(knex, ctx).transaction((trx) =>
-      startEnrolment(trx, { id: principal.userId, username: principal.username }),
+    const started = await startEnrolment(
+      knex,
+      { id: principal.userId, username: principal.username },
+      callerBy(ctx),
     );
     if (started === null)
       throw new ApiError(
@@ -100,9 +102,7 @@ export function twoFactorRoutes(deps: {
   const confirm = async (ctx: Context) => {
     const { principal } = callerOf(ctx);
     const { code } = ctx.request.body as { code: string };
-    const result = await requestActing(knex, ctx).transaction((trx) =>
-      confirmEnrolment(trx, principal.userId, code),
-    );
+    const result = await confirmEnrolment(knex, principal.userId, code, callerBy(ctx));
     if (result === 'no_enrolment' || result === 'already')
       throw new ApiError(
         409,
@@ -152,7 +152,7 @@ export function twoFactorRoutes(deps: {
     } finally {
       leave();
     }
-    if (!(await requestActing(knex, ctx).transaction((trx) => disableTwoFactor(trx, principal.userId))))
+    if (!(await disableTwoFactor(knex, principal.userId, callerBy(ctx))))
       throw new ApiError(
         409,
         'two_factor_not_enabled',

@@ -201,7 +201,7 @@ export function userRoutes(deps: { knex: Knex; map: PermissionMap; logger: Logge
 
   const resetTwoFactor = async (ctx: Context) => {
     const user = await target(ctx);
-    const removed = await disableTwoFactor(knex, user.id);
+    const removed = await disableTwoFactor(knex, user.id, by(ctx));
     if (removed) log(ctx, 'two-factor sign-in turned off', { userId: user.id });
     ctx.body = { username: user.username, changed: removed };
   };

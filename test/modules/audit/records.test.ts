@@ -109,7 +109,7 @@ test('appointment and document reads, writes and downloads are recorded with the
   t.is((await api(base, admin, 'DELETE', `/api/v1/documents/documents/${document}`)).status, 204);
 
   const seen = (await rows(knex))
-    .slice(1)
+    .slice(2)
     .map((row) => [row.action, row.module, row.kind, row.record_id, row.patient_id]);
   const p = String(patient);
   t.deepEqual(seen, [
@@ -123,7 +123,7 @@ test('appointment and document reads, writes and downloads are recorded with the
     ['record.list', 'documents', 'document', null, p],
     ['record.delete', 'documents', 'document', String(document), p],
   ]);
-  const update = (await rows(knex))[3]!;
+  const update = (await rows(knex))[4]!;
   t.like(update.detail, { changes: { status: ['booked', 'cancelled'], cancellationReason: [null, 'ill'] } });
   t.like(await verifyChain(knex), { intact: true });
 });
@@ -158,4 +158,69 @@ test('a refused request leaves a refused row and no change; a conflict too', asy
   });
   t.deepEqual(rest, [], 'the rolled-back create left no row');
   t.is((await knex('patients_patient').select()).length, 1);
+});
+
+test('practitioner creates, changes, aliases and deletes are recorded with the fields before and after', async (t) => {
+  const { base, knex, as } = await clinic(t);
+  const admin = as('admin');
+  const adminId = await userIdOf(knex, 'admin');
+  const created = await api(base, admin, 'POST', '/api/v1/appointments/practitioners', {
+    json: { name: 'Dr Cho', specialty: 'GP' },
+  });
+  t.is(created.status, 201, created.text);
+  const id = (created.body as { id: number }).id;
+  const changed = await api(base, admin, 'PATCH', `/api/v1/appointments/practitioners/${id}`, {
+    json: { name: 'Dr Mei Cho', active: false },
+  });
+  t.is(changed.status, 200, changed.text);
+  const alias = await api(base, admin, 'POST', `/api/v1/appointments/practitioners/${id}/aliases`, {
+    json: { name: 'PRV-7' },
+  });
+  t.is(alias.status, 201, alias.text);
+  const taken = await api(base, admin, 'POST', `/api/v1/appointments/practitioners/${id}/aliases`, {
+    json: { name: 'prv 7' },
+  });
+  t.is(taken.status, 409, taken.text);
+  t.is((await api(base, admin, 'DELETE', `/api/v1/appointments/practitioners/${id}`)).status, 204);
+
+  const [create, update, aliased, refusal, removed, ...rest] = await rows(knex);
+  const who = { user_id: adminId, module: 'appointments', kind: 'practitioner', record_id: String(id) };
+  t.like(create, { ...who, action: 'record.create', outcome: 'ok', patient_id: null });
+  t.regex(create!.actor, new RegExp(`^user:${adminId}:token:\\d+$`));
+  t.deepEqual(create!.detail, {
+    changes: { id: [null, id], name: [null, 'Dr Cho'], specialty: [null, 'GP'], active: [null, true] },
+  });
+  t.like(update, { ...who, action: 'record.update', outcome: 'ok' });
+  t.deepEqual(update!.detail, { changes: { name: ['Dr Cho', 'Dr Mei Cho'], active: [true, false] } });
+  t.like(aliased, { ...who, action: 'record.update', outcome: 'ok' });
+  t.deepEqual(aliased!.detail, { changes: { alias: [null, 'PRV-7'] } });
+  t.like(refusal, { outcome: 'refused', detail: { status: 409, code: 'practitioner_name_taken' } });
+  t.like(removed, { ...who, action: 'record.delete', outcome: 'ok' });
+  t.like(removed!.detail, { changes: { id: [id, null], name: ['Dr Mei Cho', null], active: [false, null] } });
+  t.deepEqual(rest, []);
+  t.like(await verifyChain(knex), { intact: true });
+});
+
+test('a practitioner write that is refused leaves no change row', async (t) => {
+  const { base, knex, as } = await clinic(t);
+  const admin = as('admin');
+  const first = await api(base, admin, 'POST', '/api/v1/appointments/practitioners', {
+    json: { name: 'Dr Cho' },
+  });
+  t.is(first.status, 201, first.text);
+  const same = await api(base, admin, 'POST', '/api/v1/appointments/practitioners', {
+    json: { name: 'dr. cho' },
+  });
+  t.is(same.status, 409, same.text);
+  const missing = await api(base, admin, 'PATCH', '/api/v1/appointments/practitioners/999', {
+    json: { specialty: 'GP' },
+  });
+  t.is(missing.status, 404, missing.text);
+  const changes = (await rows(knex)).filter((row) => row.kind === 'practitioner' && row.outcome === 'ok');
+  t.deepEqual(
+    changes.map((row) => row.action),
+    ['record.create'],
+    'the refused create and the missing practitioner left no change row',
+  );
+  t.is((await knex('appointments_practitioner').select()).length, 1);
 });
