@@ -92,16 +92,17 @@ const api = (({ sdk, storageDir }) => {
      * than expected), then runs `record` in a transaction of `acting` that holds the file's lock and
      * has made sure the file is still there: `record` writes the caller's row that uses it. A file
      * removed meanwhile (its last use purged) is 503 `upload_interrupted`, and nothing is saved.
+     * `record` gets the acting context bound to that transaction too, to record its audit row in it.
      */
     async storeFile<T>(
       acting: Acting,
       source: AsyncIterable<Uint8Array>,
       options: StoreOptions,
-      record: (trx: Knex.Transaction, stored: StoredBlob) => Promise<T>,
+      record: (trx: Knex.Transaction, stored: StoredBlob, bound: Acting) => Promise<T>,
     ): Promise<{ stored: StoredBlob; recorded: T }> {
       const stored = await putBlob(sdk, storageDir, source, options);
-      const recorded = await insertUsingBlob(sdk, acting, storageDir, stored.sha256, (trx) =>
-        record(trx, stored),
+      const recorded = await insertUsingBlob(sdk, acting, storageDir, stored.sha256, (trx, bound) =>
+        record(trx, stored, bound),
       );
       return { stored, recorded };
     },
