@@ -64,6 +64,26 @@ const api = (({ sdk, storageDir }) => {
         'check the row against the documents module’s rules',
       );
   };
+  /**
+   * A batch's audit row, in its transaction: one per batch, not per document, so an import stays
+   * fast; the ids it created and changed, and the patients they belong to.
+   */
+  const recordBatch = async (
+    bound: Acting,
+    rows: ReadonlyArray<{ id?: number; patientId: number }>,
+    ids: readonly number[],
+  ): Promise<void> => {
+    if (rows.length === 0) return;
+    await sdk.audit.record(bound, {
+      action: 'record.batch',
+      kind: 'document',
+      detail: {
+        created: ids.filter((_, index) => rows[index]!.id === undefined),
+        updated: ids.filter((_, index) => rows[index]!.id !== undefined),
+        patients: [...new Set(rows.map((row) => row.patientId))],
+      },
+    });
+  };
 
   return {
     /** The largest document when WARD_DOCUMENT_MAX_BYTES is not set. */
@@ -92,16 +112,17 @@ const api = (({ sdk, storageDir }) => {
      * than expected), then runs `record` in a transaction of `acting` that holds the file's lock and
      * has made sure the file is still there: `record` writes the caller's row that uses it. A file
      * removed meanwhile (its last use purged) is 503 `upload_interrupted`, and nothing is saved.
+     * `record` gets the acting context bound to that transaction too, to record its audit row in it.
      */
     async storeFile<T>(
       acting: Acting,
       source: AsyncIterable<Uint8Array>,
       options: StoreOptions,
-      record: (trx: Knex.Transaction, stored: StoredBlob) => Promise<T>,
+      record: (trx: Knex.Transaction, stored: StoredBlob, bound: Acting) => Promise<T>,
     ): Promise<{ stored: StoredBlob; recorded: T }> {
       const stored = await putBlob(sdk, storageDir, source, options);
-      const recorded = await insertUsingBlob(sdk, acting, storageDir, stored.sha256, (trx) =>
-        record(trx, stored),
+      const recorded = await insertUsingBlob(sdk, acting, storageDir, stored.sha256, (trx, bound) =>
+        record(trx, stored, bound),
       );
       return { stored, recorded };
     },
@@ -130,13 +151,15 @@ const api = (({ sdk, storageDir }) => {
      */
     async upsertMany(acting: Acting, rows: readonly DocumentUpsert[]): Promise<number[]> {
       rows.forEach(check);
-      return acting.transaction((trx) =>
-        sdk.batch.upsertRows(
+      return acting.transaction(async (trx, bound) => {
+        const ids = await sdk.batch.upsertRows(
           trx,
           SPEC,
           rows.map((row) => ({ id: row.id, columns: row })),
-        ),
-      );
+        );
+        await recordBatch(bound, rows, ids);
+        return ids;
+      });
     },
   };
 }) satisfies ModuleApiFactory<object>;

@@ -59,6 +59,24 @@ const api = (({ sdk }) => {
     const fault = textFault(sdk.text, row);
     if (fault !== null) throw refuse(index, `${fault.pointer} ${fault.message}`);
   };
+  /**
+   * A batch's audit row, in its transaction: one per batch, not per patient, so an import stays
+   * fast; the ids it created and changed (no values: a batch's values are its source's).
+   */
+  const recordBatch = (
+    bound: Acting,
+    written: ReadonlyArray<{ status: 'created' | 'updated'; id: number }>,
+  ) =>
+    written.length === 0
+      ? Promise.resolve()
+      : sdk.audit.record(bound, {
+          action: 'record.batch',
+          kind: 'patient',
+          detail: {
+            created: written.filter((row) => row.status === 'created').map((row) => row.id),
+            updated: written.filter((row) => row.status === 'updated').map((row) => row.id),
+          },
+        });
 
   return {
     limits: PATIENT_LIMITS,
@@ -86,11 +104,12 @@ const api = (({ sdk }) => {
      */
     async upsertMany(acting: Acting, rows: readonly PatientUpsert[]): Promise<UpsertOutcome[]> {
       rows.forEach(check);
-      return acting.transaction(async (trx) => {
+      return acting.transaction(async (trx, bound) => {
         const creates = rows.filter((row) => row.id === undefined);
         const inserted = await sdk.batch.insertUnique(trx, SPEC, creates, 'mrn');
         const claimed = new Set<number>();
-        const outcomes: Array<UpsertOutcome | null> = rows.map((row) => {
+        type Written = Extract<UpsertOutcome, { id: number }>;
+        const outcomes: Array<Written | null> = rows.map((row) => {
           if (row.id !== undefined) return { status: 'updated', id: row.id };
           const id = inserted.get(row.mrn);
           // Two rows of one batch with one MRN: the first is created, the second finds it taken.
@@ -104,6 +123,10 @@ const api = (({ sdk }) => {
           trx,
           SPEC,
           rows.flatMap((row) => (row.id === undefined ? [] : [{ id: row.id, columns: row }])),
+        );
+        await recordBatch(
+          bound,
+          outcomes.filter((outcome) => outcome !== null),
         );
         return outcomes.map(
           (outcome, index): UpsertOutcome =>

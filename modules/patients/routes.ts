@@ -136,7 +136,22 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
             input.givenName!,
             input.birthDate,
           );
-          if (duplicates.length > 0) throw new ProbableDuplicate(duplicates);
+          if (duplicates.length > 0) {
+            // The refusal shows these patients' records: recorded like a list, on its own (the
+            // refusal writes nothing to roll back with), one row per patient so that "every access
+            // to this patient" finds it.
+            await sdk.audit.record(
+              sdk.acting(ctx),
+              duplicates.map((patient) => ({
+                action: 'record.list',
+                kind: 'patient',
+                recordId: patient.id,
+                patientId: patient.id,
+                detail: { ids: duplicates.map((duplicate) => duplicate.id), shownAs: 'probable_duplicate' },
+              })),
+            );
+            throw new ProbableDuplicate(duplicates);
+          }
         }
         const patient = await createPatient(sdk, sdk.acting(ctx), input, format);
         ctx.status = 201;

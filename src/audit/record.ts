@@ -13,6 +13,7 @@
  * audited transactions from their append on: record last, just before the transaction ends.
  */
 import type { Knex } from 'knex';
+import type pg from 'pg';
 import type { Acting, Actor } from '../db/acting.ts';
 import { LOCK_KEYS } from '../db/lock.ts';
 import { withConnection } from '../db/pg-connection.ts';
@@ -121,6 +122,22 @@ export async function appendAudit(
   const { rows } = (await trx.raw(HEAD_SQL)) as { rows: [{ now: Date; prev: Buffer | null }] };
   // knex's ? placeholders: the same statement with PostgreSQL's numbered ones turned back.
   await trx.raw(INSERT_SQL.replace(/\$\d+/g, '?'), chained(rows[0], events, client) as Knex.Value[]);
+}
+
+/**
+ * Appends `events` on a raw connection inside the transaction it has open (a restore runs on one),
+ * so they commit or roll back with it; the lock is held until that transaction ends.
+ */
+export async function appendOnConnection(
+  connection: pg.Client,
+  events: readonly ActorEvent[],
+  client: string | null = null,
+): Promise<void> {
+  if (events.length === 0) return;
+  const results = (await connection.query(
+    `select pg_advisory_xact_lock(${LOCK_KEYS.audit}); ${HEAD_SQL}`,
+  )) as unknown as Array<{ rows: Array<{ now: Date; prev: Buffer | null }> }>;
+  await connection.query(INSERT_SQL, chained(results[1]!.rows[0]!, events, client));
 }
 
 /**

@@ -1,8 +1,12 @@
 /**
  * Walking the audit chain (`ward audit verify`) and taking its checkpoint (`ward audit checkpoint`).
- * The walk starts at the oldest row kept: after a retention purge, from the hash of the last row
- * purged, which the latest `audit.purge` row recorded (its anchor, trusted as recorded; a kept
- * checkpoint vouches for it). It reads the rows in id order, a page at a time.
+ * The walk always starts at the oldest row present. Before any purge it links to the empty hash;
+ * after a retention purge, to the hash of the last row purged, which the latest `audit.purge` row
+ * recorded (its anchor). A purge row is only an anchor when it is consistent with the table: no
+ * row it claims to have removed is still there, purges only ever move forward, and the oldest row
+ * present links to its hash. Anyone who can delete (the table's owner, a superuser) can still cut
+ * the oldest rows and write a purge row of their own that passes these checks: a kept checkpoint
+ * older than the cut catches that. It reads the rows in id order, a page at a time.
  */
 import type { Knex } from 'knex';
 import { GENESIS, linksTo, type Checkpoint, type StoredRow } from './chain.ts';
@@ -34,13 +38,49 @@ export interface PurgeDetail {
   retentionDays: number;
 }
 
-async function latestAnchor(knex: Knex): Promise<Anchor | null> {
-  const row = (await knex('core_audit_event')
+interface PurgeRow {
+  id: string;
+  detail: Partial<PurgeDetail> | null;
+}
+
+/**
+ * The anchor the walk starts from (the latest purge), or a reason the purge rows cannot be one:
+ * each must name an earlier row and a hash, and each purge must reach further than the one before.
+ */
+async function purgeAnchor(
+  knex: Knex,
+): Promise<{ anchor: Anchor | null } | { brokenAt: string; reason: string }> {
+  const purges = (await knex('core_audit_event')
     .where({ action: 'audit.purge' })
-    .orderBy('id', 'desc')
-    .first('id', 'detail')) as { id: string; detail: PurgeDetail } | undefined;
-  if (row === undefined) return null;
-  return { purgeId: row.id, throughId: row.detail.throughId, hash: row.detail.lastHash };
+    .orderBy('id')
+    .select('id', 'detail')) as PurgeRow[];
+  let anchor: Anchor | null = null;
+  for (const purge of purges) {
+    const throughId = purge.detail?.throughId;
+    const hash = purge.detail?.lastHash;
+    if (
+      typeof throughId !== 'string' ||
+      !/^\d+$/.test(throughId) ||
+      typeof hash !== 'string' ||
+      !/^[0-9a-f]{64}$/.test(hash)
+    )
+      return {
+        brokenAt: purge.id,
+        reason: `the purge at row ${purge.id} does not record the row and hash it purged through`,
+      };
+    if (BigInt(throughId) >= BigInt(purge.id))
+      return {
+        brokenAt: purge.id,
+        reason: `the purge at row ${purge.id} claims to have removed rows through ${throughId}, not older than itself`,
+      };
+    if (anchor !== null && BigInt(throughId) <= BigInt(anchor.throughId))
+      return {
+        brokenAt: purge.id,
+        reason: `the purge at row ${purge.id} claims rows through ${throughId}, but the purge at row ${anchor.purgeId} had already removed rows through ${anchor.throughId}`,
+      };
+    anchor = { purgeId: purge.id, throughId, hash };
+  }
+  return { anchor };
 }
 
 const COLUMNS = [
@@ -97,9 +137,11 @@ const stored = (row: DbRow): StoredRow => ({
  * fails against it.
  */
 export async function verifyChain(knex: Knex, checkpoint: Checkpoint | null = null): Promise<Verdict> {
-  const anchor = await latestAnchor(knex);
+  const purges = await purgeAnchor(knex);
+  if (!('anchor' in purges)) return { intact: false, ...purges, rows: 0, anchor: null };
+  const { anchor } = purges;
   let prev: Buffer = anchor === null ? GENESIS : Buffer.from(anchor.hash, 'hex');
-  let after = anchor === null ? '0' : anchor.throughId;
+  let after = '0';
   let rows = 0;
   let first: string | null = null;
   let last: { id: string; hash: string } | null = null;
@@ -121,6 +163,25 @@ export async function verifyChain(knex: Knex, checkpoint: Checkpoint | null = nu
         .limit(PAGE)) as DbRow[]
     ).map(stored);
     for (const row of page) {
+      if (first === null && anchor !== null && BigInt(row.id) <= BigInt(anchor.throughId))
+        return {
+          intact: false,
+          brokenAt: row.id,
+          reason: `row ${row.id} is still there although the purge at row ${anchor.purgeId} claims to have removed every row through ${anchor.throughId}: that purge row was not written by the retention`,
+          rows,
+          anchor,
+        };
+      if (first === null && !linksTo(prev, row))
+        return {
+          intact: false,
+          brokenAt: row.id,
+          reason:
+            anchor === null
+              ? `row ${row.id}, the oldest present, does not start the chain: it was changed, or older rows were removed without a retention purge`
+              : `row ${row.id}, the oldest present, does not link to the hash the purge at row ${anchor.purgeId} recorded: it was changed, or rows were removed after the purge`,
+          rows,
+          anchor,
+        };
       if (!linksTo(prev, row))
         return {
           intact: false,

@@ -29,6 +29,12 @@ export interface RestoreResult {
 
 export type RestoreProgress = (progress: { table: string; rows: number }) => void;
 
+/**
+ * Runs in the restore's transaction, after every table received its rows and before COMMIT: what
+ * must commit with the restore or not at all (its audit row). Throwing rolls the restore back.
+ */
+export type OnRestored = (client: pg.Client, result: RestoreResult) => Promise<void>;
+
 /** The statements a backup holds; anything else means the file is not (or no longer) one. */
 type Statement =
   | { kind: 'begin' }
@@ -53,6 +59,7 @@ export async function restoreBackup(
   file: string,
   onProgress?: RestoreProgress,
   module: string | null = null,
+  onRestored?: OnRestored,
 ): Promise<RestoreResult> {
   const source = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 16 });
   const script = readStatements(source as AsyncIterable<string>)[Symbol.asyncIterator]();
@@ -81,8 +88,10 @@ export async function restoreBackup(
             `the file was altered or cut short after the backup; ${NOTHING_CHANGED}; restore another backup of the module`,
           );
       }
+      const result = { tables: expected, rows: expected.reduce((sum, table) => sum + table.rows, 0) };
+      await onRestored?.(client, result);
       await client.query('COMMIT');
-      return { tables: expected, rows: expected.reduce((sum, table) => sum + table.rows, 0) };
+      return result;
     });
   } finally {
     source.destroy();

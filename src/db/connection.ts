@@ -73,6 +73,11 @@ export async function openDatabase(
     connection: connectionSettings(url),
     pool: { min: 0, max: options.pool ?? 4 },
     acquireConnectionTimeout: CONNECT_TIMEOUT_MS,
+    // Error messages reach the text logs, so they must never carry bound values (a failed patient
+    // update would log the patient's name). knex's default pastes the bindings over `?` in the
+    // message; with pg the SQL it pastes into already holds `$1`, so nothing is pasted today, but
+    // that rests on an internal detail: this keeps the message to the SQL with its placeholders.
+    compileSqlOnError: false,
     log: { warn: knexWarning(options.warn ?? ((message) => console.warn(message))) },
   });
   try {

@@ -46,6 +46,28 @@ test('sign-in, a failed sign-in and sign-out are recorded, the session acting fo
   t.like(await verifyChain(knex), { intact: true });
 });
 
+test('a failed sign-in keeps the typed name only as the text log does: lowercased, or nothing when it cannot be a username', async (t) => {
+  const { knex } = await installedDatabase(t);
+  await addUser(knex, 'ada', ['admin']);
+  const { base } = await startApp(t, knex);
+  const before = (await rows(knex)).length;
+  for (const username of ['Ada', 'Hunter2 secret!pass'])
+    t.is(
+      (await call(base, 'POST', '/api/v1/auth/login', { json: { username, password: 'wrong' } })).status,
+      401,
+    );
+  const [named, unnamed] = (await rows(knex)).slice(before);
+  t.like(named, {
+    action: 'auth.sign_in_failed',
+    detail: { username: 'ada', reason: 'invalid_credentials' },
+  });
+  t.like(unnamed, {
+    action: 'auth.sign_in_failed',
+    detail: { username: '(not a valid username)', reason: 'invalid_credentials' },
+  });
+  t.false(JSON.stringify(await knex('core_audit_event').select('detail')).includes('Hunter2'));
+});
+
 test('creating a user, granting and removing a role, disabling, resetting and revoking a token are recorded as the admin', async (t) => {
   const { knex } = await installedDatabase(t);
   const adminId = await addUser(knex, 'root', ['admin']);

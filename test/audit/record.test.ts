@@ -162,3 +162,77 @@ test('after a purge, verify still finds an edit of a kept row', async (t) => {
   await tamper(knex, `update core_audit_event set record_id = '99' where id = ${kept}`);
   t.like(await verifyChain(knex), { intact: false, brokenAt: kept });
 });
+
+/** What the table's owner can do without a superuser: the purge's own switch, then any DELETE. */
+async function ownerDelete(knex: Knex, where: string): Promise<void> {
+  await knex.transaction(async (trx) => {
+    await trx.raw(`select set_config('ward.audit_purge', 'on', true)`);
+    await trx.raw(`delete from core_audit_event where ${where}`);
+  });
+}
+
+/** A purge row as a forger would append it: valid in the chain, naming the row and hash they chose. */
+async function forgePurge(knex: Knex, throughId: string, hash: Buffer): Promise<void> {
+  await knex.transaction((trx) =>
+    appendAudit(trx, [
+      {
+        actor: 'system',
+        action: 'audit.purge',
+        kind: 'audit_event',
+        detail: { purged: 1, throughId, lastHash: hash.toString('hex'), retentionDays: 0 },
+      },
+    ]),
+  );
+}
+
+test('the table owner deleting a row and appending a purge row naming it fails verify', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  const system = acting(knex, 'system');
+  for (let id = 1; id <= 5; id++) await recordAudit(system, read(id));
+  const rows = (await knex('core_audit_event').orderBy('id').select('id', 'hash')) as {
+    id: string;
+    hash: Buffer;
+  }[];
+  await ownerDelete(knex, `id = ${rows[2]!.id}`);
+  await forgePurge(knex, rows[2]!.id, rows[2]!.hash);
+  const verdict = await verifyChain(knex);
+  t.like(verdict, { intact: false, brokenAt: rows[0]!.id });
+  t.regex(verdict.intact ? '' : verdict.reason, /still there although the purge/);
+});
+
+test('a superuser editing a row and appending a purge row naming it fails verify', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  const system = acting(knex, 'system');
+  for (let id = 1; id <= 6; id++) await recordAudit(system, read(id));
+  const ids = (await knex('core_audit_event').orderBy('id').pluck('id')) as string[];
+  await tamper(knex, `update core_audit_event set actor = 'cli:mallory' where id = ${ids[3]}`);
+  const edited = (await knex('core_audit_event').where({ id: ids[3] }).first('hash')) as { hash: Buffer };
+  await forgePurge(knex, ids[3]!, edited.hash);
+  t.like(await verifyChain(knex), { intact: false, brokenAt: ids[0] });
+});
+
+test('deleting the oldest rows without a purge row, or behind a real purge, fails verify', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  const system = acting(knex, 'system');
+  for (let id = 1; id <= 4; id++) await recordAudit(system, read(id));
+  const ids = (await knex('core_audit_event').orderBy('id').pluck('id')) as string[];
+  await ownerDelete(knex, `id = ${ids[0]}`);
+  t.like(await verifyChain(knex), { intact: false, brokenAt: ids[1] });
+
+  const { knex: other } = await testDatabase(t, { migrated: true });
+  const again = acting(other, 'system');
+  for (let id = 1; id <= 4; id++) await recordAudit(again, read(id));
+  await purgeAudit(other, 0);
+  for (let id = 5; id <= 7; id++) await recordAudit(again, read(id));
+  const kept = (await other('core_audit_event').orderBy('id').select('id', 'hash')) as {
+    id: string;
+    hash: Buffer;
+  }[];
+  await ownerDelete(other, `id = ${kept[0]!.id}`);
+  t.like(await verifyChain(other), { intact: false, brokenAt: kept[1]!.id });
+  // A second forged purge claiming less than the real one had removed is refused by itself.
+  await forgePurge(other, '1', kept[0]!.hash);
+  const verdict = await verifyChain(other);
+  t.false(verdict.intact);
+  t.regex(verdict.intact ? '' : verdict.reason, /had already removed rows through/);
+});

@@ -7,6 +7,8 @@ import type { ExecutionContext } from 'ava';
 import fc from 'fast-check';
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
+import { appendOnConnection } from '../../src/audit/record.ts';
+import { verifyChain } from '../../src/audit/verify.ts';
 import { WardError } from '../../src/errors/ward-error.ts';
 import { latestBackup, restoreBackup } from '../../src/backup/restore.ts';
 import { backupFileName, backupTables } from '../../src/backup/backup.ts';
@@ -563,4 +565,40 @@ test('latestBackup picks the newest backup of that module only', async (t) => {
   t.is(await latestBackup(dir, 'a_b'), path.join(dir, 'module_a_b_20270101T000000Z.sql'));
   t.is(await latestBackup(dir, 'c'), null);
   t.is(await latestBackup(path.join(dir, 'missing'), 'a'), null);
+});
+
+test('what onRestored writes commits with the restore, and a restore that fails keeps none of it', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  await knex.raw(CLINIC_SCHEMA);
+  await knex.raw(CLINIC_ROWS);
+  const file = await backupFile(t);
+  await backupTables(knex, ['patient', 'visit'], file);
+  const expected = await contents(knex, ['patient', 'visit']);
+  const record = (connection: Parameters<typeof appendOnConnection>[0]) =>
+    appendOnConnection(connection, [
+      { actor: 'cli:alice', action: 'module.restore', kind: 'module', recordId: 'clinic' },
+    ]);
+  const restores = () => knex('core_audit_event').where({ action: 'module.restore' }).select('actor');
+
+  await knex.raw('TRUNCATE patient, visit CASCADE');
+  await knex.raw("INSERT INTO patient (id, name) VALUES (3, 'seeded again')");
+  await t.throwsAsync(restoreBackup(knex, file, undefined, null, record), { instanceOf: WardError });
+  t.deepEqual(await restores(), []);
+
+  await knex.raw('TRUNCATE patient, visit CASCADE');
+  const refused = new Error('the audit row could not be written');
+  await t.throwsAsync(
+    restoreBackup(knex, file, undefined, null, async (connection) => {
+      await record(connection);
+      throw refused;
+    }),
+    { is: refused },
+  );
+  t.deepEqual(await restores(), []);
+  t.deepEqual(await contents(knex, ['patient', 'visit']), { patient: [], visit: [] });
+
+  await restoreBackup(knex, file, undefined, null, record);
+  t.deepEqual(await restores(), [{ actor: 'cli:alice' }]);
+  t.deepEqual(await contents(knex, ['patient', 'visit']), expected);
+  t.like(await verifyChain(knex), { intact: true, rows: 1 });
 });

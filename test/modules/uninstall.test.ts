@@ -99,6 +99,12 @@ test('uninstall documents --force, restart: backup holds the rows, table gone; r
   const restored = await run('modules', 'restore', 'documents');
   t.regex(restored.stdout, /documents_document: 2 rows/);
   t.deepEqual(await knex('documents_document').orderBy('id').select(), before);
+  t.like(await knex('core_audit_event').where({ action: 'module.restore' }).first(), {
+    kind: 'module',
+    record_id: 'documents',
+    detail: { rows: 2, tables: [{ table: 'documents_document', rows: 2 }] },
+  });
+  t.regex((await knex('core_audit_event').where({ action: 'module.restore' }).first('actor')).actor, /^cli:/);
 
   await run('users', 'create', 'clinic_ops', '--role', 'clinician');
   const token = (await run('tokens', 'create', '--user', 'clinic_ops')).stdout.trim();

@@ -83,6 +83,12 @@ const ACTIONS = [
     },
   },
   {
+    value: 'record.batch',
+    get label() {
+      return t('audit.action.record.batch');
+    },
+  },
+  {
     value: 'auth',
     get label() {
       return t('audit.action.auth');

@@ -228,7 +228,10 @@ export function authRoutes(deps: {
     await passwordChecked(ctx, body, event, device, checked, deps.auth);
   };
 
-  /** A failed sign-in, in the audit trail: nobody known acts; the name typed and why it failed. */
+  /**
+   * A failed sign-in, in the audit trail: nobody known acts; the name typed, cleaned as the text log
+   * cleans it (a password typed into the username field must not be kept), and why it failed.
+   */
   const failed = (ctx: Context, username: string, reason: string) =>
     appendAlone(deps.knex, [
       {
@@ -254,7 +257,7 @@ export function authRoutes(deps: {
         { ...event, limit: decision.reason, retryAfterSeconds: decision.retryAfterSeconds },
         'sign-in throttled',
       );
-      await failed(ctx, body.username, 'throttled');
+      await failed(ctx, event.username, 'throttled');
       throw tooManySignIns(decision);
     }
     return {
@@ -289,7 +292,7 @@ export function authRoutes(deps: {
       user === null ? null : await createSession(deps.knex, user.id, { idleMs: auth.idleMs, client: ctx.ip });
     if (user === null || session === null) {
       deps.logger.warn(event, 'sign-in failed');
-      await failed(ctx, body.username, 'invalid_credentials');
+      await failed(ctx, event.username, 'invalid_credentials');
       throw new ApiError(
         401,
         'invalid_credentials',

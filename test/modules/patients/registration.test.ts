@@ -38,6 +38,19 @@ test('a registration of the same folded name and birth date is 409 probable_dupl
     1,
     'nothing saved',
   );
+  t.like(
+    await knex('core_audit_event')
+      .where({ action: 'record.list', patient_id: String(id) })
+      .first(),
+    {
+      module: 'patients',
+      kind: 'patient',
+      record_id: String(id),
+      outcome: 'ok',
+      detail: { ids: [id], shownAs: 'probable_duplicate' },
+    },
+    'the patients the refusal showed are recorded as shown',
+  );
 
   const confirmed = await api(base, writer, 'POST', `${PATH}?confirm=duplicate`, {
     json: { mrn: 'X-1', familyName: 'MULLER', givenName: 'jurgen', birthDate: '1984-03-07' },

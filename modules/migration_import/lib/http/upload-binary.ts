@@ -13,7 +13,7 @@ import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { WardSdk } from '../../../../src/sdk/index.ts';
 import { INLINE_PREFIX } from '../checks.ts';
-import { binaryView, findBinary, storeBinary } from '../jobs/binary-store.ts';
+import { binaryView, findBinary, storeBinary, uploadEvent } from '../jobs/binary-store.ts';
 import { peers } from '../jobs/peers.ts';
 import type { JobRow } from '../jobs/job-row.ts';
 import { Meter, TooLarge } from '../jobs/source-file.ts';
@@ -126,32 +126,24 @@ export async function uploadBinary(
     const actual = await bodySha256(sdk, ctx.req, deps.maxBytes);
     if (actual !== sha256) throw checksumMismatch(sdk, actual, sha256);
     if (existing.sha256 !== sha256) throw conflict();
+    await sdk.audit.record(sdk.acting(ctx), uploadEvent({ jobId: id, ref, sha256 }, existing.size, true));
     ctx.status = 200;
     ctx.body = { ...binaryView(existing), duplicate: true };
     return;
   }
   const type = ctx.get('Content-Type').trim();
-  const stored = await storeBinary(
-    sdk,
-    sdk.acting(ctx),
-    ctx.req,
-    {
-      jobId: id,
-      ref,
-      sha256,
-      contentType: type === '' ? null : type.slice(0, 255),
-      createdBy: sdk.http.caller(ctx).username,
-    },
-    deps.maxBytes,
-  );
+  const upload = {
+    jobId: id,
+    ref,
+    sha256,
+    contentType: type === '' ? null : type.slice(0, 255),
+    createdBy: sdk.http.caller(ctx).username,
+  };
+  const stored = await storeBinary(sdk, sdk.acting(ctx), ctx.req, upload, deps.maxBytes);
   if (stored === null) throw purged(sdk, await foundJob(sdk, deps.knex, id));
   if (!stored.inserted && stored.row.sha256 !== sha256) throw conflict();
-  await sdk.audit.record(sdk.acting(ctx), {
-    action: 'import.upload',
-    kind: 'import_job',
-    recordId: id,
-    detail: { ref, sha256, size: stored.row.size, duplicate: !stored.inserted },
-  });
+  // A new file was recorded with its row; a duplicate (a concurrent upload of the same file) stored nothing.
+  if (!stored.inserted) await sdk.audit.record(sdk.acting(ctx), uploadEvent(upload, stored.row.size, true));
   ctx.status = stored.inserted ? 201 : 200;
   ctx.body = { ...binaryView(stored.row), duplicate: !stored.inserted };
 }

@@ -40,6 +40,18 @@ export async function findBinary(knex: Knex, jobId: number, ref: string): Promis
   return (await knex(BINARIES).where({ job_id: jobId, ref }).first()) as BinaryRow | undefined;
 }
 
+/** The audit event of an upload: the file's reference, hash and size, and whether it was there already. */
+export const uploadEvent = (
+  upload: Pick<Upload, 'jobId' | 'ref' | 'sha256'>,
+  size: string | number,
+  duplicate: boolean,
+) => ({
+  action: 'import.upload',
+  kind: 'import_job',
+  recordId: upload.jobId,
+  detail: { ref: upload.ref, sha256: upload.sha256, size: Number(size), duplicate },
+});
+
 export interface Upload {
   jobId: number;
   ref: string;
@@ -69,8 +81,8 @@ export async function storeBinary(
     acting,
     hashed,
     { maxBytes, expectedSha256: upload.sha256 },
-    (trx, stored) =>
-      trx.raw(
+    async (trx, stored, bound) => {
+      const inserted = (await trx.raw(
         `insert into ${BINARIES} (job_id, ref, sha256, sha1, size, content_type, created_by)
      select ?::int, ?::text, ?::char(64), ?::char(40), ?::bigint, ?::varchar(255), ?::varchar(100)
      where exists (select 1 from ${JOBS} where id = ? and purged_at is null)
@@ -86,9 +98,13 @@ export async function storeBinary(
           upload.createdBy,
           upload.jobId,
         ],
-      ),
+      )) as { rows: BinaryRow[] };
+      // Recorded with the row it stored, in its transaction: a rolled-back upload leaves no row.
+      if (inserted.rows.length > 0) await sdk.audit.record(bound, uploadEvent(upload, stored.size, false));
+      return inserted;
+    },
   );
-  const [row] = (result as { rows: BinaryRow[] }).rows;
+  const [row] = result.rows;
   if (row !== undefined) return { row, inserted: true };
   const held = await findBinary(acting.knex, upload.jobId, upload.ref);
   return held === undefined ? null : { row: held, inserted: false };

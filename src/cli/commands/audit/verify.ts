@@ -59,12 +59,12 @@ export default class AuditVerify extends WardCommand {
     const from =
       verdict.anchor === null
         ? ''
-        : ` Rows through ${verdict.anchor.throughId} were purged by retention; the walk started from the hash the purge at row ${verdict.anchor.purgeId} recorded, trusted as recorded.`;
+        : ` Rows through ${verdict.anchor.throughId} were purged by retention; the oldest row kept links to the hash the purge at row ${verdict.anchor.purgeId} recorded (only a checkpoint taken before the purge vouches for the rows it removed).`;
     if (!verdict.intact)
       throw new WardError(
         'audit_chain_broken',
         `The audit trail is broken${verdict.brokenAt === null ? '' : ` at row ${verdict.brokenAt}`}: ${verdict.reason}.${from}`,
-        'restore the database from a backup taken before the change, and find out who had superuser access',
+        'restore the database from a backup taken before the change, and find out who could write to the table (its owner role, a superuser)',
       );
     const span =
       verdict.last === null ? 'it is empty' : `${verdict.rows} rows, ${verdict.first} to ${verdict.last.id}`;

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { appendAlone } from '../../../audit/record.ts';
+import { appendOnConnection } from '../../../audit/record.ts';
 import { Flags } from '@oclif/core';
 import { WardError } from '../../../errors/ward-error.ts';
 import { latestBackup, restoreBackup } from '../../../backup/restore.ts';
@@ -55,16 +55,23 @@ export default class ModulesRestore extends ModuleCommand {
       ? (p: { table: string; rows: number }) => this.logToStderr(`  ${p.table}: ${p.rows} rows so far`)
       : undefined;
     const knex = await this.db();
-    const result = await restoreBackup(knex, file, progress, name);
-    await appendAlone(knex, [
-      {
-        actor: this.by.actor,
-        action: 'module.restore',
-        kind: 'module',
-        recordId: name,
-        detail: { file: path.basename(file), rows: result.rows, tables: result.tables },
-      },
-    ]);
+    // Recorded in the restore's own transaction: a restore that rolls back leaves no row, and one
+    // that commits always has its row.
+    const result = await restoreBackup(knex, file, progress, name, (connection, restored) =>
+      appendOnConnection(
+        connection,
+        [
+          {
+            actor: this.by.actor,
+            action: 'module.restore',
+            kind: 'module',
+            recordId: name,
+            detail: { file: path.basename(file), rows: restored.rows, tables: restored.tables },
+          },
+        ],
+        this.by.client,
+      ),
+    );
     this.log(
       [
         `Restored ${result.rows} row(s) of ${name} from ${file}:`,
