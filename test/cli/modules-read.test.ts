@@ -21,7 +21,7 @@ test('list prints NAME VERSION STATE CATEGORY DEPENDS with - for no dependencies
       'base              1.0.0    installed    official  -',
       'documents         1.0.0    uninstalled  official  patients',
       'migration_import  1.1.0    uninstalled  official  patients,appointments,documents',
-      'patients          1.2.0    uninstalled  official  base',
+      'patients          1.3.0    uninstalled  official  base',
       '',
     ].join('\n'),
   );
