@@ -38,6 +38,10 @@ const columns = (knex: Knex) => [
 const LISTED = `id, mrn, family_name, given_name, birth_date::text as birth_date, sex, phone, email,
   address, created_at, updated_at, family_fold as sort_family, given_fold as sort_given`;
 
+/** The same columns as the rows of a CTE that selected LISTED. */
+const REST_LISTED = `id, mrn, family_name, given_name, birth_date, sex, phone, email, address, created_at,
+  updated_at, sort_family, sort_given`;
+
 /** The LIKE pattern of a search word. Folded text holds no LIKE wildcard. */
 const pattern = (text: string) => (text.length < SHORT_WORD ? `% ${text}%` : `%${text}%`);
 
@@ -56,7 +60,8 @@ const AFTER = `(${KEY}) > (?, ?, ?)`;
  * of the sort index; those whose given name does, for each such given name (found by skipping
  * along the given index), a range of the given index in name order; those matched anywhere else
  * (a later letter, a later word of a name, the MRN, the phone) the trigram index on `search_rest`
- * finds, and only they are read and sorted. Each part stops after the page's rows.
+ * finds, and only they are read and sorted (checked against the search text outside the CTE,
+ * so that the planner does not intersect both trigram indexes). Each part stops after the page.
  */
 function oneWordSearch(knex: Knex, text: string, page: PageRequest, after: readonly Knex.Value[] | null) {
   const prefix = `${text}%`;
@@ -75,7 +80,7 @@ function oneWordSearch(knex: Knex, text: string, page: PageRequest, after: reado
          from givens where givens.name is not null
      ),
      rest as materialized (
-       select ${LISTED} from ${TABLE} where search_rest like ? and search_text like ? ${cursor}
+       select ${LISTED}, search_text from ${TABLE} where search_rest like ? ${cursor}
      ),
      found as (
        (select ${LISTED} from ${TABLE} where family_fold like ? ${cursor} order by ${KEY} limit ?)
@@ -85,13 +90,13 @@ function oneWordSearch(knex: Knex, text: string, page: PageRequest, after: reado
             order by family_fold, id limit ?) as by_given
          where givens.name is not null)
        union
-       (select * from rest order by sort_family, sort_given, id limit ?)
+       (select ${REST_LISTED} from rest where search_text like ?
+         order by sort_family, sort_given, id limit ?)
      )
      select * from found order by sort_family, sort_given, id limit ? offset ?`,
     [
       prefix,
       prefix,
-      pattern(text),
       pattern(text),
       ...cursorBindings,
       prefix,
@@ -99,6 +104,7 @@ function oneWordSearch(knex: Knex, text: string, page: PageRequest, after: reado
       take,
       ...givenBindings,
       take,
+      pattern(text),
       take,
       page.limit + 1,
       page.offset,
