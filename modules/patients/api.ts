@@ -4,7 +4,7 @@
  * with `sdk.modules.get<PatientsApi>('patients')`, never by importing this file.
  */
 import type { Acting, BatchTable, ModuleApiFactory } from '../../src/sdk/index.ts';
-import { nameKey, searchText } from './lib/fold.ts';
+import { fold, nameKey, searchRest, searchText } from './lib/fold.ts';
 import { PATIENT_LIMITS, textFault, type Patient } from './lib/patient.ts';
 import { findPatient, findPatients, mrnOwners, TABLE } from './lib/queries.ts';
 
@@ -39,6 +39,9 @@ const SPEC: BatchTable<PatientFields> = {
     // The folded columns the search and the probable-duplicate check read, as every write keeps them.
     { name: 'search_text', type: 'text', of: (row) => searchText(row) },
     { name: 'name_key', type: 'text', of: (row) => nameKey(row.familyName, row.givenName) },
+    { name: 'family_fold', type: 'text', of: (row) => fold(row.familyName) },
+    { name: 'given_fold', type: 'text', of: (row) => fold(row.givenName) },
+    { name: 'search_rest', type: 'text', of: (row) => searchRest(row) },
   ],
   touch: 'updated_at',
 };

@@ -134,7 +134,7 @@ test('plan: empty, then after `ward modules install` what the next restart will 
           kind: 'install',
           module: 'patients',
           fromVersion: null,
-          toVersion: '1.2.0',
+          toVersion: '1.3.0',
           reason: { kind: 'pending' },
         },
       ],

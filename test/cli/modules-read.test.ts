@@ -21,7 +21,7 @@ test('list prints NAME VERSION STATE CATEGORY DEPENDS with - for no dependencies
       'base              1.0.0    installed    official  -',
       'documents         1.0.0    uninstalled  official  patients',
       'migration_import  1.1.0    uninstalled  official  patients,appointments,documents',
-      'patients          1.2.0    uninstalled  official  base',
+      'patients          1.3.0    uninstalled  official  base',
       '',
     ].join('\n'),
   );
@@ -65,7 +65,7 @@ test('info shows version, state, applied revision, last state change and error',
     name: 'patients',
     state: 'to_install',
     version: null,
-    diskVersion: '1.2.0',
+    diskVersion: '1.3.0',
     category: 'official',
     depends: ['base'],
     removable: false,
@@ -227,11 +227,11 @@ test('plan and restart show what the next restart applies', async (t) => {
     { name: 'patients', state: 'to_install' },
   ]);
   const plan = await ward(['modules', 'plan'], env);
-  t.regex(plan.stdout, /^ {2}\+ patients {2}1\.2\.0 {2}pending$/m);
+  t.regex(plan.stdout, /^ {2}\+ patients {2}1\.3\.0 {2}pending$/m);
   t.regex(plan.stdout, /Plan: 1 to install, 0 to upgrade, 0 to uninstall\./);
   const restart = await ward(['modules', 'restart'], env);
   t.is(restart.code, 0);
-  t.regex(restart.stdout, /^ {2}\+ patients {2}1\.2\.0 {2}pending$/m);
+  t.regex(restart.stdout, /^ {2}\+ patients {2}1\.3\.0 {2}pending$/m);
   t.regex(restart.stdout, /No backend is running, so nothing was restarted\. Start it to apply the plan:/);
   t.like(parseJson(await ward(['modules', 'plan', '--json'], env)), {
     summary: { install: 1, upgrade: 0, uninstall: 0 },

@@ -46,7 +46,7 @@ test('install then restart: migrations, seeds and post_install run and the modul
   await installLab(env);
   for (const [name, version] of [
     ['base', '1.2.0'],
-    ['patients', '1.2.0'],
+    ['patients', '1.3.0'],
     ['lab', '1.0.0'],
   ] as const)
     t.like(await moduleRow(knex, name), { state: 'installed', version, error_message: null });
@@ -128,6 +128,7 @@ test('uninstall then restart: check, backup, hook, purge, branch downgraded to b
       'patients/20260301000000_add_patients_details',
       'patients/20261124000000_normalise_patients_text',
       'patients/20261127000000_add_patients_search',
+      'patients/20261128000000_add_patients_name_order',
     ],
     'another module’s branch is untouched',
   );

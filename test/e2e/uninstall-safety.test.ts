@@ -169,7 +169,7 @@ test('uninstall patients --cascade --force takes the referencing modules first a
       ['- migration_import', '1.1.0', 'dependent of patients'],
       ['- appointments', '1.2.0', 'dependent of patients'],
       ['- documents', '1.0.0', 'dependent of patients'],
-      ['- patients', '1.2.0', 'requested'],
+      ['- patients', '1.3.0', 'requested'],
     ],
   );
   t.regex(planned, /Plan: 0 to install, 0 to upgrade, 4 to uninstall\./);

@@ -86,8 +86,37 @@ export function searchText(patient: FoldedFields): string {
 export const nameKey = (familyName: string, givenName: string): string =>
   `${fold(familyName).replaceAll(' ', '')}|${fold(givenName).replaceAll(' ', '')}`;
 
+/** Text without its first character (a whole code point). */
+const rest = (text: string): string => [...text].slice(1).join('');
+
+/**
+ * What stands for a name's first letter in `searchRest`: a word character, so that the trigram
+ * index sees no word start there (`|jork` would begin a word `jork`, read for every `jo`), and a
+ * digit, which begins few words typed (a letter would begin a word for each of its two-letter
+ * searches). It can match a search word, so the search checks the search text as well.
+ */
+const FIRST = '0';
+
+/**
+ * The search text with the first letter of the family and given names taken away: whatever a
+ * search word matches there it does not match at the start of either name. A search finds the
+ * names' starts in order on the name indexes, and only the rest through the trigram index on this
+ * text, so a common surname is never read row by row.
+ */
+export function searchRest(patient: FoldedFields): string {
+  const digits = phoneDigits(patient.phone ?? '');
+  return [
+    `${FIRST}${rest(fold(patient.familyName))}`,
+    ` ${FIRST}${rest(fold(patient.givenName))}`,
+    ...[fold(patient.mrn), digits].filter((part) => part !== '').map((part) => ` ${part}`),
+  ].join('');
+}
+
 /** The columns the write path stores beside a patient's own fields. */
 export const foldedColumns = (patient: FoldedFields) => ({
   search_text: searchText(patient),
   name_key: nameKey(patient.familyName, patient.givenName),
+  family_fold: fold(patient.familyName),
+  given_fold: fold(patient.givenName),
+  search_rest: searchRest(patient),
 });

@@ -1,8 +1,8 @@
 /**
  * Reads and writes of `patients_patient`, the module's one write path: every write stores the
- * folded columns (lib/fold.ts) beside the fields it changes. Lists are ordered by family name,
- * given name and id, lower-cased (ICU root locale) and compared in the "C" collation: the
- * expressions of the index of migration 20260301000000, so each page is an index range scan.
+ * folded columns (lib/fold.ts) beside the fields it changes. Lists are ordered by the folded
+ * family name, given name and id in the "C" collation: the columns of `patients_patient_sort_idx`
+ * (migration 20261128000000), so each page is an index range scan.
  */
 import type { Knex } from 'knex';
 import type { Acting, KeyKind, Page, PageRequest, WardSdk } from '../../../src/sdk/index.ts';
@@ -12,10 +12,8 @@ import { COLUMNS, presentPatient, type Patient, type PatientInput, type PatientR
 import { SHORT_WORD, type SearchTerm } from './search.ts';
 
 export const TABLE = 'patients_patient';
-const folded = (column: string) => `(lower(${column} collate "und-x-icu") collate "C")`;
-const FAMILY = folded('family_name');
-const GIVEN = folded('given_name');
 const MRN_UNIQUE = 'patients_patient_mrn_unique';
+const KEY = 'family_fold, given_fold, id';
 
 export const SORT_KEY: readonly KeyKind[] = ['text', 'text', 'integer'];
 
@@ -36,11 +34,82 @@ const columns = (knex: Knex) => [
   'updated_at',
 ];
 
-/** The SQL condition and bindings of one search term. Folded text holds no LIKE wildcard. */
+/** The listed columns in SQL, for the searches written as SQL. */
+const LISTED = `id, mrn, family_name, given_name, birth_date::text as birth_date, sex, phone, email,
+  address, created_at, updated_at, family_fold as sort_family, given_fold as sort_given`;
+
+/** The same columns as the rows of a CTE that selected LISTED. */
+const REST_LISTED = `id, mrn, family_name, given_name, birth_date, sex, phone, email, address, created_at,
+  updated_at, sort_family, sort_given`;
+
+/** The LIKE pattern of a search word. Folded text holds no LIKE wildcard. */
+const pattern = (text: string) => (text.length < SHORT_WORD ? `% ${text}%` : `%${text}%`);
+
+/** The SQL condition and bindings of one search term. */
 function termCondition(term: SearchTerm): [sql: string, bindings: Knex.RawBinding[]] {
   if (term.kind === 'date') return ['birth_date = any(?::date[])', [term.dates]];
-  if (term.text.length < SHORT_WORD) return ['search_text like ?', [`% ${term.text}%`]];
-  return ['search_text like ?', [`%${term.text}%`]];
+  return ['search_text like ?', [pattern(term.text)]];
+}
+
+/** After the cursor's row in name order, on the sort index's columns. */
+const AFTER = `(${KEY}) > (?, ?, ?)`;
+
+/**
+ * One word, the search typed most: the patients it finds, in name order, from three parts that
+ * each read little more than the page. Those whose family name begins with the word are one range
+ * of the sort index; those whose given name does, for each such given name (found by skipping
+ * along the given index), a range of the given index in name order; those matched anywhere else
+ * (a later letter, a later word of a name, the MRN, the phone) the trigram index on `search_rest`
+ * finds, and only they are read and sorted (checked against the search text outside the CTE,
+ * so that the planner does not intersect both trigram indexes). Each part stops after the page.
+ */
+function oneWordSearch(knex: Knex, text: string, page: PageRequest, after: readonly Knex.Value[] | null) {
+  const prefix = `${text}%`;
+  const take = page.offset + page.limit + 1;
+  const cursor = after === null ? '' : `and ${AFTER}`;
+  const cursorBindings = after ?? [];
+  // Within one given name, the cursor's family name bounds the range; the row comparison decides.
+  const givenCursor = after === null ? '' : `and family_fold >= ? and ${AFTER}`;
+  const givenBindings = after === null ? [] : [after[0]!, ...after];
+  return knex.raw(
+    `with recursive givens(name) as (
+       (select given_fold from ${TABLE} where given_fold like ? order by given_fold limit 1)
+       union all
+       select (select given_fold from ${TABLE}
+                where given_fold > givens.name and given_fold like ? order by given_fold limit 1)
+         from givens where givens.name is not null
+     ),
+     rest as materialized (
+       select ${LISTED}, search_text from ${TABLE} where search_rest like ? ${cursor}
+     ),
+     found as (
+       (select ${LISTED} from ${TABLE} where family_fold like ? ${cursor} order by ${KEY} limit ?)
+       union
+       (select by_given.* from givens cross join lateral
+          (select ${LISTED} from ${TABLE} where given_fold = givens.name ${givenCursor}
+            order by family_fold, id limit ?) as by_given
+         where givens.name is not null)
+       union
+       (select ${REST_LISTED} from rest where search_text like ?
+         order by sort_family, sort_given, id limit ?)
+     )
+     select * from found order by sort_family, sort_given, id limit ? offset ?`,
+    [
+      prefix,
+      prefix,
+      pattern(text),
+      ...cursorBindings,
+      prefix,
+      ...cursorBindings,
+      take,
+      ...givenBindings,
+      take,
+      pattern(text),
+      take,
+      page.limit + 1,
+      page.offset,
+    ],
+  );
 }
 
 /**
@@ -48,11 +117,12 @@ function termCondition(term: SearchTerm): [sql: string, bindings: Knex.RawBindin
  * the patient's search text (the folded names, MRN and phone digits), or, shorter than three
  * letters, the start of one of its words; the list keeps its name order and cursor.
  *
- * How it is found matters at a million patients. A search reads the rows the trigram (or birth
- * date) index finds, then sorts them: a materialized CTE keeps the planner from walking the name index
+ * How it is found matters at a million patients. One letter alone lists the family names that
+ * begin with it, a range of the sort index. One word is found by `oneWordSearch`. Several words,
+ * or a birth date, narrow the matches to a few: their rows are read from the trigram (or birth
+ * date) index, then sorted; a materialized CTE keeps the planner from walking the sort index
  * instead, which it prefers when it overestimates the matches, and which reads half the table for
- * a name in the middle of the alphabet. A query of one letter alone would match too many rows for
- * that; it lists the family names that begin with it, a range of the name index already in order.
+ * a name in the middle of the alphabet.
  */
 export async function listPatients(
   sdk: WardSdk,
@@ -60,27 +130,33 @@ export async function listPatients(
   search: readonly SearchTerm[],
   page: PageRequest,
 ): Promise<Page<Patient>> {
-  const listed = [...columns(knex), knex.raw(`${FAMILY} as sort_family`), knex.raw(`${GIVEN} as sort_given`)];
+  const listed = [...columns(knex), 'family_fold as sort_family', 'given_fold as sort_given'];
   const [only] = search;
-  let query: Knex.QueryBuilder;
-  // The sort key: the index's expressions on the table, their names on the search's rows.
-  let key = `${FAMILY}, ${GIVEN}, id`;
-  if (search.length === 0) query = knex(TABLE).select(listed);
-  else if (search.length === 1 && only?.kind === 'text' && only.text.length === 1)
-    query = knex(TABLE)
-      .select(listed)
-      .whereRaw(`${FAMILY} like ?`, [`${only.text}%`]);
+  let rows: ListedRow[];
+  if (search.length === 1 && only?.kind === 'text' && only.text.length > 1)
+    rows = ((await oneWordSearch(knex, only.text, page, page.after)) as { rows: ListedRow[] }).rows;
   else {
-    const found = knex(TABLE).select(listed);
-    for (const term of search) found.whereRaw(...termCondition(term));
-    query = knex.withMaterialized('found', found).select('*').from('found');
-    key = 'sort_family, sort_given, id';
+    let query: Knex.QueryBuilder;
+    let key = KEY;
+    if (search.length === 0) query = knex(TABLE).select(listed);
+    else if (search.length === 1 && only?.kind === 'text')
+      query = knex(TABLE).select(listed).where('family_fold', 'like', `${only.text}%`);
+    else {
+      // A birth date narrows to a few dozen patients in a million: the CTE reads them by date
+      // alone, and the words filter those, rather than the planner intersecting the trigram index.
+      const dated = search.some((term) => term.kind === 'date');
+      const found = knex(TABLE).select([...listed, 'search_text']);
+      for (const term of search) if (!dated || term.kind === 'date') found.whereRaw(...termCondition(term));
+      query = knex.withMaterialized('found', found).select(['*']).from('found');
+      if (dated) for (const term of search) if (term.kind === 'text') query.whereRaw(...termCondition(term));
+      key = 'sort_family, sort_given, id';
+    }
+    if (page.after !== null) query.whereRaw(`(${key}) > (?, ?, ?)`, page.after);
+    rows = (await query
+      .orderByRaw(key)
+      .limit(page.limit + 1)
+      .offset(page.offset)) as ListedRow[];
   }
-  if (page.after !== null) query.whereRaw(`(${key}) > (?, ?, ?)`, page.after);
-  const rows = (await query
-    .orderByRaw(key)
-    .limit(page.limit + 1)
-    .offset(page.offset)) as ListedRow[];
   return sdk.http.toPage(
     rows,
     page.limit,

@@ -83,7 +83,7 @@ test('an install at patients 1.0.0 holding decomposed rows is normalised by `war
   const env = authEnv(url, await scratchDir());
   const run = await ward(['modules', 'upgrade', 'patients'], env);
   t.is(run.code, 0, run.stderr);
-  t.regex(run.stdout, /~ patients +1\.0\.0 -> 1\.2\.0 +requested/);
+  t.regex(run.stdout, /~ patients +1\.0\.0 -> 1\.3\.0 +requested/);
   // What the restart does before it serves: the core migrations, then the scheduled plan.
   await install(url, []);
   t.like(await knex('patients_patient').where({ id }).first(), {
@@ -93,7 +93,7 @@ test('an install at patients 1.0.0 holding decomposed rows is normalised by `war
   });
   t.like(await knex('core_module').where({ name: 'patients' }).first(), {
     state: 'installed',
-    version: '1.2.0',
+    version: '1.3.0',
   });
   t.true(((await knex('knex_migrations').pluck('name')) as string[]).includes(NAME));
 });

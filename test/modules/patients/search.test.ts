@@ -135,3 +135,52 @@ test('a patient written through the API is found by its new name, MRN and phone,
   t.deepEqual(await names('202 555 0199'), []);
   t.deepEqual(await names('z2 oster'), ['Øster']);
 });
+
+test('one word pages by cursor and by offset through every match, in the folded name order', async (t) => {
+  const { base, as, knex } = await clinic(t);
+  await insertPatients(knex, [
+    { mrn: 'P-1', family_name: 'Jones', given_name: 'Mary' },
+    { mrn: 'P-2', family_name: 'Adams', given_name: 'John' },
+    { mrn: 'P-3', family_name: 'Zimmer', given_name: 'Joanna' },
+    { mrn: 'P-4', family_name: 'van Jost', given_name: 'Anna' },
+    { mrn: 'JO-5', family_name: 'Brown', given_name: 'Ed' },
+    { mrn: 'P-6', family_name: 'Jönsson', given_name: 'Jo' },
+    { mrn: 'P-7', family_name: 'Müller', given_name: 'Jo' },
+    { mrn: 'P-8', family_name: 'Mayer', given_name: 'Bob' },
+    { mrn: 'P-9', family_name: 'Adams', given_name: 'Johanna' },
+    { mrn: 'P-10', family_name: 'Majo', given_name: 'Eve' },
+    { mrn: 'P-11', family_name: 'Q7', given_name: 'A5' },
+  ]);
+  const reader = as('clinician');
+  const pages = async (q: string, by: 'cursor' | 'offset') => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let offset = 0; ; offset += 3) {
+      const query = by === 'offset' ? `&offset=${offset}` : cursor === null ? '' : `&cursor=${cursor}`;
+      const answer = await api(base, reader, 'GET', `${PATH}?q=${q}&limit=3${query}`);
+      t.is(answer.status, 200, answer.text);
+      const page = answer.body as ListAnswer;
+      seen.push(...page.items.map((item) => `${item.familyName} ${item.givenName}`));
+      if (by === 'cursor' ? page.nextCursor === null : page.items.length < 3) return seen;
+      cursor = page.nextCursor;
+    }
+  };
+  // Family and given names that begin with it, a later word, an MRN; Majo only inside a word.
+  const jo = [
+    'Adams Johanna',
+    'Adams John',
+    'Brown Ed',
+    'Jones Mary',
+    'Jönsson Jo',
+    'Müller Jo',
+    'van Jost Anna',
+    'Zimmer Joanna',
+  ];
+  t.deepEqual(await pages('jo', 'cursor'), jo);
+  t.deepEqual(await pages('jo', 'offset'), jo);
+  const ann = ['Adams Johanna', 'van Jost Anna', 'Zimmer Joanna'];
+  t.deepEqual(await pages('ann', 'cursor'), ann, 'three letters match inside a word too');
+  t.deepEqual(await pages('ann', 'offset'), ann);
+  t.deepEqual(await pages('mu', 'cursor'), ['Müller Jo']);
+  t.deepEqual(await pages('05', 'cursor'), [], 'no word begins 05');
+});
