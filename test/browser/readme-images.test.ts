@@ -22,6 +22,8 @@ import {
 
 let browser: LaunchedBrowser;
 let backend: Backend;
+/** Ada Lovelace's id, whose chart the README shows. */
+let adaId: number;
 
 /** A Wednesday far from today, so the picture never shows a "today" of its own. */
 const DAY = '2030-03-06';
@@ -65,6 +67,13 @@ test.before(async () => {
   const patients = (await knex('patients_patient')
     .insert(PATIENTS.map(([mrn, family, given]) => ({ mrn, family_name: family, given_name: given })))
     .returning('id')) as Array<{ id: number }>;
+  adaId = patients[0]!.id;
+  await knex('patients_patient').where({ id: adaId }).update({
+    birth_date: '1815-12-10',
+    sex: 'female',
+    phone: '+44 20 7946 0018',
+    email: 'ada@example.org',
+  });
   const practitioners = (await knex('appointments_practitioner')
     .insert(
       PRACTITIONERS.map(([name, specialty]) => ({
@@ -137,4 +146,15 @@ test.serial('the Practitioners page', async (t) => {
     .waitFor();
   await axeCheck(page, t);
   await picture(page, 'practitioners');
+});
+
+test.serial("a patient's chart with the appointments in its panel", async (t) => {
+  const page = await browser.page(t);
+  await page.goto(`${backend.base}/patients/${adaId}`);
+  await signIn(page, 'ada');
+  await page.getByRole('heading', { level: 1, name: 'Lovelace, Ada' }).waitFor();
+  // The appointments layer's part of the chart, drawn before the picture is taken.
+  await page.getByText('Memory assessment').waitFor();
+  await axeCheck(page, t);
+  await picture(page, 'patient-chart');
 });

@@ -30,7 +30,7 @@ test('the repository ships base, patients and appointments as official modules',
   );
   t.deepEqual(inventory.modules.get('patients'), {
     name: 'patients',
-    version: '1.2.0',
+    version: '1.3.0',
     category: 'official',
     dir: join(repo, 'modules/patients'),
     // The manifest as written, with nothing added or lost (its defaults are already explicit).
