@@ -10,6 +10,7 @@
  */
 import type { Knex } from 'knex';
 import { GENESIS, linksTo, type Checkpoint, type StoredRow } from './chain.ts';
+import { COLUMNS, type AuditRow } from './query.ts';
 
 const PAGE = 5000;
 
@@ -83,39 +84,8 @@ async function purgeAnchor(
   return { anchor };
 }
 
-const COLUMNS = [
-  'id',
-  'at',
-  'actor',
-  'user_id',
-  'action',
-  'module',
-  'kind',
-  'record_id',
-  'patient_id',
-  'client',
-  'outcome',
-  'detail',
-  'hash',
-];
-
-interface DbRow {
-  id: string;
-  at: Date;
-  actor: string;
-  user_id: number | null;
-  action: string;
-  module: string | null;
-  kind: string | null;
-  record_id: string | null;
-  patient_id: string | null;
-  client: string | null;
-  outcome: StoredRow['outcome'];
-  detail: unknown;
-  hash: Buffer;
-}
-
-const stored = (row: DbRow): StoredRow => ({
+// The text a row holds is hashed as it is: a tampered outcome outside the known ones breaks the chain.
+const stored = (row: AuditRow): StoredRow => ({
   id: row.id,
   at: row.at,
   actor: row.actor,
@@ -126,7 +96,7 @@ const stored = (row: DbRow): StoredRow => ({
   recordId: row.record_id,
   patientId: row.patient_id,
   client: row.client,
-  outcome: row.outcome,
+  outcome: row.outcome as StoredRow['outcome'],
   detail: row.detail,
   hash: row.hash,
 });
@@ -160,7 +130,7 @@ export async function verifyChain(knex: Knex, checkpoint: Checkpoint | null = nu
         .select(COLUMNS)
         .where('id', '>', after)
         .orderBy('id')
-        .limit(PAGE)) as DbRow[]
+        .limit(PAGE)) as AuditRow[]
     ).map(stored);
     for (const row of page) {
       if (first === null && anchor !== null && BigInt(row.id) <= BigInt(anchor.throughId))
