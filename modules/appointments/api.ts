@@ -66,27 +66,6 @@ const api = (({ sdk }) => {
         'check the row against the appointments module’s rules (GET /api/v1/openapi.json has them)',
       );
   };
-  /**
-   * A batch's audit row, in its transaction: one per batch, not per appointment, so an import stays
-   * fast; the ids it created and changed, and the patients they belong to.
-   */
-  const recordBatch = async (
-    bound: Acting,
-    rows: ReadonlyArray<{ id?: number; patientId: number }>,
-    ids: readonly number[],
-  ): Promise<void> => {
-    if (rows.length === 0) return;
-    await sdk.audit.record(bound, {
-      action: 'record.batch',
-      kind: 'appointment',
-      detail: {
-        created: ids.filter((_, index) => rows[index]!.id === undefined),
-        updated: ids.filter((_, index) => rows[index]!.id !== undefined),
-        patients: [...new Set(rows.map((row) => row.patientId))],
-      },
-    });
-  };
-
   return {
     limits: APPOINTMENT_LIMITS,
 
@@ -151,7 +130,7 @@ const api = (({ sdk }) => {
           spec,
           rows.map((row) => ({ id: row.id, columns: row })),
         );
-        await recordBatch(bound, rows, ids);
+        await sdk.audit.batch(bound, 'appointment', rows, ids);
         return ids;
       });
     },

@@ -64,27 +64,6 @@ const api = (({ sdk, storageDir }) => {
         'check the row against the documents module’s rules',
       );
   };
-  /**
-   * A batch's audit row, in its transaction: one per batch, not per document, so an import stays
-   * fast; the ids it created and changed, and the patients they belong to.
-   */
-  const recordBatch = async (
-    bound: Acting,
-    rows: ReadonlyArray<{ id?: number; patientId: number }>,
-    ids: readonly number[],
-  ): Promise<void> => {
-    if (rows.length === 0) return;
-    await sdk.audit.record(bound, {
-      action: 'record.batch',
-      kind: 'document',
-      detail: {
-        created: ids.filter((_, index) => rows[index]!.id === undefined),
-        updated: ids.filter((_, index) => rows[index]!.id !== undefined),
-        patients: [...new Set(rows.map((row) => row.patientId))],
-      },
-    });
-  };
-
   return {
     /** The largest document when WARD_DOCUMENT_MAX_BYTES is not set. */
     defaultMaxBytes: DEFAULT_MAX_BYTES,
@@ -157,7 +136,7 @@ const api = (({ sdk, storageDir }) => {
           SPEC,
           rows.map((row) => ({ id: row.id, columns: row })),
         );
-        await recordBatch(bound, rows, ids);
+        await sdk.audit.batch(bound, 'document', rows, ids);
         return ids;
       });
     },

@@ -24,3 +24,18 @@ export function changedFields(
   }
   return changes;
 }
+
+/** A batch write's rows as `sdk.audit.batch` takes them: `id` when the row updated a record. */
+export type BatchRow = { id?: number; patientId: number };
+
+/** What a batch wrote: row i became `ids[i]`, an update when it came with an id; and whose records they are. */
+export function batchDetail(
+  rows: readonly BatchRow[],
+  ids: readonly number[],
+): { created: number[]; updated: number[]; patients: number[] } {
+  return {
+    created: ids.filter((_, index) => rows[index]!.id === undefined),
+    updated: ids.filter((_, index) => rows[index]!.id !== undefined),
+    patients: [...new Set(rows.map((row) => row.patientId))],
+  };
+}

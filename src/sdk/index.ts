@@ -44,7 +44,7 @@ import type { Logger } from '../logger.ts';
 import type { Manifest } from '../../generated/manifest.types.ts';
 
 import type { AuditEvent } from '../audit/record.ts';
-import type { Changes } from '../audit/changes.ts';
+import type { BatchRow, Changes } from '../audit/changes.ts';
 
 export type {
   Acting,
@@ -495,6 +495,12 @@ export interface SdkAudit {
   record(acting: Acting, events: AuditEvent | readonly AuditEvent[]): Promise<void>;
   /** `{field: [before, after]}` for the fields that differ (`createdAt`, `updatedAt` left out); null before a create, after a delete. */
   changes(before: object | null, after: object | null): Changes;
+  /**
+   * Records one `record.batch` event of `kind` for a batch write in `acting`'s transaction (one row
+   * per batch, not per record, so an import stays fast): row i of `rows` was written as `ids[i]`,
+   * an update when it came with an `id`; with the patients the rows belong to. Nothing for none.
+   */
+  batch(acting: Acting, kind: string, rows: readonly BatchRow[], ids: readonly number[]): Promise<void>;
 }
 
 /** The object handed to a module's routes factory and hooks as `sdk`. */

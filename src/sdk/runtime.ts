@@ -25,7 +25,7 @@ import { insertRows, insertUnique, nextIds, updateRows, upsertRows } from './bat
 import { pageRequest, toPage } from './page.ts';
 import { requestActing } from '../auth/request-caller.ts';
 import { recordAudit, type AuditEvent } from '../audit/record.ts';
-import { changedFields } from '../audit/changes.ts';
+import { batchDetail, changedFields, type BatchRow } from '../audit/changes.ts';
 import { caller, idParam, parseId, queryText, refuseEncoded } from './request.ts';
 import { compiler, isInstant } from './schema.ts';
 import { parseSize } from './settings.ts';
@@ -125,6 +125,10 @@ export function moduleSdk(scope: SdkScope = UNBOUND): WardSdk {
     audit: Object.freeze({
       record: (who: Acting, events: AuditEvent | readonly AuditEvent[]) => audit(scope, who, events),
       changes: changedFields,
+      batch: (who: Acting, kind: string, rows: readonly BatchRow[], ids: readonly number[]) =>
+        rows.length === 0
+          ? Promise.resolve()
+          : audit(scope, who, { action: 'record.batch', kind, detail: batchDetail(rows, ids) }),
     }),
   });
 }
