@@ -89,7 +89,10 @@ export async function ensureEmbedded(
 ): Promise<EmbeddedServer> {
   const paths = embeddedPaths(storageDir);
   const known = await readCredentials(paths.credentials);
-  if (known !== null && (await isListening(known.port))) return describe(paths, known);
+  // A server that another process is starting listens before it accepts sessions ("the database
+  // system is starting up"): while its start lock exists, wait for that start instead.
+  if (known !== null && !(await exists(paths.lock)) && (await isListening(known.port)))
+    return describe(paths, known);
   return withStartLock(paths.lock, async () => {
     const existing = await readCredentials(paths.credentials);
     if (existing === null && options.initialise === false)
@@ -363,7 +366,7 @@ async function withStartLock<T>(lock: string, work: () => Promise<T>): Promise<T
         (s) => Date.now() - s.mtimeMs,
         () => 0,
       );
-      if (age > LOCK_STALE_MS) await rm(lock, { force: true });
+      if (age > LOCK_STALE_MS || !(await holderAlive(lock))) await rm(lock, { force: true });
       if (Date.now() > deadline)
         throw new WardError(
           'embedded_lock_timeout',
@@ -377,5 +380,24 @@ async function withStartLock<T>(lock: string, work: () => Promise<T>): Promise<T
     return await work();
   } finally {
     await rm(lock, { force: true });
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Whether the process whose pid the lock holds still runs (a lock without a pid is being written). */
+async function holderAlive(lock: string): Promise<boolean> {
+  const pid = Number(await readFile(lock, 'utf8').catch(() => ''));
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

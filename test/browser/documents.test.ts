@@ -14,6 +14,7 @@ import {
   sidebar,
   signIn,
   startBackend,
+  chooseFileByKeyboard,
   tabTo,
   type Backend,
   type LaunchedBrowser,
@@ -72,8 +73,7 @@ test('a clinician finds a patient, uploads a file with its progress shown, sees 
   await axeCheck(page, t);
   await screenshot(page, 'documents-empty');
 
-  await tabTo(page, page.getByLabel('File'));
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
+  const chooser = await chooseFileByKeyboard(page, page.getByLabel('File'));
   await chooser.setFiles({ name: 'referral.bin', mimeType: 'application/octet-stream', buffer: CONTENT });
   t.is(
     await page.getByRole('textbox', { name: 'Title' }).inputValue(),

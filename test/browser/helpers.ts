@@ -12,7 +12,7 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type FileChooser, type Locator, type Page } from 'playwright-core';
 import { ROOT } from '../../src/config.ts';
 import { FIXTURES, scratchDir, WARD, ward, type Run, type WardEnv } from '../helpers/cli.ts';
 import { newDatabase } from '../helpers/database.ts';
@@ -295,6 +295,28 @@ export async function serverAnswer(
   const cookie = (await page.context().cookies()).map((found) => `${found.name}=${found.value}`).join('; ');
   const answer = await fetch(`${base}${pathname}`, { headers: { cookie } });
   return { status: answer.status, body: (await answer.json()) as unknown };
+}
+
+/**
+ * Opens the file chooser of the file field `target` from the keyboard (Tab to it, Space), as a
+ * keyboard user would. Asked again when no chooser comes: on a loaded machine Chromium can drop
+ * the first key press's activation, and a field that never opens fails all three tries.
+ */
+export async function chooseFileByKeyboard(page: Page, target: Locator): Promise<FileChooser> {
+  let lastError: unknown;
+  for (let tries = 0; tries < 3; tries++) {
+    await tabTo(page, target);
+    try {
+      const [chooser] = await Promise.all([
+        page.waitForEvent('filechooser', { timeout: 20_000 }),
+        page.keyboard.press('Space'),
+      ]);
+      return chooser;
+    } catch (caught) {
+      lastError = caught;
+    }
+  }
+  throw lastError;
 }
 
 /** Whether `target` holds the keyboard focus now. */

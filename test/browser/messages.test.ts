@@ -12,6 +12,7 @@ import {
   screenshot,
   signIn,
   startBackend,
+  chooseFileByKeyboard,
   tabTo,
   type Backend,
   type LaunchedBrowser,
@@ -195,8 +196,7 @@ test.serial(
     await signIn(page, 'cleo');
     await page.getByRole('heading', { name: 'Documents of Lovelace, Ada' }).waitFor();
     await markedRequired(t, page, 'field-file');
-    await tabTo(page, page.getByLabel('File'));
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
+    const chooser = await chooseFileByKeyboard(page, page.getByLabel('File'));
     await chooser.setFiles({ name: 'note.txt', mimeType: 'text/plain', buffer: Buffer.from('A note\n') });
     await press(page, 'Upload');
     const uploaded = page.getByText('“note.txt” was uploaded (7 bytes).');
