@@ -14,7 +14,9 @@ import {
   axeCheck,
   eventually,
   focused,
+  gridRows,
   launchBrowser,
+  press,
   screenshot,
   sidebar,
   signIn,
@@ -66,11 +68,6 @@ async function typeInto(page: Page, label: string, text: string): Promise<void> 
   await page.keyboard.type(text);
 }
 
-async function press(page: Page, name: string, role: 'button' | 'link' = 'button'): Promise<void> {
-  await tabTo(page, page.getByRole(role, { name, exact: true }));
-  await page.keyboard.press('Enter');
-}
-
 /** Choose an option of a select by keyboard: focus it, then type the start of the option's label. */
 async function choose(page: Page, label: string, option: string): Promise<void> {
   await tabTo(page, page.getByLabel(label, { exact: true }));
@@ -90,17 +87,6 @@ const row = (patient: string, practitioner: string, start: Date, minutes: number
   status,
   reason: `Visit of ${patient}`,
 });
-
-/** The grid's cells: for each half hour with an appointment, its time and the text of each column. */
-async function gridRows(page: Page): Promise<string[][]> {
-  const rows = await page.locator('.appointments-grid tbody tr.slot-taken').all();
-  return Promise.all(
-    rows.map(async (found) => [
-      (await found.locator('th').innerText()).trim(),
-      ...(await found.locator('td').allInnerTexts()).map((cell) => cell.replace(/\s+/g, ' ').trim()),
-    ]),
-  );
-}
 
 test.serial(
   'a receptionist books with a practitioner from the list, by keyboard, and sees the practitioner’s day, kept over a reload',

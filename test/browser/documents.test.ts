@@ -4,12 +4,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import test from 'ava';
-import type { Page } from 'playwright-core';
 import { insertPatients } from '../modules/helpers.ts';
 import {
   axeCheck,
   eventually,
   launchBrowser,
+  press,
   screenshot,
   sidebar,
   signIn,
@@ -42,11 +42,6 @@ test.after.always(async () => {
   await browser?.close();
   await backend?.stop();
 });
-
-async function press(page: Page, name: string, role: 'button' | 'link' = 'button'): Promise<void> {
-  await tabTo(page, page.getByRole(role, { name, exact: true }));
-  await page.keyboard.press('Enter');
-}
 
 /** Bytes that are not all text, so a download that mangled them would show. */
 const CONTENT = Buffer.concat([Buffer.from('Referral letter\n'), Buffer.from([0, 1, 2, 254, 255])]);
