@@ -121,7 +121,7 @@ test.serial(
     await typeInto(page, 'Reason', 'Annual review');
     await press(page, 'Book appointment');
     await page.locator('#field-endAt-error').waitFor();
-    t.is(await page.locator('#field-endAt-error').innerText(), 'must be after startAt');
+    t.is(await page.locator('#field-endAt-error').innerText(), 'The end must be after the start.');
     t.deepEqual(await backend.knex('appointments_appointment').select('id'), [], 'nothing was saved');
 
     await page.keyboard.type('1000A');

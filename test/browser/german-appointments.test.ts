@@ -98,6 +98,7 @@ test.serial('a de-DE receptionist books in German and meets a busy practitioner 
   await page.getByLabel('Anlass').fill('Jahreskontrolle');
   await press(page, 'Termin buchen');
   await page.locator('#field-endAt-error').waitFor();
+  t.is(await page.locator('#field-endAt-error').innerText(), 'Das Ende muss nach dem Beginn liegen.');
   await axeCheck(page, t);
   await screenshot(page, 'german-appointments-end-before-start');
   t.deepEqual(await backend.knex('appointments_appointment').select('id'), [], 'nothing was saved');
