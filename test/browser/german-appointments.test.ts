@@ -10,11 +10,14 @@ import test from 'ava';
 import type { Page } from 'playwright-core';
 import { insertPatients } from '../modules/helpers.ts';
 import {
+  appointmentRow,
   axeCheck,
   eventually,
   germanPage,
   gridRows,
+  insertPractitioners,
   launchBrowser,
+  localTime,
   press,
   screenshot,
   startBackend,
@@ -43,14 +46,13 @@ test.before(async () => {
   ]);
   ids.Müller = muller!;
   ids["O'Brien"] = obrien!;
-  const hopper = (await knex('base_user').where({ username: 'hopper' }).first('id')) as { id: number };
-  for (const row of (await knex('appointments_practitioner')
-    .insert([
-      { name: 'Dr. Grace Hopper', folded_name: 'dr grace hopper', user_id: hopper.id },
-      { name: 'Dr. Alan Turing', folded_name: 'dr alan turing' },
-    ])
-    .returning(['id', 'name'])) as Array<{ id: number; name: string }>)
-    ids[row.name] = row.id;
+  Object.assign(
+    ids,
+    await insertPractitioners(knex, [
+      { name: 'Dr. Grace Hopper', username: 'hopper' },
+      { name: 'Dr. Alan Turing' },
+    ]),
+  );
 });
 
 test.after.always(async () => {
@@ -65,18 +67,8 @@ async function choosePatient(page: Page, typed: string, shown: string): Promise<
   await press(page, `${shown} auswählen`);
 }
 
-const at = (year: number, month: number, day: number, hour: number, minute = 0) =>
-  new Date(year, month - 1, day, hour, minute);
-
-const row = (patient: string, practitioner: string, start: Date, minutes: number, status = 'booked') => ({
-  patient_id: ids[patient],
-  practitioner_id: ids[practitioner],
-  practitioner_name: practitioner,
-  start_at: start,
-  end_at: new Date(start.getTime() + minutes * 60_000),
-  status,
-  reason: `Kontrolle ${patient}`,
-});
+const row = (patient: string, practitioner: string, start: Date, minutes: number, status = 'booked') =>
+  appointmentRow(ids, { patient, practitioner, start, minutes, status, reason: `Kontrolle ${patient}` });
 
 test.serial('a de-DE receptionist books in German and meets a busy practitioner in German', async (t) => {
   const page = await germanPage(browser, t, backend, 'rita');
@@ -198,10 +190,10 @@ test.serial(
     await backend
       .knex('appointments_appointment')
       .insert([
-        row('Müller', 'Dr. Grace Hopper', at(2030, 3, 6, 9), 30),
-        row("O'Brien", 'Dr. Alan Turing', at(2030, 3, 6, 9, 15), 30),
-        row("O'Brien", 'Dr. Grace Hopper', at(2030, 3, 6, 14), 60, 'arrived'),
-        row('Müller', 'Dr. Alan Turing', at(2030, 3, 4, 11), 30),
+        row('Müller', 'Dr. Grace Hopper', localTime(2030, 3, 6, 9), 30),
+        row("O'Brien", 'Dr. Alan Turing', localTime(2030, 3, 6, 9, 15), 30),
+        row("O'Brien", 'Dr. Grace Hopper', localTime(2030, 3, 6, 14), 60, 'arrived'),
+        row('Müller', 'Dr. Alan Turing', localTime(2030, 3, 4, 11), 30),
       ]);
     const page = await germanPage(browser, t, backend, 'rita', '/appointments?date=2030-03-06');
     await page.getByRole('table', { name: 'Termine am Mittwoch, 6. März 2030' }).waitFor();

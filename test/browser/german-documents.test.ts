@@ -11,6 +11,7 @@ import {
   eventually,
   germanPage,
   launchBrowser,
+  ONE_PIXEL_PNG,
   press,
   screenshot,
   startBackend,
@@ -38,12 +39,6 @@ test.after.always(async () => {
   await backend?.stop();
 });
 
-/** The smallest PNG: one white pixel. */
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==',
-  'base64',
-);
-
 /** Today as a de-DE list writes it (27.11.2026). */
 const today = () => new Date().toLocaleDateString('de-DE', { dateStyle: 'medium' });
 
@@ -53,8 +48,8 @@ test('a de-DE admin files, previews, deletes and restores a document in German, 
   await page.getByText('Noch keine Dokumente').waitFor();
   for (const [name, category, buffer] of [
     ['Befund Müller.pdf', 'Laborbefund', Buffer.from('%PDF-1.4\n')],
-    ['Knie.png', 'Bildgebung', PNG],
-    ['Brief.png', 'Brief', PNG],
+    ['Knie.png', 'Bildgebung', ONE_PIXEL_PNG],
+    ['Brief.png', 'Brief', ONE_PIXEL_PNG],
   ] as const) {
     await page.locator('#field-file').setInputFiles({
       name,

@@ -13,6 +13,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { chromium, type Browser, type FileChooser, type Locator, type Page } from 'playwright-core';
+import { foldName } from '../../modules/appointments/lib/practitioners.ts';
 import { ROOT } from '../../src/config.ts';
 import { FIXTURES, scratchDir, WARD, ward, type Run, type WardEnv } from '../helpers/cli.ts';
 import { newDatabase } from '../helpers/database.ts';
@@ -472,4 +473,66 @@ export async function germanPage(
   await page.goto(`${backend.base}${pathname}`);
   await anmelden(page, username);
   return page;
+}
+
+/** The smallest PNG: one white pixel, for uploads a preview can decode. */
+export const ONE_PIXEL_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/**
+ * Practitioner records by name, each linked to the staff user `username` when given (who then
+ * sees their own day on the start page); returns their ids by name.
+ */
+export async function insertPractitioners(
+  knex: Knex,
+  practitioners: Array<{ name: string; username?: string }>,
+): Promise<Record<string, number>> {
+  const rows = await Promise.all(
+    practitioners.map(async ({ name, username }) => ({
+      name,
+      folded_name: foldName(name),
+      user_id:
+        username === undefined
+          ? null
+          : ((await knex('base_user').where({ username }).first('id')) as { id: number }).id,
+    })),
+  );
+  const inserted = (await knex('appointments_practitioner').insert(rows).returning(['id', 'name'])) as Array<{
+    id: number;
+    name: string;
+  }>;
+  return Object.fromEntries(inserted.map(({ id, name }) => [name, id]));
+}
+
+/** A local time, as the appointment pages show them. */
+export const localTime = (year: number, month: number, day: number, hour: number, minute = 0) =>
+  new Date(year, month - 1, day, hour, minute);
+
+/**
+ * A row of appointments_appointment: `patient` and `practitioner` are keys of `ids`, the
+ * appointment lasts `minutes` from `start`.
+ */
+export function appointmentRow(
+  ids: Record<string, number>,
+  appointment: {
+    patient: string;
+    practitioner: string;
+    start: Date;
+    minutes: number;
+    reason: string;
+    status?: string;
+  },
+) {
+  const { patient, practitioner, start, minutes, reason, status = 'booked' } = appointment;
+  return {
+    patient_id: ids[patient],
+    practitioner_id: ids[practitioner],
+    practitioner_name: practitioner,
+    start_at: start,
+    end_at: new Date(start.getTime() + minutes * 60_000),
+    status,
+    reason,
+  };
 }
