@@ -22,12 +22,8 @@ import {
 } from './helpers.ts';
 
 /** Blaine377 Hickle134: six visits with Dr. Kelsie51 Strosin214 and Dr. Lorenza655 Ziemann98. */
-const BUNDLE = path.join(
-  FIXTURES,
-  'synthea-export',
-  'fhir',
-  'Blaine377_Hickle134_92b47f6e-d4b0-47bd-bf6a-b944d4de48e6.json',
-);
+const EXPORT = path.join(FIXTURES, 'synthea-export');
+const BUNDLE = path.join(EXPORT, 'fhir', 'Blaine377_Hickle134_92b47f6e-d4b0-47bd-bf6a-b944d4de48e6.json');
 
 let browser: LaunchedBrowser;
 let backend: Backend;
@@ -114,3 +110,30 @@ test.serial('a de-DE browser reads the imported week with German dates and the s
   await axeCheck(page, t);
   await screenshot(page, 'import-week-practitioners-de');
 });
+
+test.serial(
+  'after the CSV export, whose practitioners are provider ids, the Bundle names them in the week view',
+  async (t) => {
+    const csvFirst = await startBackend({
+      modules: ['migration_import'],
+      users: [{ username: 'ada', roles: ['admin'] }],
+    });
+    t.teardown(() => csvFirst.stop());
+    const page = await browser.page(t);
+    await page.goto(csvFirst.base);
+    await signIn(page, 'ada');
+    await page.getByRole('navigation', { name: 'Modules' }).waitFor();
+    for (const file of ['patients.csv', 'encounters.csv', BUNDLE]) {
+      await uploadAndValidate(page, csvFirst.base, path.isAbsolute(file) ? file : path.join(EXPORT, file));
+      await page.getByRole('button', { name: 'Execute' }).click();
+      await importState(page, 'Succeeded').waitFor();
+    }
+    await page.goto(`${csvFirst.base}/appointments?date=2016-07-24&view=week`);
+    await page.getByRole('table', { name: 'Appointments in the week of Monday, July 18, 2016' }).waitFor();
+    await page.locator('.appointments-grid .appointment-entry').first().waitFor();
+    t.deepEqual(await entries(page), [
+      '01:43 PM–01:58 PM Hickle134, Blaine377 Dr. Lorenza655 Ziemann98 Viral sinusitis (disorder) Fulfilled',
+    ]);
+    await screenshot(page, 'import-week-csv-then-bundle');
+  },
+);
