@@ -11,10 +11,15 @@ import test from 'ava';
 import type { Page } from 'playwright-core';
 import { insertPatients } from '../modules/helpers.ts';
 import {
+  appointmentRow,
   axeCheck,
   eventually,
   focused,
+  gridRows,
+  insertPractitioners,
   launchBrowser,
+  localTime,
+  press,
   screenshot,
   sidebar,
   signIn,
@@ -45,14 +50,10 @@ test.before(async () => {
   ]);
   ids.Lovelace = lovelace!;
   ids.Babbage = babbage!;
-  const hopper = (await knex('base_user').where({ username: 'hopper' }).first('id')) as { id: number };
-  for (const row of (await knex('appointments_practitioner')
-    .insert([
-      { name: 'Dr Hopper', folded_name: 'dr hopper', user_id: hopper.id },
-      { name: 'Dr Turing', folded_name: 'dr turing' },
-    ])
-    .returning(['id', 'name'])) as Array<{ id: number; name: string }>)
-    ids[row.name] = row.id;
+  Object.assign(
+    ids,
+    await insertPractitioners(knex, [{ name: 'Dr Hopper', username: 'hopper' }, { name: 'Dr Turing' }]),
+  );
 });
 
 test.after.always(async () => {
@@ -66,41 +67,14 @@ async function typeInto(page: Page, label: string, text: string): Promise<void> 
   await page.keyboard.type(text);
 }
 
-async function press(page: Page, name: string, role: 'button' | 'link' = 'button'): Promise<void> {
-  await tabTo(page, page.getByRole(role, { name, exact: true }));
-  await page.keyboard.press('Enter');
-}
-
 /** Choose an option of a select by keyboard: focus it, then type the start of the option's label. */
 async function choose(page: Page, label: string, option: string): Promise<void> {
   await tabTo(page, page.getByLabel(label, { exact: true }));
   await page.keyboard.type(option);
 }
 
-/** Local times, as the pages show them. */
-const at = (year: number, month: number, day: number, hour: number, minute = 0) =>
-  new Date(year, month - 1, day, hour, minute);
-
-const row = (patient: string, practitioner: string, start: Date, minutes: number, status = 'booked') => ({
-  patient_id: ids[patient],
-  practitioner_id: ids[practitioner],
-  practitioner_name: practitioner,
-  start_at: start,
-  end_at: new Date(start.getTime() + minutes * 60_000),
-  status,
-  reason: `Visit of ${patient}`,
-});
-
-/** The grid's cells: for each half hour with an appointment, its time and the text of each column. */
-async function gridRows(page: Page): Promise<string[][]> {
-  const rows = await page.locator('.appointments-grid tbody tr.slot-taken').all();
-  return Promise.all(
-    rows.map(async (found) => [
-      (await found.locator('th').innerText()).trim(),
-      ...(await found.locator('td').allInnerTexts()).map((cell) => cell.replace(/\s+/g, ' ').trim()),
-    ]),
-  );
-}
+const row = (patient: string, practitioner: string, start: Date, minutes: number, status = 'booked') =>
+  appointmentRow(ids, { patient, practitioner, start, minutes, status, reason: `Visit of ${patient}` });
 
 test.serial(
   'a receptionist books with a practitioner from the list, by keyboard, and sees the practitioner’s day, kept over a reload',
@@ -135,7 +109,7 @@ test.serial(
     await typeInto(page, 'Reason', 'Annual review');
     await press(page, 'Book appointment');
     await page.locator('#field-endAt-error').waitFor();
-    t.is(await page.locator('#field-endAt-error').innerText(), 'must be after startAt');
+    t.is(await page.locator('#field-endAt-error').innerText(), 'The end must be after the start.');
     t.deepEqual(await backend.knex('appointments_appointment').select('id'), [], 'nothing was saved');
 
     await page.keyboard.type('1000A');
@@ -229,7 +203,7 @@ test.serial(
     await press(page, 'Move the appointment');
     await page.getByText('The appointment was moved.').waitFor();
     t.like(await backend.knex('appointments_appointment').where({ id: second }).first(), {
-      start_at: at(2030, 3, 2, 11),
+      start_at: localTime(2030, 3, 2, 11),
       overbooked: false,
     });
     // Back over the first one: refused, the first one's time named.
@@ -283,11 +257,11 @@ test.serial(
     await backend
       .knex('appointments_appointment')
       .insert([
-        row('Lovelace', 'Dr Hopper', at(2030, 3, 6, 9), 30),
-        row('Babbage', 'Dr Turing', at(2030, 3, 6, 9, 15), 30),
-        row('Babbage', 'Dr Hopper', at(2030, 3, 6, 14), 60, 'arrived'),
-        row('Lovelace', 'Dr Turing', at(2030, 3, 4, 11), 30),
-        row('Lovelace', 'Dr Hopper', at(2030, 3, 11, 9), 30),
+        row('Lovelace', 'Dr Hopper', localTime(2030, 3, 6, 9), 30),
+        row('Babbage', 'Dr Turing', localTime(2030, 3, 6, 9, 15), 30),
+        row('Babbage', 'Dr Hopper', localTime(2030, 3, 6, 14), 60, 'arrived'),
+        row('Lovelace', 'Dr Turing', localTime(2030, 3, 4, 11), 30),
+        row('Lovelace', 'Dr Hopper', localTime(2030, 3, 11, 9), 30),
       ]);
     const page = await browser.page(t);
     await page.goto(`${backend.base}/appointments?date=2030-03-06`);

@@ -4,12 +4,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import test from 'ava';
-import type { Page } from 'playwright-core';
 import { insertPatients } from '../modules/helpers.ts';
 import {
   axeCheck,
   eventually,
   launchBrowser,
+  ONE_PIXEL_PNG,
+  press,
   screenshot,
   sidebar,
   signIn,
@@ -42,11 +43,6 @@ test.after.always(async () => {
   await browser?.close();
   await backend?.stop();
 });
-
-async function press(page: Page, name: string, role: 'button' | 'link' = 'button'): Promise<void> {
-  await tabTo(page, page.getByRole(role, { name, exact: true }));
-  await page.keyboard.press('Enter');
-}
 
 /** Bytes that are not all text, so a download that mangled them would show. */
 const CONTENT = Buffer.concat([Buffer.from('Referral letter\n'), Buffer.from([0, 1, 2, 254, 255])]);
@@ -107,12 +103,6 @@ test('a clinician finds a patient, uploads a file with its progress shown, sees 
   t.deepEqual(await readFile(await download.path()), CONTENT, 'the download has the uploaded bytes');
 });
 
-/** The smallest PNG: one white pixel. */
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==',
-  'base64',
-);
-
 test('an admin files a document by name and category, previews, deletes and restores it', async (t) => {
   const page = await browser.page(t);
   await page.goto(backend.base);
@@ -135,7 +125,7 @@ test('an admin files a document by name and category, previews, deletes and rest
     { name: 'Befund Müller.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n') },
     'Lab result',
   );
-  await uploadFile({ name: 'scan.png', mimeType: 'image/png', buffer: PNG }, 'Imaging');
+  await uploadFile({ name: 'scan.png', mimeType: 'image/png', buffer: ONE_PIXEL_PNG }, 'Imaging');
 
   const table = page.getByRole('table', { name: 'Documents of Müller, Jürgen, newest first', exact: true });
   const pdfRow = table.getByRole('row').filter({ hasText: 'Befund Müller.pdf' }).first();
@@ -211,7 +201,7 @@ test('the filter (category, search, deleted shown) is in the address: reload and
     ['chest scan.png', 'Imaging'],
     ['discharge letter.png', 'Letter'],
   ] as const) {
-    await page.locator('#field-file').setInputFiles({ name, mimeType: 'image/png', buffer: PNG });
+    await page.locator('#field-file').setInputFiles({ name, mimeType: 'image/png', buffer: ONE_PIXEL_PNG });
     await page.getByRole('combobox', { name: 'Category', exact: true }).selectOption({ label: category });
     await press(page, 'Upload');
     await page.getByText(`“${name}” was uploaded`).waitFor();

@@ -13,6 +13,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { chromium, type Browser, type FileChooser, type Locator, type Page } from 'playwright-core';
+import { foldName } from '../../modules/appointments/lib/practitioners.ts';
 import { ROOT } from '../../src/config.ts';
 import { FIXTURES, scratchDir, WARD, ward, type Run, type WardEnv } from '../helpers/cli.ts';
 import { newDatabase } from '../helpers/database.ts';
@@ -237,11 +238,26 @@ function serve(env: WardEnv, port: number): Promise<Served> {
  * so that what the caller waits for next does not also wait out the hashing of a loaded machine.
  */
 export async function signIn(page: Page, username: string, password = PASSWORD): Promise<void> {
-  await tabTo(page, page.getByLabel('Username'));
+  await signInAs(page, SIGN_IN_WORDS.en, username, password);
+}
+
+/** The sign-in form's labels and button, in the languages the tests sign in with. */
+const SIGN_IN_WORDS = {
+  en: { username: 'Username', password: 'Password', submit: 'Sign in' },
+  de: { username: 'Benutzername', password: 'Passwort', submit: 'Anmelden' },
+};
+
+async function signInAs(
+  page: Page,
+  words: (typeof SIGN_IN_WORDS)['en'],
+  username: string,
+  password: string,
+): Promise<void> {
+  await tabTo(page, page.getByLabel(words.username));
   await page.keyboard.type(username);
-  await tabTo(page, page.getByLabel('Password'));
+  await tabTo(page, page.getByLabel(words.password));
   await page.keyboard.type(password);
-  await tabTo(page, page.getByRole('button', { name: 'Sign in' }));
+  await tabTo(page, page.getByRole('button', { name: words.submit }));
   const answered = page.waitForResponse(
     (response) =>
       new URL(response.url()).pathname === '/api/v1/auth/login' &&
@@ -396,4 +412,127 @@ export async function axeCheck(page: Page, t: ExecutionContext): Promise<void> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * Signs in through the form labelled in German (a de-DE browser's sign-in page), from the keyboard
+ * as signIn does; returns once the server has answered.
+ */
+export async function anmelden(page: Page, username: string, password = PASSWORD): Promise<void> {
+  await signInAs(page, SIGN_IN_WORDS.de, username, password);
+}
+
+/** The import wizard's heading of a job in `state` ("Validated"). */
+export function importState(page: Page, state: string): Locator {
+  return page.getByRole('heading', { name: `State: ${state}` });
+}
+
+/**
+ * Uploads `file` through the import wizard's New import page (the format guessed from the file's
+ * name, the source system "synthea") and validates it: returns once the job is Validated.
+ */
+export async function uploadAndValidate(page: Page, base: string, file: string): Promise<void> {
+  await page.goto(`${base}/migration_import/new`);
+  await page.getByLabel('Source file').setInputFiles(file);
+  await page.getByRole('textbox', { name: 'Source system' }).fill('synthea');
+  await page.getByRole('button', { name: 'Upload' }).click();
+  await importState(page, 'Uploaded').waitFor();
+  await page.getByRole('button', { name: 'Validate' }).click();
+  await importState(page, 'Validated').waitFor();
+}
+
+/** Presses the button (or link) named exactly `name` by keyboard: Tab to it, then Enter. */
+export async function press(page: Page, name: string, role: 'button' | 'link' = 'button'): Promise<void> {
+  await tabTo(page, page.getByRole(role, { name, exact: true }));
+  await page.keyboard.press('Enter');
+}
+
+/**
+ * The appointments grid's rows that hold an appointment: for each, its time and the text of each
+ * column (a practitioner's, or a day's), spaces folded.
+ */
+export async function gridRows(page: Page): Promise<string[][]> {
+  const rows = await page.locator('.appointments-grid tbody tr.slot-taken').all();
+  return Promise.all(
+    rows.map(async (found) => [
+      (await found.locator('th').innerText()).trim(),
+      ...(await found.locator('td').allInnerTexts()).map((cell) => cell.replace(/\s+/g, ' ').trim()),
+    ]),
+  );
+}
+
+/** A de-DE browser's page at `pathname` of `backend`, signed in as `username` through the German form. */
+export async function germanPage(
+  browser: LaunchedBrowser,
+  t: ExecutionContext,
+  backend: Backend,
+  username: string,
+  pathname = '/',
+): Promise<Page> {
+  const page = await browser.page(t, { locale: 'de-DE' });
+  await page.goto(`${backend.base}${pathname}`);
+  await anmelden(page, username);
+  return page;
+}
+
+/** The smallest PNG: one white pixel, for uploads a preview can decode. */
+export const ONE_PIXEL_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/**
+ * Practitioner records by name, each linked to the staff user `username` when given (who then
+ * sees their own day on the start page); returns their ids by name.
+ */
+export async function insertPractitioners(
+  knex: Knex,
+  practitioners: Array<{ name: string; username?: string }>,
+): Promise<Record<string, number>> {
+  const rows = await Promise.all(
+    practitioners.map(async ({ name, username }) => ({
+      name,
+      folded_name: foldName(name),
+      user_id:
+        username === undefined
+          ? null
+          : ((await knex('base_user').where({ username }).first('id')) as { id: number }).id,
+    })),
+  );
+  const inserted = (await knex('appointments_practitioner').insert(rows).returning(['id', 'name'])) as Array<{
+    id: number;
+    name: string;
+  }>;
+  return Object.fromEntries(inserted.map(({ id, name }) => [name, id]));
+}
+
+/** A local time, as the appointment pages show them. */
+export const localTime = (year: number, month: number, day: number, hour: number, minute = 0) =>
+  new Date(year, month - 1, day, hour, minute);
+
+/**
+ * A row of appointments_appointment: `patient` and `practitioner` are keys of `ids`, the
+ * appointment lasts `minutes` from `start`.
+ */
+export function appointmentRow(
+  ids: Record<string, number>,
+  appointment: {
+    patient: string;
+    practitioner: string;
+    start: Date;
+    minutes: number;
+    reason: string;
+    status?: string;
+  },
+) {
+  const { patient, practitioner, start, minutes, reason, status = 'booked' } = appointment;
+  return {
+    patient_id: ids[patient],
+    practitioner_id: ids[practitioner],
+    practitioner_name: practitioner,
+    start_at: start,
+    end_at: new Date(start.getTime() + minutes * 60_000),
+    status,
+    reason,
+  };
 }

@@ -6,14 +6,15 @@
  */
 import path from 'node:path';
 import test from 'ava';
-import type { Page } from 'playwright-core';
 import { FIXTURES } from '../helpers/cli.ts';
 import {
   axeCheck,
+  importState,
   launchBrowser,
   screenshot,
   signIn,
   startBackend,
+  uploadAndValidate,
   type Backend,
   type LaunchedBrowser,
 } from './helpers.ts';
@@ -37,29 +38,16 @@ test.after.always(async () => {
   await backend?.stop();
 });
 
-const stateHeading = (page: Page, state: string) => page.getByRole('heading', { name: `State: ${state}` });
-
-/** Uploads and validates a file of the export through the wizard. */
-async function uploaded(page: Page, file: string): Promise<void> {
-  await page.goto(`${backend.base}/migration_import/new`);
-  await page.getByLabel('Source file').setInputFiles(path.join(EXPORT, file));
-  await page.getByRole('textbox', { name: 'Source system' }).fill('synthea');
-  await page.getByRole('button', { name: 'Upload' }).click();
-  await stateHeading(page, 'Uploaded').waitFor();
-  await page.getByRole('button', { name: 'Validate' }).click();
-  await stateHeading(page, 'Validated').waitFor();
-}
-
 test('the preview lists the practitioners to create; one mapped to Dr. Mei Cho books with her', async (t) => {
   const page = await browser.page(t);
   await page.goto(backend.base);
   await signIn(page, 'ada');
   await page.getByRole('navigation', { name: 'Modules' }).waitFor();
-  await uploaded(page, 'patients.csv');
+  await uploadAndValidate(page, backend.base, path.join(EXPORT, 'patients.csv'));
   await page.getByRole('button', { name: 'Execute' }).click();
-  await stateHeading(page, 'Succeeded').waitFor();
+  await importState(page, 'Succeeded').waitFor();
 
-  await uploaded(page, 'encounters.csv');
+  await uploadAndValidate(page, backend.base, path.join(EXPORT, 'encounters.csv'));
   await page.getByRole('button', { name: 'Preview' }).click();
   const notice = page.getByRole('status').filter({ hasText: 'Execute would create 28 practitioners' });
   await notice.waitFor();
@@ -77,7 +65,7 @@ test('the preview lists the practitioners to create; one mapped to Dr. Mei Cho b
   await axeCheck(page, t);
 
   await page.getByRole('button', { name: 'Execute' }).click();
-  await stateHeading(page, 'Succeeded').waitFor();
+  await importState(page, 'Succeeded').waitFor();
   const cho = (await backend
     .knex('appointments_practitioner')
     .where({ name: 'Dr. Mei Cho' })

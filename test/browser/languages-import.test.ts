@@ -8,9 +8,9 @@ import test from 'ava';
 import type { Page } from 'playwright-core';
 import { FIXTURES } from '../helpers/cli.ts';
 import {
+  anmelden,
   axeCheck,
   launchBrowser,
-  PASSWORD,
   screenshot,
   startBackend,
   type Backend,
@@ -52,9 +52,7 @@ async function hochgeladen(page: Page, file: string): Promise<void> {
 test('a de-DE administrator reads the practitioner notice in German and maps a name', async (t) => {
   const page = await browser.page(t, { locale: 'de-DE' });
   await page.goto(backend.base);
-  await page.getByLabel('Benutzername').fill('ada');
-  await page.getByLabel('Passwort').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Anmelden', exact: true }).click();
+  await anmelden(page, 'ada');
   await page.getByRole('button', { name: 'Abmelden' }).waitFor();
 
   await hochgeladen(page, 'patients.csv');

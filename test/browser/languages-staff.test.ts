@@ -5,12 +5,12 @@
  */
 import test from 'ava';
 import {
+  anmelden,
   axeCheck,
   launchBrowser,
   screenshot,
   startBackend,
   tabTo,
-  PASSWORD,
   type Backend,
   type LaunchedBrowser,
 } from './helpers.ts';
@@ -36,9 +36,7 @@ test.after.always(async () => {
 test('a de-DE administrator manages staff, reads the Modules and Audit pages and opens two-factor setup in German', async (t) => {
   const page = await browser.page(t, { locale: 'de-DE' });
   await page.goto(backend.base);
-  await page.getByLabel('Benutzername').fill('alice');
-  await page.getByLabel('Passwort').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Anmelden', exact: true }).click();
+  await anmelden(page, 'alice');
   await page.getByRole('button', { name: 'Abmelden' }).waitFor();
 
   await tabTo(

@@ -7,9 +7,9 @@
 import test from 'ava';
 import type { Page } from 'playwright-core';
 import {
+  anmelden,
   axeCheck,
   launchBrowser,
-  PASSWORD,
   screenshot,
   startBackend,
   tabTo,
@@ -35,16 +35,6 @@ test.after.always(async () => {
   await Promise.all([browser?.close(), backend?.stop()]);
 });
 
-/** Signs in by keyboard through the form labelled in German. */
-async function anmelden(page: Page, password = PASSWORD, username = 'rita'): Promise<void> {
-  await tabTo(page, page.getByLabel('Benutzername'));
-  await page.keyboard.type(username);
-  await tabTo(page, page.getByLabel('Passwort'));
-  await page.keyboard.type(password);
-  await tabTo(page, page.getByRole('button', { name: 'Anmelden' }));
-  await page.keyboard.press('Enter');
-}
-
 const htmlLang = (page: Page) => page.locator('html').getAttribute('lang');
 
 test('a de-DE browser signs in in German, hears refusals in German and sees German dates', async (t) => {
@@ -56,7 +46,7 @@ test('a de-DE browser signs in in German, hears refusals in German and sees Germ
   await axeCheck(page, t);
   await screenshot(page, 'languages-sign-in-de');
 
-  await anmelden(page, 'not the right password');
+  await anmelden(page, 'rita', 'not the right password');
   await page.getByRole('alert').waitFor();
   const alert = await page.getByRole('alert').innerText();
   t.regex(alert, /Anmeldung fehlgeschlagen/);
@@ -64,7 +54,7 @@ test('a de-DE browser signs in in German, hears refusals in German and sees Germ
   await screenshot(page, 'languages-refused-de');
 
   await page.getByLabel('Passwort').fill('');
-  await anmelden(page);
+  await anmelden(page, 'rita');
   await page.getByRole('button', { name: 'Abmelden' }).waitFor();
   t.regex(await page.locator('.topbar').innerText(), /Angemeldet als rita/);
   const sidebar = page.getByRole('navigation', { name: 'Module' }).getByRole('link');
@@ -114,7 +104,7 @@ test('an en-US browser gets English, and the chooser switches the language for g
   t.is(await htmlLang(page), 'de', 'the choice outlives a reload');
   await axeCheck(page, t);
 
-  await anmelden(page);
+  await anmelden(page, 'rita');
   await page.getByRole('button', { name: 'Abmelden' }).waitFor();
   await screenshot(page, 'languages-home-de');
   await page.getByLabel('Sprache').selectOption('en');
@@ -132,7 +122,7 @@ test('an en-US browser gets English, and the chooser switches the language for g
 test('a de-DE administrator manages practitioners in German, from the sidebar entry to the edit form', async (t) => {
   const page = await browser.page(t, { locale: 'de-DE' });
   await page.goto(backend.base);
-  await anmelden(page, PASSWORD, 'ada');
+  await anmelden(page, 'ada');
   await page.getByRole('button', { name: 'Abmelden' }).waitFor();
   const entry = page
     .getByRole('navigation', { name: 'Module' })

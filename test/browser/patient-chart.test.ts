@@ -3,7 +3,7 @@
  * punctuation, with the search in the URL (reload and Back keep it); the chart shows contact and
  * address and edits them at ?edit=1 (reload keeps edit mode, Back leaves it); registration warns
  * of a probable duplicate, links to the existing patient and registers anyway on request; Ward
- * assigns the MRN when asked.
+ * assigns the MRN when asked; the chart fits 390 px and prints without the shell.
  */
 import test from 'ava';
 import type { Page } from 'playwright-core';
@@ -185,13 +185,18 @@ test('registration warns of a probable duplicate, links to it, and registers any
   await page.getByText(`MRN ${created.mrn}`).first().waitFor();
 });
 
-test('the chart prints its summary and panels without the shell, forms or buttons', async (t) => {
+test('the chart fits 390 px, and prints its summary and panels without the shell, forms or buttons', async (t) => {
   const page = await browser.page(t);
+  await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(`${backend.base}/patients/${mullerId}`);
   await signIn(page, 'cleo');
   await page.getByRole('heading', { name: 'Contact', exact: true }).waitFor();
   t.true(await page.getByRole('button', { name: 'Print the chart' }).isVisible());
   await page.getByRole('heading', { name: 'Documents', exact: true }).waitFor();
+  const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
+  t.true(width <= 390, `the page is ${width} px wide`);
+  await axeCheck(page, t);
+  await screenshot(page, 'patient-chart-390');
 
   await page.emulateMedia({ media: 'print' });
   t.true(await page.getByRole('heading', { name: 'Demographics' }).isVisible());

@@ -314,6 +314,23 @@ function PrintList({ title, appointments, patients }) {
   </section>`;
 }
 
+/**
+ * The server's words at the start and end fields are this layer's own check (an appointment ends
+ * after it starts), said in English: the form says them in the user's language instead.
+ */
+const TIME_CHECKS = {
+  'must be after startAt': 'form.endAfterStart',
+  'must be before the appointment ends': 'form.startBeforeEnd',
+};
+
+/** fieldErrors, with the end-after-start check in the catalogue's words. */
+function timeFieldErrors(caught) {
+  const fields = fieldErrors(caught);
+  for (const [pointer, message] of Object.entries(fields))
+    if (Object.hasOwn(TIME_CHECKS, message)) fields[pointer] = t(TIME_CHECKS[message]);
+  return fields;
+}
+
 /** What the list shows as its address: only what differs from the defaults. */
 function listAddress({ day, view, practitioner, patientId }) {
   const params = new URLSearchParams({ date: day });
@@ -615,7 +632,7 @@ function NewAppointment({ context }) {
       const appointment = await context.api.post(API, body);
       context.navigate(`/appointments/${appointment.id}?created=1`);
     } catch (caught) {
-      const fields = fieldErrors(caught);
+      const fields = timeFieldErrors(caught);
       setErrors(fields);
       setError(caught);
       setBusy(false);
@@ -716,7 +733,7 @@ function Reschedule({ context, appointment, practitioners, onSaved }) {
     try {
       onSaved(await context.api.patch(`${API}/${appointment.id}`, body), t('move.done'));
     } catch (caught) {
-      setErrors(fieldErrors(caught));
+      setErrors(timeFieldErrors(caught));
       setError(caught);
     } finally {
       setBusy(false);

@@ -11,6 +11,8 @@ export default {
     'busy.link': 'an appointment on {when}',
     'busy.after': '.',
     'busy.hint': 'Choose another time or practitioner.',
+    'form.endAfterStart': 'The end must be after the start.',
+    'form.startBeforeEnd': 'The start must be before the end.',
     'busy.hintOverbook':
       'Choose another time or practitioner, or book anyway: the appointment is marked as overbooked.',
     'cancel.title': 'Cancel the appointment',
@@ -156,6 +158,8 @@ export default {
     'busy.link': 'einen Termin am {when}',
     'busy.after': '.',
     'busy.hint': 'Wählen Sie eine andere Zeit oder eine andere Behandlerin / einen anderen Behandler.',
+    'form.endAfterStart': 'Das Ende muss nach dem Beginn liegen.',
+    'form.startBeforeEnd': 'Der Beginn muss vor dem Ende liegen.',
     'busy.hintOverbook':
       'Wählen Sie eine andere Zeit oder Behandlerin / Behandler, oder buchen Sie trotzdem: der Termin wird als überbucht markiert.',
     'cancel.title': 'Termin absagen',

@@ -18,6 +18,7 @@ import {
   fieldErrors,
   html,
   Loading,
+  locale,
   missingFields,
   mount,
   PageHeader,
@@ -132,7 +133,7 @@ function PatientList({ context }) {
       label: t('name'),
       render: (patient) => html`<a href=${`/patients/${patient.id}`}>${patientName(patient)}</a>`,
     },
-    { key: 'birthDate', label: t('birthDate'), render: (patient) => patient.birthDate ?? '—' },
+    { key: 'birthDate', label: t('birthDate'), render: (patient) => birthDateLabel(patient.birthDate) },
     { key: 'phone', label: t('phone'), render: (patient) => patient.phone ?? '—' },
     {
       key: 'sex',
@@ -239,7 +240,7 @@ function DuplicateWarning({ duplicates, busy, onConfirm }) {
         (patient) =>
           html`<li key=${patient.id}>
             <a href=${`/patients/${patient.id}`}>${patientLabel(patient)}</a
-            >${patient.birthDate ? t('duplicate.born', { date: patient.birthDate }) : ''}
+            >${patient.birthDate ? t('duplicate.born', { date: birthDateLabel(patient.birthDate) }) : ''}
           </li>`,
       )}
     </ul>
@@ -385,6 +386,16 @@ function addressLines(address) {
   return [...(address.line ?? []), town, address.state, address.country].filter(Boolean);
 }
 
+/**
+ * A birth date (YYYY-MM-DD, a calendar day with no time zone) as the user's language writes one:
+ * 07.03.1984 in German, Mar 7, 1984 in English.
+ */
+function birthDateLabel(value) {
+  if (!value) return '—';
+  const [year, month, day] = value.split('-').map(Number);
+  return new Date(year, month - 1, day).toLocaleDateString(locale(), { dateStyle: 'medium' });
+}
+
 /** The chart's summary: who the patient is, and how to reach them. */
 function Summary({ patient }) {
   const lines = addressLines(patient.address);
@@ -392,7 +403,7 @@ function Summary({ patient }) {
     [t('mrn'), patient.mrn],
     [t('familyName'), patient.familyName],
     [t('givenName'), patient.givenName],
-    [t('birthDate'), patient.birthDate ?? '—'],
+    [t('birthDate'), birthDateLabel(patient.birthDate)],
     [t('sex'), SEXES.find((sex) => sex.value === patient.sex)?.label ?? patient.sex],
   ];
   const contact = [
