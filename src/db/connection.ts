@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import { redactUrl } from '../config/redact-url.ts';
+import { noteFailedQuery } from '../errors/loggable-error.ts';
 import { WardError } from '../errors/ward-error.ts';
 import { ensureStorageDir } from '../storage-dir.ts';
 
@@ -100,6 +101,10 @@ export async function openDatabase(
     // that rests on an internal detail: this keeps the message to the SQL with its placeholders.
     compileSqlOnError: false,
     log: { warn: knexWarning(options.warn ?? ((message) => console.warn(message))) },
+  });
+  // So that a logged error keeps the SQL (placeholders only) and loses the values the server quoted.
+  knex.on('query-error', (error: unknown, query: { sql?: unknown }) => {
+    if (typeof query.sql === 'string') noteFailedQuery(error, query.sql);
   });
   try {
     await knex.raw('select 1');
