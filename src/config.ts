@@ -50,6 +50,8 @@ export interface Config {
   sessionIdleMinutes: string | null;
   /** WARD_REQUIRE_2FA as given (default off): who must have two-factor sign-in. */
   requireTwoFactor: string | null;
+  /** SECRET_KEY as given: the key two-factor secrets are sealed with; `sealingKey` checks it. */
+  secretKey: string | null;
   /** LOG_LEVEL (default info). */
   logLevel: string;
   /** Every setting of the table, its value and where it came from: for `ward config` and doctor's hints. */
@@ -103,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     sessionIdleMinutes: value('WARD_SESSION_IDLE_MINUTES'),
     requireTwoFactor: value('WARD_REQUIRE_2FA'),
     auditRetentionDays: value('WARD_AUDIT_RETENTION_DAYS'),
+    secretKey: value('SECRET_KEY'),
     logLevel: value('LOG_LEVEL') ?? 'info',
     resolved: settings,
     files: [storageFile, rootFile].map((file) => ({ path: file.path, found: file.entries !== null })),

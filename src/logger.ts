@@ -7,7 +7,8 @@
  * down per request: the id travels with the request's asynchronous work (AsyncLocalStorage).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { pino, stdSerializers, type Logger, type LoggerOptions } from 'pino';
+import { loggableError } from './errors/loggable-error.ts';
 
 export type { Logger };
 
@@ -24,15 +25,24 @@ const withRequestId: LoggerOptions['mixin'] = () => {
   return scope === undefined ? {} : { requestId: scope.requestId };
 };
 
+/**
+ * Every logger's serializers: an error (`err`) is logged without the values PostgreSQL's texts may
+ * quote (src/errors/loggable-error.ts), since a log line must carry no patient data.
+ */
+export const LOG_SERIALIZERS: LoggerOptions['serializers'] = {
+  err: (error: unknown) => stdSerializers.err(loggableError(error) as Error),
+};
+
 export function createLogger(level: string, name = 'ward'): Logger {
   if (process.stdout.isTTY)
     return pino({
       name,
       level,
       mixin: withRequestId,
+      serializers: LOG_SERIALIZERS,
       transport: { target: 'pino-pretty', options: { ignore: 'pid,hostname' } },
     });
-  return pino({ name, level, mixin: withRequestId });
+  return pino({ name, level, mixin: withRequestId, serializers: LOG_SERIALIZERS });
 }
 
 /** For callers (tests, the CLI) that want the controller quiet. */

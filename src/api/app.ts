@@ -41,6 +41,7 @@ import { meRoutes } from './routes/me.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { twoFactorRoutes } from './routes/two-factor.ts';
 import { userRoutes } from './routes/users.ts';
+import type { SealingKey } from '../auth/secret-seal.ts';
 import type { TwoFactorPolicy } from '../auth/two-factor.ts';
 import { moduleAdminRoutes } from './routes/modules-admin.ts';
 import { moduleRoutes } from './routes/modules.ts';
@@ -87,6 +88,8 @@ export interface AppDeps {
   sessionIdleMs?: number;
   /** Who must have two-factor sign-in (WARD_REQUIRE_2FA). Default: nobody. */
   twoFactorPolicy?: TwoFactorPolicy;
+  /** Seals the two-factor secrets in the database (SECRET_KEY). Default: none, and two-factor sign-in is refused. */
+  sealingKey?: SealingKey | null;
 }
 
 export interface WardApp {
@@ -137,8 +140,24 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     const hashing = deps.signInHashing ?? admissions(HASHING_ADMISSIONS);
     const core = [
       ...healthRoutes({ knex, health: deps.health ?? { drift: () => [] } }),
-      ...authRoutes({ knex, auth, logger, throttle, hashing, storageDir: deps.storageDir }),
-      ...twoFactorRoutes({ knex, auth, policy: deps.twoFactorPolicy ?? 'off', throttle, hashing, logger }),
+      ...authRoutes({
+        knex,
+        auth,
+        logger,
+        throttle,
+        hashing,
+        storageDir: deps.storageDir,
+        sealingKey: deps.sealingKey ?? null,
+      }),
+      ...twoFactorRoutes({
+        knex,
+        auth,
+        policy: deps.twoFactorPolicy ?? 'off',
+        throttle,
+        hashing,
+        logger,
+        sealingKey: deps.sealingKey ?? null,
+      }),
       ...meRoutes({ map, idleMs: auth?.idleMs ?? null }),
       ...(auth === null ? [] : userRoutes({ knex, map, logger })),
       ...(auth === null ? [] : auditRoutes({ knex })),

@@ -4,6 +4,10 @@
  * early or late (clocks drift) and only once: the step it matched is stored, and no code of that
  * step or an earlier one is taken again. Five wrong codes in a row lock the second step for five
  * minutes, so that someone who has the password cannot go on guessing the six digits.
+ *
+ * The secret is stored sealed with the deployment's SECRET_KEY (src/auth/secret-seal.ts): a copy
+ * of the database alone cannot produce codes. Recovery codes need no key (only their hashes are
+ * kept), so they still sign in when the key is missing or wrong.
  */
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -11,6 +15,7 @@ import type * as Otplib from 'otplib';
 import { appendBy, SYSTEM_BY, type By } from '../audit/record.ts';
 import type { TwoFactorPolicy } from '../config/backend-settings.ts';
 import { actingTransaction } from '../db/acting.ts';
+import { requireSealingKey, seal, unseal, type SealingKey } from './secret-seal.ts';
 import { hashSecret } from './tokens.ts';
 
 export const ISSUER = 'Ward';
@@ -41,6 +46,9 @@ interface TotpRow {
   locked_until: Date | null;
 }
 
+/** What a user's sealed secret is bound to: it opens on this row only. */
+export const totpBound = (userId: number): string => `base_user_totp:${userId}`;
+
 const totpOf = async (knex: Knex, userId: number) =>
   (await knex('base_user_totp').where({ user_id: userId }).first()) as TotpRow | undefined;
 
@@ -69,9 +77,11 @@ export async function hasTwoFactor(knex: Knex, userId: number): Promise<boolean>
  */
 export async function startEnrolment(
   knex: Knex,
+  key: SealingKey | null,
   user: { id: number; username: string },
   by: By = SYSTEM_BY,
 ): Promise<{ secret: string; uri: string } | null> {
+  const sealing = requireSealingKey(key);
   const { generateSecret, generateURI } = await totp();
   const secret = generateSecret();
   const started = await actingTransaction(knex, by.actor, async (trx) => {
@@ -81,7 +91,7 @@ export async function startEnrolment(
          locked_until = null, last_time_step = null
        where base_user_totp.confirmed_at is null
        returning user_id`,
-      [user.id, secret],
+      [user.id, seal(sealing, secret, totpBound(user.id))],
     );
     if ((inserted as { rows: unknown[] }).rows.length === 0) return false;
     // Never the secret: the row says only that a setup began.
@@ -105,6 +115,7 @@ export type Confirmed = { recoveryCodes: string[] } | 'no_enrolment' | 'wrong_co
 /** Puts the second factor in force when `code` is right, with a fresh set of recovery codes. */
 export async function confirmEnrolment(
   knex: Knex,
+  key: SealingKey | null,
   userId: number,
   code: string,
   by: By = SYSTEM_BY,
@@ -114,7 +125,8 @@ export async function confirmEnrolment(
       TotpRow | undefined;
     if (row === undefined) return 'no_enrolment';
     if (row.confirmed_at !== null) return 'already';
-    const step = await matchCode(row.secret, code.trim(), null);
+    const secret = unseal(requireSealingKey(key), row.secret, totpBound(userId));
+    const step = await matchCode(secret, code.trim(), null);
     if (step === null) return 'wrong_code';
     await trx('base_user_totp')
       .where({ user_id: userId })
@@ -160,6 +172,7 @@ export type SecondFactor = 'ok' | 'wrong' | 'locked';
  */
 export async function checkSecondFactor(
   knex: Knex,
+  key: SealingKey | null,
   userId: number,
   answer: { code?: string; recoveryCode?: string },
   now = Date.now(),
@@ -173,7 +186,8 @@ export async function checkSecondFactor(
     let right = false;
     if (answer.code !== undefined) {
       const last = row.last_time_step === null ? null : Number(row.last_time_step);
-      const step = await matchCode(row.secret, answer.code.trim(), last);
+      const secret = unseal(requireSealingKey(key), row.secret, totpBound(userId));
+      const step = await matchCode(secret, answer.code.trim(), last);
       if (step !== null) {
         await trx('base_user_totp').where({ user_id: userId }).update({ last_time_step: step });
         right = true;

@@ -24,6 +24,8 @@ export interface BackendSettings {
   requireTwoFactor: TwoFactorPolicy;
   /** WARD_AUDIT_RETENTION_DAYS: days audit rows are kept; null: forever. */
   auditRetentionDays: number | null;
+  /** SECRET_KEY, checked to be long enough: what two-factor secrets are sealed with; null when unset. */
+  secretKey: string | null;
 }
 
 export interface MetricsSettings {
@@ -46,7 +48,23 @@ export function backendSettings(config: Config): BackendSettings {
     sessionIdleMs: parseSessionIdle(config.sessionIdleMinutes),
     requireTwoFactor: parseTwoFactorPolicy(config.requireTwoFactor),
     auditRetentionDays: parseAuditRetention(config.auditRetentionDays),
+    secretKey: parseSecretKey(config.secretKey),
   };
+}
+
+/** SECRET_KEY's least length: `openssl rand -hex 32` gives 64 characters. */
+export const MIN_SECRET_KEY_LENGTH = 32;
+
+/** SECRET_KEY: unset or empty is null (two-factor sign-in is then refused); a short one is an error. */
+export function parseSecretKey(value: string | null): string | null {
+  if (value === null || value === '') return null;
+  if (value.length < MIN_SECRET_KEY_LENGTH)
+    throw new WardError(
+      'invalid_setting',
+      `SECRET_KEY is ${value.length} characters long; it needs at least ${MIN_SECRET_KEY_LENGTH}`,
+      'set SECRET_KEY to a random value of at least 32 characters (`openssl rand -hex 32`)',
+    );
+  return value;
 }
 
 /** WARD_AUDIT_RETENTION_DAYS: whole days, 1 to 36,500 (a hundred years); unset or empty keeps rows forever. */

@@ -57,7 +57,8 @@ export const SETTINGS: readonly Setting[] = [
     name: 'SECRET_KEY',
     kind: 'text',
     documentedDefault: '—',
-    meaning: 'reserved; sessions need no signing key (random ids, stored hashed)',
+    meaning:
+      'at least 32 random characters (`openssl rand -hex 32`) sealing the two-factor secrets in the database; two-factor sign-in needs it (see [Sealed two-factor secrets](docs/http-api.md#sealed-two-factor-secrets))',
   },
   {
     name: 'LOG_LEVEL',

@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import { redactUrl } from '../config/redact-url.ts';
+import { noteFailedQuery } from '../errors/loggable-error.ts';
 import { WardError } from '../errors/ward-error.ts';
 import { ensureStorageDir } from '../storage-dir.ts';
 
@@ -51,10 +52,31 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * connection attempt pending past the pool's timeout, and closing the pool waits for it (30 s).
  */
 export const connectionSettings = (url: string) => ({
-  connectionString: url,
+  ...sessionOptions(url),
   application_name: 'ward',
   connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
 });
+
+/**
+ * Settings every session of Ward's starts with, whatever the server's, the database's or the
+ * role's defaults. The audit chain needs READ COMMITTED: an append reads the last row's hash after
+ * taking its lock, and only under READ COMMITTED does that read see the append committed just
+ * before; a database defaulting to REPEATABLE READ or SERIALIZABLE would fork the chain.
+ * Options sent at connection time win over `ALTER DATABASE … SET` and `ALTER ROLE … SET`.
+ */
+export const SESSION_OPTIONS = '-c default_transaction_isolation=read\\ committed';
+
+/**
+ * The URL and pg's `options`. pg lets an `options` parameter of the URL replace the one given
+ * beside it, so one in DATABASE_URL moves out of the URL and goes first, Ward's after it.
+ */
+function sessionOptions(url: string): { connectionString: string; options: string } {
+  if (!/[?&]options=/.test(url)) return { connectionString: url, options: SESSION_OPTIONS };
+  const parsed = new URL(url);
+  const given = parsed.searchParams.get('options') ?? '';
+  parsed.searchParams.delete('options');
+  return { connectionString: parsed.toString(), options: `${given} ${SESSION_OPTIONS}`.trim() };
+}
 
 /**
  * Opens a pool and proves it works with one round trip, so callers fail early and clearly.
@@ -79,6 +101,10 @@ export async function openDatabase(
     // that rests on an internal detail: this keeps the message to the SQL with its placeholders.
     compileSqlOnError: false,
     log: { warn: knexWarning(options.warn ?? ((message) => console.warn(message))) },
+  });
+  // So that a logged error keeps the SQL (placeholders only) and loses the values the server quoted.
+  knex.on('query-error', (error: unknown, query: { sql?: unknown }) => {
+    if (typeof query.sql === 'string') noteFailedQuery(error, query.sql);
   });
   try {
     await knex.raw('select 1');

@@ -5,6 +5,7 @@
  * connects and fails alike.
  */
 import pg from 'pg';
+import { noteFailedQuery } from '../errors/loggable-error.ts';
 import { connectionSettings, databaseError } from './connection.ts';
 
 /**
@@ -33,7 +34,10 @@ export async function queryOnce<Row>(url: string, sql: string): Promise<Row[]> {
     return (await client.query(sql)).rows as Row[];
   } catch (error) {
     // knex quotes the failed query first; do the same, so that errors read alike on both paths.
-    if (error instanceof Error) error.message = `${sql} - ${error.message}`;
+    if (error instanceof Error) {
+      error.message = `${sql} - ${error.message}`;
+      noteFailedQuery(error, sql);
+    }
     throw error;
   } finally {
     await client.end();

@@ -3,6 +3,8 @@
  * head, bootstrap checks passed, pending module changes applied) and the HTTP app is built from
  * the modules that are now installed, so a client never sees a half-started Ward.
  */
+import { sealAtStart } from '../auth/seal-stored.ts';
+import { sealingKey } from '../auth/secret-seal.ts';
 import { startAuditRetention } from './audit-retention.ts';
 import type { Server } from 'node:http';
 import { createServer } from 'node:net';
@@ -66,6 +68,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
   // Settings first: one that is wrong must stop the start before it touches the database.
   const settings = backendSettings(config);
   const { port, host, jsonLimit, trustProxy, sessionIdleMs, requireTwoFactor } = settings;
+  const sealing = sealingKey(settings.secretKey);
   // Before the database too: a metrics port that is taken stops the start first. prom-client
   // loads while the database opens; the first scrape waits for it.
   const metrics = settings.metrics === null ? null : await startMetrics(settings.metrics, logger);
@@ -97,6 +100,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
       reconcile(knex, url, config, logger, [announceSteps(knex), stepMetrics()]),
     );
     await ensureFirstAdmin(knex, logger, config.storageDir, hooks.print);
+    await sealAtStart(knex, sealing, logger);
     const rows = await readModuleRows(knex);
     // Before serving, so a plain start's pages work without `ward modules sync-frontend`.
     await syncFrontendModules(config, reconciled.inventory, rows, (message) => logger.warn(message));
@@ -116,6 +120,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
       trustProxy,
       sessionIdleMs,
       twoFactorPolicy: requireTwoFactor,
+      sealingKey: sealing,
       grants,
       observeRequest: metrics === null ? undefined : observeRequest,
     });

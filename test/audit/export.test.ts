@@ -138,6 +138,9 @@ test('actions map to FHIR codes: reads R, lists a query, downloads an export, si
   t.like(toFhirAuditEvent({ ...base, action: 'record.list' }), { action: 'E', type: { code: '110112' } });
   t.like(toFhirAuditEvent({ ...base, action: 'record.download' }), { action: 'R', type: { code: '110106' } });
   t.like(toFhirAuditEvent({ ...base, action: 'record.update' }), { action: 'U' });
+  const trail = { ...base, module: null, kind: 'audit_trail', recordId: null, patientId: null };
+  t.like(toFhirAuditEvent({ ...trail, action: 'audit.read' }), { action: 'R', type: { code: '110112' } });
+  t.like(toFhirAuditEvent({ ...trail, action: 'audit.export' }), { action: 'E', type: { code: '110106' } });
   const refused = toFhirAuditEvent({ ...base, outcome: 'refused', detail: { code: 'permission_denied' } });
   t.like(refused, { outcome: '4', outcomeDesc: 'permission_denied' });
   const signIn = toFhirAuditEvent({

@@ -15,7 +15,7 @@ import type { Knex } from 'knex';
 import { chromium, type Browser, type FileChooser, type Locator, type Page } from 'playwright-core';
 import { foldName } from '../../modules/appointments/lib/practitioners.ts';
 import { ROOT } from '../../src/config.ts';
-import { FIXTURES, scratchDir, WARD, ward, type Run, type WardEnv } from '../helpers/cli.ts';
+import { FIXTURES, scratchDir, TEST_SECRET_KEY, WARD, ward, type Run, type WardEnv } from '../helpers/cli.ts';
 import { newDatabase } from '../helpers/database.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -139,6 +139,7 @@ export async function startBackend(options: {
     WARD_STORAGE_DIR: storage,
     WARD_MODULE_PATHS: MODULE_PATHS,
     WARD_FRONTEND_DIR: frontend,
+    SECRET_KEY: TEST_SECRET_KEY,
     ...options.env,
   };
   const cli = async (args: string[], input?: string) => {

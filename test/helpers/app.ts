@@ -3,6 +3,7 @@
  * `intake` fixture module (test/fixtures/modules/auth) installed by the real controller, listening
  * on a free port. The installed database is prepared once and copied per test.
  */
+import { sealingKey } from '../../src/auth/secret-seal.ts';
 import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -22,7 +23,7 @@ import { readModuleRows } from '../../src/db/modules.ts';
 import { silentLogger } from '../../src/logger.ts';
 import type { WardSdk } from '../../src/sdk/index.ts';
 import { ModuleApis } from '../../src/sdk/module-apis.ts';
-import { FIXTURES, scratchDir } from './cli.ts';
+import { FIXTURES, scratchDir, TEST_SECRET_KEY } from './cli.ts';
 import { templateDatabase, testDatabase } from './database.ts';
 
 export const AUTH_MODULES = path.join(FIXTURES, 'modules', 'auth');
@@ -90,6 +91,7 @@ export async function startApp(
     storageDir: storage,
     grants: await readGrants(config.grantsFile),
     onRestart: () => restarts++,
+    sealingKey: sealingKey(TEST_SECRET_KEY),
     ...options.overrides,
   });
   const server = app.koa.listen(0, '127.0.0.1');

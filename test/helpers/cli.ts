@@ -26,6 +26,9 @@ export interface WardEnv {
   [name: string]: string | undefined;
 }
 
+/** The SECRET_KEY of test backends: two-factor secrets are sealed with it. */
+export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdef-not-for-use';
+
 export async function scratchDir(prefix = 'ward-test-'): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), prefix));
 }

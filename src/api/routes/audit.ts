@@ -16,7 +16,10 @@ import {
   parseLimit,
   type AuditFilter,
 } from '../../audit/query.ts';
+import { trailExport, trailRead } from '../../audit/access.ts';
 import { auditEvents, readAuditPage } from '../../audit/read.ts';
+import { appendAlone, type AuditEvent } from '../../audit/record.ts';
+import { callerBy } from '../../auth/request-caller.ts';
 import { USERNAME } from '../../auth/names.ts';
 import { findUser } from '../../auth/users.ts';
 import { ApiError } from '../../errors/api-error.ts';
@@ -124,9 +127,15 @@ export function auditRoutes(deps: { knex: Knex }): ApiRoute[] {
     const format = queryText(ctx, 'format');
     const cursor = queryText(ctx, 'cursor');
     const before = cursor === undefined ? null : checked(() => decodeCursor(cursor));
+    const by = callerBy(ctx);
+    const record = (event: AuditEvent) =>
+      appendAlone(knex, [{ ...event, actor: by.actor, client: by.client }]);
     if (format === undefined) {
       const limit = checked(() => parseLimit('limit', queryText(ctx, 'limit')));
-      ctx.body = await readAuditPage(knex, { filter, before, limit });
+      const page = await readAuditPage(knex, { filter, before, limit });
+      // Recorded before it is answered: a page that cannot be recorded is not shown.
+      await record(trailRead(filter, { count: page.items.length, cursor: before !== null, via: 'api' }));
+      ctx.body = page;
       return;
     }
     if (!Object.hasOwn(FORMATS, format))
@@ -136,16 +145,31 @@ export function auditRoutes(deps: { knex: Knex }): ApiRoute[] {
         'use format=ndjson or format=fhir',
       );
     const { type, extension, line } = FORMATS[format as keyof typeof FORMATS];
+    const exportFormat = format as keyof typeof FORMATS;
     const text = queryText(ctx, 'limit');
     const max = text === undefined ? null : checked(() => parseLimit('limit', text, MAX_EXPORT_LIMIT));
     const events = auditEvents(knex, filter, { before, max });
     // The first batch is read before answering, so that a failing database is still an error
     // response rather than a 200 cut short.
     const first = await events.next();
+    // Recorded when the export ends, with how many events went out and whether all did: a
+    // client hanging up part way ends the stream early, and that is recorded too.
     async function* lines() {
-      if (first.done === true) return;
-      yield ndjsonLine(line(first.value));
-      for await (const event of events) yield ndjsonLine(line(event));
+      let count = 0;
+      let complete = false;
+      try {
+        if (first.done !== true) {
+          yield ndjsonLine(line(first.value));
+          count++;
+          for await (const event of events) {
+            yield ndjsonLine(line(event));
+            count++;
+          }
+        }
+        complete = true;
+      } finally {
+        await record(trailExport(filter, { format: exportFormat, limit: max, count, complete, via: 'api' }));
+      }
     }
     ctx.attachment(`audit-${new Date().toISOString().slice(0, 10)}.${extension}`);
     ctx.type = type;

@@ -8,6 +8,7 @@
  */
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
+import type { SealingKey } from '../../auth/secret-seal.ts';
 import type { Authenticator } from '../../auth/authenticator.ts';
 import { DEVICE_CLIENT, type Admissions } from '../../auth/hash-limit.ts';
 import { removeFirstAdminPassword } from '../../auth/first-admin.ts';
@@ -199,6 +200,8 @@ export function authRoutes(deps: {
   logger: Logger;
   /** Where the first admin's password file is, deleted once that password is changed. */
   storageDir: string;
+  /** Opens the two-factor secrets (SECRET_KEY); null when it is not set. */
+  sealingKey: SealingKey | null;
 }): ApiRoute[] {
   /** Writes of a sign-in once the password named its user: that user acts, with no session yet. */
   const signingIn = <T>(userId: number, work: (trx: Knex.Transaction) => Promise<T>) =>
@@ -350,7 +353,7 @@ export function authRoutes(deps: {
       username: string;
     };
     const event = { username: user.username, ip: ctx.ip };
-    const checked = await signingIn(userId, (trx) => checkSecondFactor(trx, userId, body));
+    const checked = await signingIn(userId, (trx) => checkSecondFactor(trx, deps.sealingKey, userId, body));
     if (checked.outcome === 'locked') {
       await signingIn(userId, (trx) => endChallenge(trx, body.challenge));
       const seconds = Math.max(1, Math.ceil(((checked.lockedUntil?.getTime() ?? 0) - Date.now()) / 1000));

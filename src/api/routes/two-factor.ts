@@ -6,6 +6,7 @@
  */
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
+import type { SealingKey } from '../../auth/secret-seal.ts';
 import type { Authenticator } from '../../auth/authenticator.ts';
 import type { Admissions } from '../../auth/hash-limit.ts';
 import { checkPassword } from '../../auth/sessions.ts';
@@ -65,6 +66,8 @@ export function twoFactorRoutes(deps: {
   throttle: SignInThrottle;
   hashing: Admissions;
   logger: Logger;
+  /** Seals and opens the two-factor secrets (SECRET_KEY); null when it is not set. */
+  sealingKey: SealingKey | null;
 }): ApiRoute[] {
   const { knex } = deps;
 
@@ -80,6 +83,7 @@ export function twoFactorRoutes(deps: {
     const { principal } = callerOf(ctx);
     const started = await startEnrolment(
       knex,
+      deps.sealingKey,
       { id: principal.userId, username: principal.username },
       callerBy(ctx),
     );
@@ -102,7 +106,7 @@ export function twoFactorRoutes(deps: {
   const confirm = async (ctx: Context) => {
     const { principal } = callerOf(ctx);
     const { code } = ctx.request.body as { code: string };
-    const result = await confirmEnrolment(knex, principal.userId, code, callerBy(ctx));
+    const result = await confirmEnrolment(knex, deps.sealingKey, principal.userId, code, callerBy(ctx));
     if (result === 'no_enrolment' || result === 'already')
       throw new ApiError(
         409,

@@ -2,7 +2,9 @@ import { Flags } from '@oclif/core';
 import type { Knex } from 'knex';
 import { ndjsonLine, toFhirAuditEvent, type AuditEventJson } from '../../../audit/export.ts';
 import { AuditFilterError, parseFilter, parseLimit, type AuditFilter } from '../../../audit/query.ts';
+import { trailExport, trailRead } from '../../../audit/access.ts';
 import { auditEvents, readAuditPage } from '../../../audit/read.ts';
+import { appendAlone, type AuditEvent } from '../../../audit/record.ts';
 import { USERNAME } from '../../../auth/names.ts';
 import { requireUser } from '../../../auth/users.ts';
 import { WardError } from '../../../errors/ward-error.ts';
@@ -92,19 +94,45 @@ export default class Audit extends WardCommand {
     const knex = await this.db();
     const withUser = await withActorUser(knex, filter, actorUser);
     if (format !== undefined) {
-      await this.export(knex, withUser, format === 'fhir', flags.limit === undefined ? null : limit);
+      await this.export(
+        knex,
+        withUser,
+        format as 'ndjson' | 'fhir',
+        flags.limit === undefined ? null : limit,
+      );
       return undefined;
     }
     const page = await readAuditPage(knex, { filter: withUser, before: null, limit });
+    // Recorded before it is printed: reading the trail is itself recorded.
+    await this.record(knex, trailRead(withUser, { count: page.items.length, cursor: false, via: 'cli' }));
     const list = { events: page.items, more: page.nextCursor !== null };
     this.log(renderAudit(list, limit));
     return list;
   }
 
-  private async export(knex: Knex, filter: AuditFilter, fhir: boolean, max: number | null): Promise<void> {
-    for await (const event of auditEvents(knex, filter, { max })) {
-      const line = ndjsonLine(fhir ? toFhirAuditEvent(event) : event);
-      if (!process.stdout.write(line)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+  private record(knex: Knex, event: AuditEvent): Promise<void> {
+    return appendAlone(knex, [{ ...event, actor: this.by.actor, client: this.by.client }]);
+  }
+
+  /** Recorded when it ends, with how many events it wrote and whether it wrote them all. */
+  private async export(
+    knex: Knex,
+    filter: AuditFilter,
+    format: 'ndjson' | 'fhir',
+    max: number | null,
+  ): Promise<void> {
+    let count = 0;
+    let complete = false;
+    try {
+      for await (const event of auditEvents(knex, filter, { max })) {
+        const line = ndjsonLine(format === 'fhir' ? toFhirAuditEvent(event) : event);
+        if (!process.stdout.write(line))
+          await new Promise((resolve) => process.stdout.once('drain', resolve));
+        count++;
+      }
+      complete = true;
+    } finally {
+      await this.record(knex, trailExport(filter, { format, limit: max, count, complete, via: 'cli' }));
     }
   }
 }

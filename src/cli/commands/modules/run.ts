@@ -1,3 +1,4 @@
+import { LOG_SERIALIZERS } from '../../../logger.ts';
 import { Args } from '@oclif/core';
 import os from 'node:os';
 import { pino } from 'pino';
@@ -91,7 +92,10 @@ export default class ModulesRun extends ModuleCommand {
   ): Promise<CommandResult> {
     const operator = cliActor(os.userInfo().username);
     // Logs go to stderr, so that --json output stays JSON; they say who ran the command.
-    const logger = pino({ name: 'ward', level: this.settings.logLevel }, pino.destination(2)).child({
+    const logger = pino(
+      { name: 'ward', level: this.settings.logLevel, serializers: LOG_SERIALIZERS },
+      pino.destination(2),
+    ).child({
       module: module.name,
       command: command.name,
       operator,
