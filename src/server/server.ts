@@ -4,6 +4,7 @@
  * the modules that are now installed, so a client never sees a half-started Ward.
  */
 import { sealAtStart } from '../auth/seal-stored.ts';
+import { embeddedSecretKey } from '../config/embedded-secret-key.ts';
 import { sealingKey } from '../auth/secret-seal.ts';
 import { startAuditRetention } from './audit-retention.ts';
 import type { Server } from 'node:http';
@@ -68,7 +69,6 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
   // Settings first: one that is wrong must stop the start before it touches the database.
   const settings = backendSettings(config);
   const { port, host, jsonLimit, trustProxy, sessionIdleMs, requireTwoFactor } = settings;
-  const sealing = sealingKey(settings.secretKey);
   // Before the database too: a metrics port that is taken stops the start first. prom-client
   // loads while the database opens; the first scrape waits for it.
   const metrics = settings.metrics === null ? null : await startMetrics(settings.metrics, logger);
@@ -87,6 +87,10 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
     await metrics?.endpoint.close();
     throw error;
   }
+  // After the storage folder is checked: the embedded database's key is generated there.
+  const sealing = sealingKey(
+    settings.secretKey ?? (config.databaseUrl === null ? await embeddedSecretKey(config.storageDir) : null),
+  );
   const drift = { current: [] as DriftEntry[] };
   const preflight = () => recheck(knex, config);
   let reconciled: Reconciled;
