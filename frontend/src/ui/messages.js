@@ -3,8 +3,9 @@
  * speak to operators ("GET /api/v1/openapi.json has the schema", "ward users grant <user> <role>");
  * clinic staff get these sentences instead, chosen by the error's code and, where a form knows it,
  * the field (`"conflict /mrn"`: a clash on the MRN field). One table keyed by code per language
- * (German in messages.de.js, with the same keys, loaded when German is chosen). A code it does not know keeps the server's own
- * words: a module's own refusals are written for the people who use its pages.
+ * (German in messages.de.js, with the same keys, loaded when German is in use). A code it does not
+ * know keeps the server's own words: a module's own refusals are written for the people who use
+ * its pages.
  */
 import { language } from './i18n.js';
 import { t } from './strings.js';
