@@ -8,7 +8,6 @@
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parse } from '@formatjs/icu-messageformat-parser';
 
 /** Whether `message` is plain text to ICU: no argument, and no quote that could escape one. Pure. */
@@ -55,10 +54,12 @@ export function compiledCatalogues() {
       if (!importer.split(path.sep).join('/').includes('/node_modules/intl-messageformat/')) return null;
       return require.resolve(`${PARSER}/no-parser.js`);
     },
-    async transform(_code, id) {
+    async transform(code, id) {
       const found = LOCALE_FILE.exec(id);
       if (found === null) return null;
-      const { default: catalogue } = await import(pathToFileURL(id).href);
+      // A locale file is data with no imports: evaluated from the code at hand, so the dev server
+      // compiles each edit afresh, where importing the file would keep its first version.
+      const { default: catalogue } = await import(`data:text/javascript,${encodeURIComponent(code)}`);
       return { code: `export default ${JSON.stringify(compileCatalogue(catalogue, found[1]))};`, map: null };
     },
   };

@@ -31,11 +31,15 @@ const { pickLanguage, formattingLocale, formatMessage } = (await load('frontend/
 const { loadLanguage } = (await load('frontend/src/ui/languages.js')) as {
   loadLanguage: (code: string) => Promise<void>;
 };
-const { compileCatalogue } = (await load('frontend/catalogues.js')) as {
+const { compileCatalogue, compiledCatalogues } = (await load('frontend/catalogues.js')) as {
   compileCatalogue: (
     catalogue: Record<string, string>,
     language: string,
   ) => Record<string, string | unknown[]>;
+  compiledCatalogues: () => {
+    resolveId: (source: string, importer?: string) => string | null;
+    transform: (code: string, id: string) => Promise<{ code: string } | null>;
+  };
 };
 
 test.serial('only English is built in; another language loads when asked for, once', async (t) => {
@@ -193,4 +197,25 @@ test('text with ICU syntax waits for the parser; plain text and compiled message
   await loadMessageParser();
   t.is(fresh('Hi {user}', { user: 'Ada' }, 'en'), 'Hi Ada');
   t.is(fresh('{n, plural, one {# file} other {# files}}', { n: 2 }, 'en'), '2 files');
+});
+
+test('the build compiles locale files and gives intl-messageformat no parser, and nothing else', async (t) => {
+  const plugin = compiledCatalogues();
+  const locale = path.join(ROOT, 'frontend', 'src', 'locales', 'en.js');
+  const built = await plugin.transform("export default { plain: 'Sign in', hello: 'Hi {user}' };", locale);
+  const { default: compiled } = (await import(
+    `data:text/javascript,${encodeURIComponent(built?.code ?? '')}`
+  )) as { default: Record<string, unknown> };
+  t.deepEqual(compiled, compileCatalogue({ plain: 'Sign in', hello: 'Hi {user}' }, 'en'));
+  t.is(await plugin.transform('export default {};', path.join(ROOT, 'frontend', 'src', 'app.js')), null);
+
+  const parser = '@formatjs/icu-messageformat-parser';
+  const formatter = path.join(ROOT, 'node_modules', 'intl-messageformat', 'index.js');
+  t.regex(plugin.resolveId(parser, formatter) ?? '', /icu-messageformat-parser[\\/]no-parser\.js$/);
+  t.is(
+    plugin.resolveId(parser, path.join(ROOT, 'frontend', 'src', 'ui', 'i18n.js')),
+    null,
+    'the lazy parser is the real one',
+  );
+  t.is(plugin.resolveId('intl-messageformat', formatter), null);
 });
