@@ -5,6 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { compiledCatalogues } from './catalogues.js';
 
 /** Import-map name → the module built as its entry. */
 export const SHARED = {
@@ -52,7 +53,7 @@ export default defineConfig({
   base: '/',
   logLevel: 'warn',
   publicDir: false,
-  plugins: [importMap()],
+  plugins: [compiledCatalogues(), importMap()],
   resolve: { alias: { '@ward/ui': SHARED['@ward/ui'] } },
   build: {
     outDir: 'dist',

@@ -361,15 +361,27 @@ function SecondFactor({ challenge, onRestart }) {
  * (remembered in localStorage), at once and on every page.
  */
 function LanguageChooser() {
+  // A language other than English loads when chosen: if it cannot, the page keeps its language.
+  const [failed, setFailed] = useState(false);
+  const choose = (event) => {
+    const select = event.currentTarget;
+    setFailed(false);
+    setLanguage(select.value).catch(() => {
+      select.value = language.value;
+      setFailed(true);
+    });
+  };
   return html`<span class="language-chooser">
     <label for="language">${t('shell.language')}</label>
     <select
       id="language"
       value=${language.value}
-      onChange=${(event) => setLanguage(event.currentTarget.value)}
+      aria-describedby=${failed ? 'language-error' : undefined}
+      onChange=${choose}
     >
       ${LANGUAGES.map(({ code, name }) => html`<option key=${code} value=${code} lang=${code}>${name}</option>`)}
     </select>
+    ${failed && html`<span id="language-error" role="alert">${t('shell.languageFailed')}</span>`}
   </span>`;
 }
 

@@ -6,6 +6,7 @@
  */
 import { SDK_VERSION, SLOT_NAME, translator } from '@ward/ui';
 import { isShellPath } from './paths.js';
+import { loadMessageParser } from './ui/i18n.js';
 import { satisfies } from './semver.js';
 
 export const MODULES_JSON = '/modules.json';
@@ -80,29 +81,36 @@ function extensionsProblem(extensions) {
  * routes, extensions, error}`, with `routes` and `extensions` empty and `error` set when the
  * import failed or the contract does not hold.
  */
-export function loadLayers(listed) {
-  return Promise.all(
-    listed.map(async (entry) => {
-      if (typeof entry.url !== 'string')
-        return {
-          ...entry,
-          routes: [],
-          extensions: [],
-          error: new Error(
-            '/modules.json gives no URL for this layer (an older Ward wrote it); run `ward modules sync-frontend` on the server',
-          ),
-        };
-      try {
-        const imported = await import(/* @vite-ignore */ entry.url);
-        const problem = contractProblem(imported.default);
-        if (problem !== null) return { ...entry, routes: [], extensions: [], error: new Error(problem) };
-        const { routes, extensions = [], messages = {} } = imported.default;
-        return { ...entry, routes, extensions, messages, t: translator(messages), error: null };
-      } catch (error) {
-        return { ...entry, routes: [], extensions: [], error };
-      }
-    }),
-  );
+export async function loadLayers(listed) {
+  // Layers bring their catalogues as ICU text: the parser loads beside them, so it is there before
+  // any of their pages renders. Should it fail to load, their messages show as written.
+  const [layers] = await Promise.all([
+    Promise.all(listed.map(loadLayer)),
+    loadMessageParser().catch(() => {}),
+  ]);
+  return layers;
+}
+
+/** One entry of loadLayers. */
+async function loadLayer(entry) {
+  if (typeof entry.url !== 'string')
+    return {
+      ...entry,
+      routes: [],
+      extensions: [],
+      error: new Error(
+        '/modules.json gives no URL for this layer (an older Ward wrote it); run `ward modules sync-frontend` on the server',
+      ),
+    };
+  try {
+    const imported = await import(/* @vite-ignore */ entry.url);
+    const problem = contractProblem(imported.default);
+    if (problem !== null) return { ...entry, routes: [], extensions: [], error: new Error(problem) };
+    const { routes, extensions = [], messages = {} } = imported.default;
+    return { ...entry, routes, extensions, messages, t: translator(messages), error: null };
+  } catch (error) {
+    return { ...entry, routes: [], extensions: [], error };
+  }
 }
 
 /** Whether `path` is `prefix` or below it. */

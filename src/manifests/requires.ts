@@ -3,8 +3,18 @@
  * must be one npm's semver reads, and its module must be in `depends` too: `depends` says what is
  * installed first, `requires` only narrows which versions of it will do.
  */
-import validRange from 'semver/ranges/valid.js';
+import { createRequire } from 'node:module';
+import type semverValidRange from 'semver/ranges/valid.js';
 import type { Manifest } from '../../generated/manifest.types.ts';
+
+type ValidRange = typeof semverValidRange;
+const require = createRequire(import.meta.url);
+/**
+ * semver's range reader, loaded at the first range to read: few manifests have `requires`, and
+ * loading its score of files costs `ward modules list`, which reads every manifest, a tenth of its
+ * time (bench/list.ts).
+ */
+let validRange: ValidRange | undefined;
 
 const escapePointer = (segment: string): string => segment.replaceAll('~', '~0').replaceAll('/', '~1');
 
@@ -20,6 +30,7 @@ export function requiresProblems(manifest: Manifest): Array<{ path: string; mess
           message: `requires a version of ${module}, which is not in "depends"; add "${module}" to "depends" or remove it from "requires"`,
         },
       ];
+    validRange ??= require('semver/ranges/valid.js') as ValidRange;
     if (validRange(range ?? '') === null)
       return [
         {

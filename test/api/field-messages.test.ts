@@ -22,6 +22,11 @@ interface Ui {
 
 // The SDK is the browser's JavaScript: loaded by URL, so TypeScript does not look for its types.
 const ui = (await import(new URL('frontend/src/ui/index.js', `file://${ROOT}/`).href)) as Ui;
+// Loaded as written, not built, its catalogues are ICU text, as a layer's are: they need the parser.
+const { loadMessageParser } = (await import(new URL('frontend/src/ui/i18n.js', `file://${ROOT}/`).href)) as {
+  loadMessageParser: () => Promise<void>;
+};
+await loadMessageParser();
 
 /**
  * The text of a Preact element tree, function components called: enough for a banner. Without

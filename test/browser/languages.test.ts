@@ -2,8 +2,11 @@
  * Languages in a real browser: a de-DE browser gets the shell in German (sign-in, the server's
  * refusals in German, `<html lang="de">`, German dates on a layer's page), an en-US one in English,
  * the practitioner administration page in German, and the language chooser overrides the browser's
- * language, remembered across reloads.
+ * language, remembered across reloads. A browser fetches only the catalogues of its language,
+ * draws German from its first frame, and fetches the ICU parser only with the module layers.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import test from 'ava';
 import type { Page } from 'playwright-core';
 import {
@@ -16,6 +19,7 @@ import {
   type Backend,
   type LaunchedBrowser,
 } from './helpers.ts';
+import { ROOT } from '../../src/config.ts';
 
 let browser: LaunchedBrowser;
 let backend: Backend;
@@ -36,6 +40,34 @@ test.after.always(async () => {
 });
 
 const htmlLang = (page: Page) => page.locator('html').getAttribute('lang');
+
+/** The built files (`/assets/…`) of the German catalogues and of the ICU parser, from Vite's manifest. */
+async function lazyFiles(): Promise<{ german: string[]; parser: string }> {
+  const manifest = JSON.parse(
+    await readFile(path.join(ROOT, 'frontend', 'dist', '.vite', 'manifest.json'), 'utf8'),
+  ) as Record<string, { file: string }>;
+  const file = (key: string) => {
+    const chunk = manifest[key];
+    if (chunk === undefined) throw new Error(`the frontend build has no chunk for ${key}`);
+    return `/${chunk.file}`;
+  };
+  return {
+    german: [file('src/locales/de.js'), file('src/ui/messages.de.js')],
+    parser: file('../node_modules/@formatjs/icu-messageformat-parser/index.js'),
+  };
+}
+
+/** Records, in the page, the shell's text each time it changes (`window.wardFrames`), until sign-in shows. */
+const RECORD_FRAMES = `
+  window.wardFrames = [];
+  const observer = new MutationObserver(() => {
+    const text = document.getElementById('app')?.textContent ?? '';
+    if (text.trim() === '' || window.wardFrames.at(-1) === text) return;
+    window.wardFrames.push(text);
+    if (text.includes('Anmelden') || text.includes('Sign in')) observer.disconnect();
+  });
+  observer.observe(document, { childList: true, subtree: true });
+`;
 
 test('a de-DE browser signs in in German, hears refusals in German and sees German dates', async (t) => {
   const page = await browser.page(t, { locale: 'de-DE' });
@@ -163,4 +195,48 @@ test('a de-DE administrator manages practitioners in German, from the sidebar en
   t.deepEqual(await page.getByLabel('Status').locator('option').allInnerTexts(), ['Aktiv', 'Inaktiv']);
   await axeCheck(page, t);
   await screenshot(page, 'languages-practitioner-edit-de');
+});
+
+test('a browser fetches only its language, draws German from the first frame, and the parser with the layers', async (t) => {
+  const { german, parser } = await lazyFiles();
+  const fetched = (page: Page) => {
+    const paths: string[] = [];
+    page.on('request', (request) => paths.push(new URL(request.url()).pathname));
+    return paths;
+  };
+
+  const english = await browser.page(t);
+  const englishPaths = fetched(english);
+  await english.goto(backend.base);
+  await english.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+  t.deepEqual(
+    englishPaths.filter((file) => german.includes(file) || file === parser),
+    [],
+    'an English sign-in page fetches neither German nor the parser',
+  );
+
+  const page = await browser.page(t, { locale: 'de-DE' });
+  const paths = fetched(page);
+  await page.addInitScript({ content: RECORD_FRAMES });
+  await page.goto(backend.base);
+  await page.getByRole('button', { name: 'Anmelden', exact: true }).waitFor();
+  const frames = (await page.evaluate('window.wardFrames')) as string[];
+  t.true(frames.at(-1)?.includes('Anmelden'), `the sign-in page is German: ${frames.join(' | ')}`);
+  t.deepEqual(
+    frames.filter((text) => /Sign in|Loading|Username/.test(text)),
+    [],
+    'no frame before it is English',
+  );
+  t.deepEqual(
+    german.filter((file) => !paths.includes(file)),
+    [],
+    'a German browser fetches the German catalogues',
+  );
+  t.false(paths.includes(parser), 'the sign-in page needs no ICU parser');
+
+  const parserFetched = page.waitForRequest((request) => new URL(request.url()).pathname === parser);
+  await anmelden(page);
+  await parserFetched;
+  await page.getByRole('link', { name: 'Patienten' }).first().waitFor();
+  await screenshot(page, 'languages-lazy-home-de');
 });

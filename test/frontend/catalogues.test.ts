@@ -21,12 +21,40 @@ const load = async (file: string): Promise<unknown> => await import(new URL(file
 
 const { SHELL_MESSAGES } = (await load('frontend/src/ui/strings.js')) as { SHELL_MESSAGES: Catalogues };
 const { ERROR_MESSAGES } = (await load('frontend/src/ui/messages.js')) as {
-  ERROR_MESSAGES: Record<'en' | 'de', Record<string, { message: string; hint: string }>>;
+  ERROR_MESSAGES: Record<string, Record<string, { message: string; hint: string }>>;
 };
-const { pickLanguage, formattingLocale } = (await load('frontend/src/ui/i18n.js')) as {
+const { pickLanguage, formattingLocale, formatMessage } = (await load('frontend/src/ui/i18n.js')) as {
   pickLanguage: (preferred: (string | null)[], available?: string[]) => string;
   formattingLocale: (language: string, browser: string[]) => string;
+  formatMessage: (message: string | unknown[], values: Record<string, unknown>, language: string) => string;
 };
+const { loadLanguage } = (await load('frontend/src/ui/languages.js')) as {
+  loadLanguage: (code: string) => Promise<void>;
+};
+const { compileCatalogue, compiledCatalogues } = (await load('frontend/catalogues.js')) as {
+  compileCatalogue: (
+    catalogue: Record<string, string>,
+    language: string,
+  ) => Record<string, string | unknown[]>;
+  compiledCatalogues: () => {
+    resolveId: (source: string, importer?: string) => string | null;
+    transform: (code: string, id: string) => Promise<{ code: string } | null>;
+  };
+};
+
+test.serial('only English is built in; another language loads when asked for, once', async (t) => {
+  t.deepEqual(Object.keys(SHELL_MESSAGES), ['en']);
+  t.deepEqual(Object.keys(ERROR_MESSAGES), ['en']);
+  await loadLanguage('de');
+  const german = SHELL_MESSAGES.de;
+  await loadLanguage('de');
+  t.is(SHELL_MESSAGES.de, german, 'a second load keeps the catalogue it has');
+  t.is(SHELL_MESSAGES.de?.['signIn.submit'], 'Anmelden');
+  t.truthy(ERROR_MESSAGES.de?.invalid_credentials);
+  await t.throwsAsync(loadLanguage('fr'), {
+    message: /no catalogue for language "fr"; choose one of en, de/,
+  });
+});
 
 /** The official layers that bring catalogues: `modules/<name>/frontend/messages.js`. */
 async function layerCatalogues(): Promise<[string, Catalogues][]> {
@@ -82,16 +110,19 @@ function sameKeysAndArguments(t: ExecutionContext, name: string, catalogues: Cat
   }
 }
 
-test('the shell has a German message for every English one, with the same placeholders', (t) => {
+test.serial('the shell has a German message for every English one, with the same placeholders', async (t) => {
+  await loadLanguage('de');
   t.deepEqual(Object.keys(SHELL_MESSAGES).sort(), ['de', 'en']);
   sameKeysAndArguments(t, 'shell', SHELL_MESSAGES);
 });
 
-test('every server error code the UI explains in English is explained in German', (t) => {
-  t.deepEqual(Object.keys(ERROR_MESSAGES.de).sort(), Object.keys(ERROR_MESSAGES.en).sort());
-  for (const [code, { message, hint }] of Object.entries(ERROR_MESSAGES.de)) {
+test.serial('every server error code the UI explains in English is explained in German', async (t) => {
+  await loadLanguage('de');
+  const german = ERROR_MESSAGES.de ?? {};
+  t.deepEqual(Object.keys(german).sort(), Object.keys(ERROR_MESSAGES.en ?? {}).sort());
+  for (const [code, { message, hint }] of Object.entries(german)) {
     t.true(message.length > 0 && hint.length > 0, `${code} has a German message and hint`);
-    t.not(message, ERROR_MESSAGES.en[code]?.message, `${code}'s German message is translated`);
+    t.not(message, ERROR_MESSAGES.en?.[code]?.message, `${code}'s German message is translated`);
   }
 });
 
@@ -122,4 +153,69 @@ test("dates and numbers keep the browser's regional format of the chosen languag
   t.is(formattingLocale('de', ['en-US', 'de-AT']), 'de-AT');
   t.is(formattingLocale('en', ['en-US', 'de-AT']), 'en-US');
   t.is(formattingLocale('de', ['en-US']), 'de');
+});
+
+test.serial('a compiled catalogue formats every shell message as its ICU text does', async (t) => {
+  await loadLanguage('de');
+  for (const [language, catalogue] of Object.entries(SHELL_MESSAGES)) {
+    const compiled = compileCatalogue(catalogue, language);
+    t.deepEqual(Object.keys(compiled), Object.keys(catalogue));
+    for (const [key, message] of Object.entries(catalogue)) {
+      const names = argumentsOf(message);
+      fc.assert(
+        fc.property(fc.nat(1000), fc.string(), (n, text) => {
+          // A count for plurals and numbers, text elsewhere: the same values for both forms.
+          const values = Object.fromEntries(
+            names.map((name) => [name, /^(n|left|page|count)$/.test(name) ? n : text]),
+          );
+          const expected = new IntlMessageFormat(message, language, undefined, { ignoreTag: true }).format(
+            values,
+          );
+          t.is(formatMessage(compiled[key] ?? '', values, language), String(expected), `${language}.${key}`);
+        }),
+        { numRuns: 20 },
+      );
+    }
+  }
+});
+
+test('a message that is not valid ICU fails the build, naming its key', (t) => {
+  t.throws(() => compileCatalogue({ 'x.broken': 'Hello {name' }, 'en'), {
+    message: /^the en message "x\.broken" is not valid ICU MessageFormat/,
+  });
+  t.deepEqual(compileCatalogue({ plain: 'Sign in' }, 'en'), { plain: 'Sign in' }, 'plain text stays text');
+});
+
+test('text with ICU syntax waits for the parser; plain text and compiled messages need none', async (t) => {
+  const { formatMessage: fresh, loadMessageParser } = (await import(
+    `${new URL('frontend/src/ui/i18n.js', `file://${ROOT}/`).href}?fresh`
+  )) as { formatMessage: typeof formatMessage; loadMessageParser: () => Promise<void> };
+  const [tree] = Object.values(compileCatalogue({ k: 'Hi {user}' }, 'en'));
+  t.is(fresh(tree ?? '', { user: 'Ada' }, 'en'), 'Hi Ada');
+  t.is(fresh('Sign in', {}, 'en'), 'Sign in');
+  t.is(fresh('Hi {user}', { user: 'Ada' }, 'en'), 'Hi {user}', 'shown as written before the parser');
+  await loadMessageParser();
+  t.is(fresh('Hi {user}', { user: 'Ada' }, 'en'), 'Hi Ada');
+  t.is(fresh('{n, plural, one {# file} other {# files}}', { n: 2 }, 'en'), '2 files');
+});
+
+test('the build compiles locale files and gives intl-messageformat no parser, and nothing else', async (t) => {
+  const plugin = compiledCatalogues();
+  const locale = path.join(ROOT, 'frontend', 'src', 'locales', 'en.js');
+  const built = await plugin.transform("export default { plain: 'Sign in', hello: 'Hi {user}' };", locale);
+  const { default: compiled } = (await import(
+    `data:text/javascript,${encodeURIComponent(built?.code ?? '')}`
+  )) as { default: Record<string, unknown> };
+  t.deepEqual(compiled, compileCatalogue({ plain: 'Sign in', hello: 'Hi {user}' }, 'en'));
+  t.is(await plugin.transform('export default {};', path.join(ROOT, 'frontend', 'src', 'app.js')), null);
+
+  const parser = '@formatjs/icu-messageformat-parser';
+  const formatter = path.join(ROOT, 'node_modules', 'intl-messageformat', 'index.js');
+  t.regex(plugin.resolveId(parser, formatter) ?? '', /icu-messageformat-parser[\\/]no-parser\.js$/);
+  t.is(
+    plugin.resolveId(parser, path.join(ROOT, 'frontend', 'src', 'ui', 'i18n.js')),
+    null,
+    'the lazy parser is the real one',
+  );
+  t.is(plugin.resolveId('intl-messageformat', formatter), null);
 });

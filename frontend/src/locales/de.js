@@ -29,6 +29,8 @@ export default {
   'shell.noRoles': 'keine Rollen',
   'shell.roles': 'Rollen: {roles}',
   'shell.language': 'Sprache',
+  'shell.languageFailed':
+    'Diese Sprache konnte nicht geladen werden: Prüfen Sie die Verbindung und wählen Sie sie erneut.',
   'shell.sidebar': 'Module',
   'shell.signOutFailed': 'Abmelden fehlgeschlagen: Sie sind noch angemeldet',
   'shell.signOutFailedHint':

@@ -27,6 +27,7 @@ export default {
   'shell.noRoles': 'no roles',
   'shell.roles': 'Roles: {roles}',
   'shell.language': 'Language',
+  'shell.languageFailed': 'That language could not be loaded: check the connection and choose it again.',
   'shell.sidebar': 'Modules',
   'shell.signOutFailed': 'Sign-out failed: you are still signed in',
   'shell.signOutFailedHint':

@@ -3,8 +3,12 @@
  * a catalogue for, unless the person chose one with the language chooser (remembered in
  * `localStorage`); English otherwise. Messages are ICU MessageFormat (`{count, plural, one {# patient}
  * other {# patients}}`), formatted by `intl-messageformat`, the FormatJS formatter over the
- * browser's own `Intl`: plural rules, numbers and dates come from the browser, so the library adds
- * only the parser. Dates and numbers use the same locale (`formatDate`, `formatNumber`, `locale()`).
+ * browser's own `Intl`: plural rules, numbers and dates come from the browser. The shell's own
+ * catalogues arrive compiled (`frontend/catalogues.js`: plain text, or an ICU syntax tree), so the
+ * first page needs no ICU parser; the parser loads with the module layers (`loadMessageParser`),
+ * whose catalogues come as written. Only the English catalogue is part of the shell: another
+ * language's loads when it is chosen (`loadLanguage`, ./languages.js). Dates and numbers use the
+ * same locale (`formatDate`, `formatNumber`, `locale()`).
  */
 import { signal } from '@preact/signals';
 import { IntlMessageFormat } from 'intl-messageformat';
@@ -59,10 +63,15 @@ export const language = signal(pickLanguage([stored(), ...browserLanguages()]));
 /** The locale for `Intl` formatting, following `language`. */
 export const locale = () => formattingLocale(language.value, browserLanguages());
 
-/** Switches the language and remembers the choice in this browser; sets `<html lang>`. */
-export function setLanguage(code) {
+/** Throws when there is no catalogue for `code`, naming the languages there are. */
+export function checkLanguage(code) {
   if (!codes.includes(code))
     throw new Error(`there is no catalogue for language "${code}"; choose one of ${codes.join(', ')}`);
+}
+
+/** Makes `code` the language in use and remembers the choice in this browser; sets `<html lang>`. */
+export function applyLanguage(code) {
+  checkLanguage(code);
   try {
     window.localStorage.setItem(STORAGE_KEY, code);
   } catch {
@@ -74,22 +83,57 @@ export function setLanguage(code) {
 
 if (hasWindow) document.documentElement.lang = language.value;
 
+/** The ICU parser, once `loadMessageParser` has loaded it. */
+let parse = null;
+
+/**
+ * Loads the ICU parser, which messages written as text with ICU syntax (the layers' catalogues)
+ * need; the shell's own arrive parsed. The shell awaits it beside the layers, before any renders.
+ * @returns {Promise<void>}
+ */
+export async function loadMessageParser() {
+  parse ??= (await import('@formatjs/icu-messageformat-parser')).parse;
+}
+
+/** Plain text to ICU: no argument, and no quote that could escape one. */
+const PLAIN = /^[^{}']*$/;
+// Ward's messages name commands such as `ward users grant <user>`: no rich-text tags.
+const PARSE_OPTIONS = { ignoreTag: true, shouldParseSkeletons: true };
 const formats = new Map();
 
-/** `message` (ICU MessageFormat) with `values`, in `lang`; a message that cannot be parsed is shown as written. */
+/** The formatter of `message` in `formatting`, or null when `message` is text and no parser is loaded. */
+function compile(message, formatting) {
+  if (typeof message !== 'string') return new IntlMessageFormat(message, formatting);
+  if (parse === null) return null;
+  return new IntlMessageFormat(
+    parse(message, { ...PARSE_OPTIONS, locale: new Intl.Locale(formatting) }),
+    formatting,
+  );
+}
+
+/**
+ * `message` with `values`, in `lang`: ICU MessageFormat as text, or as its syntax tree (a compiled
+ * catalogue's). A message that cannot be parsed, or text with ICU syntax before the parser has
+ * loaded, is shown as written.
+ * @param {string | unknown[]} message
+ * @param {Record<string, any> | undefined} values
+ * @param {string} lang
+ */
 export function formatMessage(message, values, lang) {
-  const id = `${lang}\u0000${message}`;
-  let format = formats.get(id);
+  if (typeof message === 'string' && PLAIN.test(message)) return message;
+  const formatting = formattingLocale(lang, browserLanguages());
+  let byLocale = formats.get(formatting);
+  if (byLocale === undefined) formats.set(formatting, (byLocale = new Map()));
+  let format = byLocale.get(message);
   if (format === undefined) {
     try {
-      // Ward's messages name commands such as `ward users grant <user>`: no rich-text tags.
-      format = new IntlMessageFormat(message, formattingLocale(lang, browserLanguages()), undefined, {
-        ignoreTag: true,
-      });
+      format = compile(message, formatting);
     } catch {
       format = { format: () => message };
     }
-    formats.set(id, format);
+    // Text seen before the parser loaded is not kept: the next call, after it, parses it.
+    if (format === null) return String(message);
+    byLocale.set(message, format);
   }
   return String(format.format(values));
 }

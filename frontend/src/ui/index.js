@@ -11,7 +11,8 @@ import { t } from './strings.js';
 
 export { html };
 export { ERROR_MESSAGES, MESSAGES, missingFields, personMessage, REQUIRED_FIELD } from './messages.js';
-export { formatDate, formatNumber, language, LANGUAGES, locale, setLanguage, translator } from './i18n.js';
+export { formatDate, formatNumber, language, LANGUAGES, locale, translator } from './i18n.js';
+export { loadLanguage, setLanguage } from './languages.js';
 export { mount } from './mount.js';
 export { renderSlot, Slot, SLOT_NAME } from './slots.js';
 export { PatientPicker, patientLabel, patientName } from './patients.js';

@@ -3,11 +3,11 @@
  * speak to operators ("GET /api/v1/openapi.json has the schema", "ward users grant <user> <role>");
  * clinic staff get these sentences instead, chosen by the error's code and, where a form knows it,
  * the field (`"conflict /mrn"`: a clash on the MRN field). One table keyed by code per language
- * (German in messages.de.js, with the same keys). A code it does not know keeps the server's own
- * words: a module's own refusals are written for the people who use its pages.
+ * (German in messages.de.js, with the same keys, loaded when German is in use). A code it does not
+ * know keeps the server's own words: a module's own refusals are written for the people who use
+ * its pages.
  */
 import { language } from './i18n.js';
-import { MESSAGES_DE } from './messages.de.js';
 import { t } from './strings.js';
 
 /** `{message, hint}` by error code, or by `"<code> <field pointer>"` for a form's field. */
@@ -188,8 +188,8 @@ export const MESSAGES = {
   },
 };
 
-/** MESSAGES by language. */
-export const ERROR_MESSAGES = { en: MESSAGES, de: MESSAGES_DE };
+/** MESSAGES by language: English built in, another language once `loadLanguage` has added it. */
+export const ERROR_MESSAGES = { en: MESSAGES };
 
 /** What a form says at a required field left empty, in English (`missingFields` says it in the language in use). */
 export const REQUIRED_FIELD = 'Fill in this field.';
