@@ -305,6 +305,7 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
         await sdk.audit.record(sdk.acting(ctx), {
           action: 'record.list',
           kind: 'appointment',
+          patientIds: page.items.map((appointment) => appointment.patientId),
           detail: { ids: page.items.map((appointment) => appointment.id) },
         });
         ctx.body = page;
