@@ -33,7 +33,7 @@ export interface AuditEvent {
   patientId?: string | number | null;
   /**
    * The patients whose records a list showed or a batch wrote, so that every access to one of them
-   * finds the row. Absent or empty: none (beyond `patientId`).
+   * finds the row. Absent or empty: none; `patientId` among them is left out (it is the row's own).
    */
   patientIds?: ReadonlyArray<string | number> | null;
   /** The client's address; the acting context's when absent. */
@@ -52,13 +52,17 @@ export interface ActorEvent extends AuditEvent {
 const text = (value: string | number | null | undefined): string | null =>
   value === null || value === undefined ? null : String(value);
 
-/** Each patient once, in the order first given; null for none. */
-function patientList(ids: ReadonlyArray<string | number> | null | undefined): string[] | null {
-  const unique = [...new Set((ids ?? []).map(String))];
-  return unique.length === 0 ? null : unique;
+/** Each patient once, in the order first given, but the row's own patient; null for none. */
+function patientList(
+  ids: ReadonlyArray<string | number> | null | undefined,
+  patientId: string | null,
+): string[] | null {
+  const others = [...new Set((ids ?? []).map(String))].filter((id) => id !== patientId);
+  return others.length === 0 ? null : others;
 }
 
 function fieldsOf(event: ActorEvent, client: string | null): Omit<AuditFields, 'at'> {
+  const patientId = text(event.patientId);
   return {
     actor: event.actor,
     userId: actorUserId(event.actor),
@@ -66,8 +70,8 @@ function fieldsOf(event: ActorEvent, client: string | null): Omit<AuditFields, '
     module: event.module ?? null,
     kind: event.kind ?? null,
     recordId: text(event.recordId),
-    patientId: text(event.patientId),
-    patientIds: patientList(event.patientIds),
+    patientId,
+    patientIds: patientList(event.patientIds, patientId),
     client: event.client ?? client,
     outcome: event.outcome ?? 'ok',
     detail: jsonDetail(event.detail),
