@@ -149,7 +149,9 @@ interface Waiting {
 
 /**
  * Group commit for events outside a transaction: while one append runs, the events that arrive
- * wait and go together in the next, so a busy backend spends one transaction on many reads.
+ * wait and go together in the next, so a busy backend spends one transaction on many reads. The
+ * connection is kept for as long as groups keep coming: under load, the next group does not queue
+ * for the pool behind the very reads it records.
  */
 class GroupCommit {
   readonly #knex: Knex;
@@ -171,18 +173,23 @@ class GroupCommit {
     this.#running = true;
     try {
       while (this.#waiting.length > 0) {
-        const group = this.#waiting;
-        this.#waiting = [];
+        let group: Waiting[] = [];
         try {
-          await withConnection(this.#knex, 'rollback', (connection) =>
-            appendOnConnection(
-              connection,
-              group.flatMap((waiting) => waiting.events),
-            ),
-          );
-          for (const waiting of group) waiting.resolve();
+          await withConnection(this.#knex, 'rollback', async (connection) => {
+            while (this.#waiting.length > 0) {
+              group = this.#waiting;
+              this.#waiting = [];
+              await appendOnConnection(
+                connection,
+                group.flatMap((waiting) => waiting.events),
+              );
+              for (const waiting of group) waiting.resolve();
+              group = [];
+            }
+          });
         } catch (error) {
-          for (const waiting of group) waiting.reject(error);
+          // The group that failed; or, when no connection came, every event waiting for one.
+          for (const waiting of group.length > 0 ? group : this.#waiting.splice(0)) waiting.reject(error);
         }
       }
     } finally {
