@@ -114,6 +114,17 @@ test('verify names a row whose listed patients were changed with triggers disabl
   t.like(await verifyChain(knex), { intact: false, brokenAt: ids[2] });
 });
 
+test('reads arriving together are written together: one statement, one time, for a group', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  // Forty reads asked in the same tick: the two group writers find them all waiting.
+  await Promise.all(
+    Array.from({ length: 40 }, (_, index) => recordAudit(acting(knex, `user:${index}:token:1`), read(index))),
+  );
+  const times = (await knex('core_audit_event').distinct('at').pluck('at')) as Date[];
+  t.true(times.length <= 2, `${times.length} groups`);
+  t.like(await verifyChain(knex), { intact: true, rows: 40 });
+});
+
 test('the table refuses UPDATE, DELETE and TRUNCATE', async (t) => {
   const { knex } = await testDatabase(t, { migrated: true });
   await recordAudit(acting(knex, 'system'), read(1));
