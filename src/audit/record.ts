@@ -148,22 +148,15 @@ interface Waiting {
 }
 
 /**
- * Writers of groups at once: while one group commits, the next is already in the database, waiting
- * for the chain's lock, and goes the moment the lock is free, without a round trip back to Node in
- * between. More would only queue on the same lock, each holding a pooled connection.
- */
-const LANES = 2;
-
-/**
- * Group commit for events outside a transaction: the events that arrive while the writers are busy
- * wait and go together in the next group, so a busy backend spends one transaction on many reads.
- * Each writer keeps its connection for as long as groups keep coming: under load, the next group
- * does not queue for the pool behind the very reads it records.
+ * Group commit for events outside a transaction: while one append runs, the events that arrive
+ * wait and go together in the next, so a busy backend spends one transaction on many reads. The
+ * connection is kept for as long as groups keep coming: under load, the next group does not queue
+ * for the pool behind the very reads it records.
  */
 class GroupCommit {
   readonly #knex: Knex;
   #waiting: Waiting[] = [];
-  #lanes = 0;
+  #running = false;
 
   constructor(knex: Knex) {
     this.#knex = knex;
@@ -172,13 +165,12 @@ class GroupCommit {
   append(events: readonly ActorEvent[]): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#waiting.push({ events, resolve, reject });
-      if (this.#lanes < LANES) void this.#write();
+      if (!this.#running) void this.#drain();
     });
   }
 
-  /** One writer: takes whatever waits, group after group, until nothing does. */
-  async #write(): Promise<void> {
-    this.#lanes++;
+  async #drain(): Promise<void> {
+    this.#running = true;
     try {
       while (this.#waiting.length > 0) {
         let group: Waiting[] = [];
@@ -201,7 +193,7 @@ class GroupCommit {
         }
       }
     } finally {
-      this.#lanes--;
+      this.#running = false;
     }
   }
 }

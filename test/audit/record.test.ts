@@ -116,7 +116,7 @@ test('verify names a row whose listed patients were changed with triggers disabl
 
 test('reads arriving together are written together: one statement, one time, for a group', async (t) => {
   const { knex } = await testDatabase(t, { migrated: true });
-  // Forty reads asked in the same tick: the two group writers find them all waiting.
+  // Forty reads asked in the same tick: the group writer finds them all waiting once it has a connection.
   await Promise.all(
     Array.from({ length: 40 }, (_, index) => recordAudit(acting(knex, `user:${index}:token:1`), read(index))),
   );
