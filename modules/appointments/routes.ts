@@ -305,6 +305,9 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
         await sdk.audit.record(sdk.acting(ctx), {
           action: 'record.list',
           kind: 'appointment',
+          // A list asked of one patient (the chart's part) is about them even when it shows nothing.
+          patientId: filter.patientId ?? null,
+          patientIds: page.items.map((appointment) => appointment.patientId),
           detail: { ids: page.items.map((appointment) => appointment.id) },
         });
         ctx.body = page;

@@ -75,6 +75,7 @@ const api = (({ sdk }) => {
       : sdk.audit.record(bound, {
           action: 'record.batch',
           kind: 'patient',
+          patientIds: written.map((row) => row.id),
           detail: {
             created: written.filter((row) => row.status === 'created').map((row) => row.id),
             updated: written.filter((row) => row.status === 'updated').map((row) => row.id),

@@ -97,6 +97,7 @@ const routes: ModuleRoutes = ({ knex, sdk }) => {
         await sdk.audit.record(sdk.acting(ctx), {
           action: 'record.list',
           kind: 'patient',
+          patientIds: page.items.map((patient) => patient.id),
           detail: { ids: page.items.map((patient) => patient.id) },
         });
         ctx.body = page;

@@ -28,6 +28,8 @@ export interface AuditFields {
   kind: string | null;
   recordId: string | null;
   patientId: string | null;
+  /** The patients a list or batch showed or wrote, or null (one patient is `patientId`). */
+  patientIds: string[] | null;
   client: string | null;
   outcome: AuditOutcome;
   /** JSON as PostgreSQL's jsonb gives it back (see `jsonDetail`), or null. */
@@ -37,14 +39,23 @@ export interface AuditFields {
 /** The hash the first row links to. */
 export const GENESIS: Buffer = Buffer.alloc(0);
 
-/** Version of the canonical form, hashed with every row so a later form can never collide with it. */
+/**
+ * Version of the canonical form, hashed with every row so one form can never collide with another.
+ * Form 1 is a row without `patientIds`; form 2 adds them at the end. Rows written before the column
+ * existed keep form 1 and verify as they did; setting or clearing a row's `patientIds` changes its
+ * form and so breaks its hash.
+ */
 const FORM = 1;
+const FORM_WITH_PATIENTS = 2;
 
-/** The text a row's hash covers. */
-export function canonicalText(fields: AuditFields): string {
-  return canonicalize([
-    FORM,
-    fields.at.toISOString(),
+/**
+ * The canonical text around the row's time: `head + at.toISOString() + tail` is `canonicalText`.
+ * The writer hands these to the database, which reads the clock and the chain's head once it holds
+ * the chain's turn and hashes the rows there; the time's ISO text needs no escaping, so the join is
+ * the canonical text the verifier computes here.
+ */
+export function canonicalParts(fields: Omit<AuditFields, 'at'>): { head: string; tail: string } {
+  const rest = [
     fields.actor,
     fields.userId,
     fields.action,
@@ -55,7 +66,19 @@ export function canonicalText(fields: AuditFields): string {
     fields.client,
     fields.outcome,
     fields.detail ?? null,
-  ])!;
+  ];
+  const form = fields.patientIds === null ? FORM : FORM_WITH_PATIENTS;
+  const text = canonicalize(
+    fields.patientIds === null ? [form, '', ...rest] : [form, '', ...rest, fields.patientIds],
+  )!;
+  const head = `[${form},"`;
+  return { head, tail: text.slice(head.length) };
+}
+
+/** The text a row's hash covers. */
+export function canonicalText(fields: AuditFields): string {
+  const { head, tail } = canonicalParts(fields);
+  return head + fields.at.toISOString() + tail;
 }
 
 /** sha256(prev || canonical text of `fields`). */

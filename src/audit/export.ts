@@ -20,6 +20,8 @@ export interface AuditEventJson {
   kind: string | null;
   recordId: string | null;
   patientId: string | null;
+  /** The patients a list showed or a batch wrote, or null. */
+  patientIds: string[] | null;
   client: string | null;
   outcome: string;
   detail: unknown;
@@ -39,6 +41,7 @@ export function presentEvent(row: AuditRow, usernames: ReadonlyMap<number, strin
     kind: row.kind,
     recordId: row.record_id,
     patientId: row.patient_id,
+    patientIds: row.patient_ids,
     client: row.client,
     outcome: row.outcome,
     detail: row.detail ?? null,
@@ -150,9 +153,14 @@ function outcomeCode(detail: unknown): string | undefined {
 export function toFhirAuditEvent(event: AuditEventJson): FhirAuditEvent {
   const actorKind = event.actor.split(':')[0] ?? event.actor;
   const entities: NonNullable<FhirAuditEvent['entity']> = [];
-  if (event.patientId !== null)
+  // The record's patient, then each other patient a list showed or a batch wrote.
+  const patients = new Set([
+    ...(event.patientId === null ? [] : [event.patientId]),
+    ...(event.patientIds ?? []),
+  ]);
+  for (const patient of patients)
     entities.push({
-      what: { reference: `Patient/${event.patientId}` },
+      what: { reference: `Patient/${patient}` },
       type: { system: ENTITY_TYPE, code: '1', display: 'Person' },
       role: { system: OBJECT_ROLE, code: '1', display: 'Patient' },
     });
@@ -173,7 +181,7 @@ export function toFhirAuditEvent(event: AuditEventJson): FhirAuditEvent {
   return {
     resourceType: 'AuditEvent',
     id: event.id,
-    type: eventType(event.action, event.patientId !== null),
+    type: eventType(event.action, patients.size > 0),
     subtype: [...(auth === undefined ? [] : [auth]), { system: WARD_ACTION_SYSTEM, code: event.action }],
     action: actionCode(event.action),
     recorded: event.at,

@@ -57,6 +57,7 @@ export const COLUMNS = [
   'kind',
   'record_id',
   'patient_id',
+  'patient_ids',
   'client',
   'outcome',
   'detail',
@@ -74,6 +75,7 @@ export interface AuditRow {
   kind: string | null;
   record_id: string | null;
   patient_id: string | null;
+  patient_ids: string[] | null;
   client: string | null;
   outcome: string;
   detail: unknown;
@@ -204,32 +206,49 @@ const escapeLike = (value: string): string => value.replace(/[\\%_]/g, (c) => `\
 /**
  * The page's SQL: newest first, one row more than `limit` so the caller knows whether another
  * page follows. Every value is a binding; the SQL text depends only on which filters are given.
+ *
+ * A patient's page joins two ordered reads: the rows of one record of theirs (`patient_id`, whose
+ * index hands them over newest first, so only a page is read) and the lists and batches that
+ * showed them among others (`patient_ids`, through its GIN index: only those rows, sorted). One
+ * `patient_id = … or patient_ids @> …` would leave the planner to guess between the two indexes
+ * and a walk of the whole trail by id.
  */
 export function pageQuery(request: AuditPageRequest): SqlQuery {
   const { filter } = request;
-  const where: string[] = [];
   const bindings: Array<string | number> = [];
   const bind = (value: string | number) => {
     bindings.push(value);
     return '?';
   };
-  if (filter.patientId !== undefined) where.push(`patient_id = ${bind(filter.patientId)}`);
-  if (filter.userId !== undefined) where.push(`user_id = ${bind(filter.userId)}`);
-  if (filter.actor !== undefined)
-    where.push(`(actor = ${bind(filter.actor)} or actor like ${bind(`${escapeLike(filter.actor)}:%`)})`);
-  if (filter.action !== undefined)
-    where.push(
-      filter.action.includes('.')
-        ? `action = ${bind(filter.action)}`
-        : `action like ${bind(`${escapeLike(filter.action)}.%`)}`,
-    );
-  if (filter.since !== undefined) where.push(`at >= ${bind(filter.since.toISOString())}`);
-  if (filter.until !== undefined) where.push(`at < ${bind(filter.until.toISOString())}`);
-  if (request.before !== null) where.push(`id < ${bind(request.before)}`);
-  const sql =
+  const common = (): string[] => {
+    const where: string[] = [];
+    if (filter.userId !== undefined) where.push(`user_id = ${bind(filter.userId)}`);
+    if (filter.actor !== undefined)
+      where.push(`(actor = ${bind(filter.actor)} or actor like ${bind(`${escapeLike(filter.actor)}:%`)})`);
+    if (filter.action !== undefined)
+      where.push(
+        filter.action.includes('.')
+          ? `action = ${bind(filter.action)}`
+          : `action like ${bind(`${escapeLike(filter.action)}.%`)}`,
+      );
+    if (filter.since !== undefined) where.push(`at >= ${bind(filter.since.toISOString())}`);
+    if (filter.until !== undefined) where.push(`at < ${bind(filter.until.toISOString())}`);
+    if (request.before !== null) where.push(`id < ${bind(request.before)}`);
+    return where;
+  };
+  const select = (where: string[]) =>
     `select ${COLUMNS.join(', ')} from core_audit_event` +
     (where.length === 0 ? '' : ` where ${where.join(' and ')}`) +
     ` order by id desc limit ${bind(request.limit + 1)}`;
+  if (filter.patientId === undefined) return { sql: select(common()), bindings };
+  const own = select([`patient_id = ${bind(filter.patientId)}`, ...common()]);
+  // A row naming the patient in both columns is already among `own`.
+  const listed = select([
+    `patient_ids @> array[${bind(filter.patientId)}]::text[]`,
+    `patient_id is distinct from ${bind(filter.patientId)}`,
+    ...common(),
+  ]);
+  const sql = `select * from ((${own}) union all (${listed})) as page order by id desc limit ${bind(request.limit + 1)}`;
   return { sql, bindings };
 }
 

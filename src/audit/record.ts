@@ -4,20 +4,21 @@
  * read, a refusal, a sign-in failure) is recorded in a transaction of its own, grouped with the
  * others waiting at that moment (group commit), and awaited: nothing is answered unrecorded.
  *
- * Chain integrity under concurrency: an append takes the transaction-scoped advisory lock
- * LOCK_KEYS.audit, then reads the last row's hash, inserts its rows and keeps the lock until its
- * transaction ends. So appends take turns in commit order: the next one reads the last hash only
- * once this one has committed (or rolled back, its rows gone), and identity values, drawn while
- * the lock is held, follow chain order. This needs READ COMMITTED (Ward's only isolation level),
- * where each statement sees what committed before it. Holding the lock to commit serialises
- * audited transactions from their append on: record last, just before the transaction ends.
+ * Every append is one statement, `core_audit_append` (see its migration): it takes the
+ * transaction-scoped advisory lock LOCK_KEYS.audit, reads the last row's hash and the clock, then
+ * hashes and inserts the rows, and the lock is kept until the transaction ends. So appends take
+ * turns in commit order: the next one reads the last hash only once this one has committed (or
+ * rolled back, its rows gone), and identity values, drawn while the lock is held, follow chain
+ * order. This needs READ COMMITTED (Ward's only isolation level). Holding the lock to commit
+ * serialises audited transactions from their append on: record last, just before the transaction
+ * ends. Outside a transaction the statement is its own transaction: a group of reads costs one
+ * round trip and one commit.
  */
 import type { Knex } from 'knex';
 import type pg from 'pg';
 import type { Acting, Actor } from '../db/acting.ts';
-import { LOCK_KEYS } from '../db/lock.ts';
 import { withConnection } from '../db/pg-connection.ts';
-import { actorUserId, chainHash, GENESIS, jsonDetail, type AuditFields, type AuditOutcome } from './chain.ts';
+import { actorUserId, canonicalParts, jsonDetail, type AuditFields, type AuditOutcome } from './chain.ts';
 
 /** What a caller records: the actor, time and hash are the writer's business. */
 export interface AuditEvent {
@@ -30,6 +31,11 @@ export interface AuditEvent {
   recordId?: string | number | null;
   /** The patient the record belongs to, when there is one. */
   patientId?: string | number | null;
+  /**
+   * The patients whose records a list showed or a batch wrote, so that every access to one of them
+   * finds the row. Absent or empty: none; `patientId` among them is left out (it is the row's own).
+   */
+  patientIds?: ReadonlyArray<string | number> | null;
   /** The client's address; the acting context's when absent. */
   client?: string | null;
   /** `ok` when absent. */
@@ -46,51 +52,48 @@ export interface ActorEvent extends AuditEvent {
 const text = (value: string | number | null | undefined): string | null =>
   value === null || value === undefined ? null : String(value);
 
-function fieldsOf(event: ActorEvent, at: Date, client: string | null): AuditFields {
+/** Each patient once, in the order first given, but the row's own patient; null for none. */
+function patientList(
+  ids: ReadonlyArray<string | number> | null | undefined,
+  patientId: string | null,
+): string[] | null {
+  const others = [...new Set((ids ?? []).map(String))].filter((id) => id !== patientId);
+  return others.length === 0 ? null : others;
+}
+
+function fieldsOf(event: ActorEvent, client: string | null): Omit<AuditFields, 'at'> {
+  const patientId = text(event.patientId);
   return {
-    at,
     actor: event.actor,
     userId: actorUserId(event.actor),
     action: event.action,
     module: event.module ?? null,
     kind: event.kind ?? null,
     recordId: text(event.recordId),
-    patientId: text(event.patientId),
+    patientId,
+    patientIds: patientList(event.patientIds, patientId),
     client: event.client ?? client,
     outcome: event.outcome ?? 'ok',
     detail: jsonDetail(event.detail),
   };
 }
 
-const HEAD_SQL =
-  'select clock_timestamp() as now, (select hash from core_audit_event order by id desc limit 1) as prev';
+/** Prepared once per connection on the group-commit path (pg names it so). */
+const STATEMENT = 'ward_audit_append';
 
-const INSERT_SQL = `insert into core_audit_event
-       (at, actor, user_id, action, module, kind, record_id, patient_id, client, outcome, detail, hash)
-     select at, actor, user_id, action, module, kind, record_id, patient_id, client, outcome,
-            detail::jsonb, decode(hash, 'hex')
-       from unnest($1::timestamptz[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[],
-                   $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
-            with ordinality as u(at, actor, user_id, action, module, kind, record_id, patient_id,
-                                 client, outcome, detail, hash, ord)
-      order by ord`;
+const APPEND_SQL = `select core_audit_append($1::text[], $2::int[], $3::text[], $4::text[], $5::text[],
+  $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])`;
 
 /**
- * The INSERT's parameters: one PostgreSQL array per column, so one statement whatever the number
- * of events, each row hashed over the one before, from `head`.
+ * The statement's parameters: one PostgreSQL array per column, so one statement whatever the
+ * number of events; the database adds the time and the hashes (see the function's migration).
  */
-function chained(
-  head: { now: Date; prev: Buffer | null },
-  events: readonly ActorEvent[],
-  client: string | null,
-): unknown[][] {
-  let prev: Buffer = head.prev ?? GENESIS;
-  const columns: unknown[][] = Array.from({ length: 12 }, () => []);
+function columnsOf(events: readonly ActorEvent[], client: string | null): unknown[][] {
+  const columns: unknown[][] = Array.from({ length: 13 }, () => []);
   for (const event of events) {
-    const fields = fieldsOf(event, head.now, client);
-    prev = chainHash(prev, fields);
+    const fields = fieldsOf(event, client);
+    const { head, tail } = canonicalParts(fields);
     const values = [
-      head.now,
       fields.actor,
       fields.userId,
       fields.action,
@@ -98,10 +101,12 @@ function chained(
       fields.kind,
       fields.recordId,
       fields.patientId,
+      fields.patientIds === null ? null : JSON.stringify(fields.patientIds),
       fields.client,
       fields.outcome,
       fields.detail === null ? null : JSON.stringify(fields.detail),
-      prev.toString('hex'),
+      head,
+      tail,
     ];
     values.forEach((value, index) => columns[index]!.push(value));
   }
@@ -109,8 +114,8 @@ function chained(
 }
 
 /**
- * Appends `events` in `trx`, chained after the last row, in one INSERT; the lock it takes is held
- * until `trx` ends. `client` stands in for an event without its own.
+ * Appends `events` in `trx`, chained after the last row, in one statement; the lock it takes is
+ * held until `trx` ends. `client` stands in for an event without its own.
  */
 export async function appendAudit(
   trx: Knex.Transaction,
@@ -118,15 +123,14 @@ export async function appendAudit(
   client: string | null = null,
 ): Promise<void> {
   if (events.length === 0) return;
-  await trx.raw('select pg_advisory_xact_lock(?)', [LOCK_KEYS.audit]);
-  const { rows } = (await trx.raw(HEAD_SQL)) as { rows: [{ now: Date; prev: Buffer | null }] };
   // knex's ? placeholders: the same statement with PostgreSQL's numbered ones turned back.
-  await trx.raw(INSERT_SQL.replace(/\$\d+/g, '?'), chained(rows[0], events, client) as Knex.Value[]);
+  await trx.raw(APPEND_SQL.replace(/\$\d+/g, '?'), columnsOf(events, client) as Knex.Value[]);
 }
 
 /**
- * Appends `events` on a raw connection inside the transaction it has open (a restore runs on one),
- * so they commit or roll back with it; the lock is held until that transaction ends.
+ * Appends `events` on a raw connection: inside the transaction it has open (a restore runs on
+ * one), they commit or roll back with it and the lock is held until it ends; with none open, the
+ * statement is its own transaction.
  */
 export async function appendOnConnection(
   connection: pg.Client,
@@ -134,25 +138,7 @@ export async function appendOnConnection(
   client: string | null = null,
 ): Promise<void> {
   if (events.length === 0) return;
-  const results = (await connection.query(
-    `select pg_advisory_xact_lock(${LOCK_KEYS.audit}); ${HEAD_SQL}`,
-  )) as unknown as Array<{ rows: Array<{ now: Date; prev: Buffer | null }> }>;
-  await connection.query(INSERT_SQL, chained(results[1]!.rows[0]!, events, client));
-}
-
-/**
- * Appends `events` in a transaction of their own, in three round trips rather than five: BEGIN,
- * the lock and the head in one simple query (each statement of it sees what committed before it
- * started, so the head is read once the lock is held), then the INSERT, then COMMIT.
- */
-async function appendOwnTransaction(knex: Knex, events: readonly ActorEvent[]): Promise<void> {
-  await withConnection(knex, 'rollback', async (connection) => {
-    const results = (await connection.query(
-      `begin; select pg_advisory_xact_lock(${LOCK_KEYS.audit}); ${HEAD_SQL}`,
-    )) as unknown as Array<{ rows: Array<{ now: Date; prev: Buffer | null }> }>;
-    await connection.query(INSERT_SQL, chained(results[2]!.rows[0]!, events, null));
-    await connection.query('commit');
-  });
+  await connection.query({ name: STATEMENT, text: APPEND_SQL, values: columnsOf(events, client) });
 }
 
 interface Waiting {
@@ -163,7 +149,9 @@ interface Waiting {
 
 /**
  * Group commit for events outside a transaction: while one append runs, the events that arrive
- * wait and go together in the next, so a busy backend spends one transaction on many reads.
+ * wait and go together in the next, so a busy backend spends one transaction on many reads. The
+ * connection is kept for as long as groups keep coming: under load, the next group does not queue
+ * for the pool behind the very reads it records.
  */
 class GroupCommit {
   readonly #knex: Knex;
@@ -185,16 +173,23 @@ class GroupCommit {
     this.#running = true;
     try {
       while (this.#waiting.length > 0) {
-        const group = this.#waiting;
-        this.#waiting = [];
+        let group: Waiting[] = [];
         try {
-          await appendOwnTransaction(
-            this.#knex,
-            group.flatMap((waiting) => waiting.events),
-          );
-          for (const waiting of group) waiting.resolve();
+          await withConnection(this.#knex, 'rollback', async (connection) => {
+            while (this.#waiting.length > 0) {
+              group = this.#waiting;
+              this.#waiting = [];
+              await appendOnConnection(
+                connection,
+                group.flatMap((waiting) => waiting.events),
+              );
+              for (const waiting of group) waiting.resolve();
+              group = [];
+            }
+          });
         } catch (error) {
-          for (const waiting of group) waiting.reject(error);
+          // The group that failed; or, when no connection came, every event waiting for one.
+          for (const waiting of group.length > 0 ? group : this.#waiting.splice(0)) waiting.reject(error);
         }
       }
     } finally {

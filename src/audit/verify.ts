@@ -95,6 +95,7 @@ const stored = (row: AuditRow): StoredRow => ({
   kind: row.kind,
   recordId: row.record_id,
   patientId: row.patient_id,
+  patientIds: row.patient_ids,
   client: row.client,
   outcome: row.outcome as StoredRow['outcome'],
   detail: row.detail,

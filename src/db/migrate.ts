@@ -52,6 +52,14 @@ const CORE_MIGRATIONS: BranchMigration[] = [
     name: 'core/20261127000200_audit',
     load: () => import('./migrations/core/20261127000200_audit.ts'),
   },
+  {
+    name: 'core/20261127002100_audit_patient_ids',
+    load: () => import('./migrations/core/20261127002100_audit_patient_ids.ts'),
+  },
+  {
+    name: 'core/20261127002200_audit_append',
+    load: () => import('./migrations/core/20261127002200_audit_append.ts'),
+  },
 ];
 
 /**

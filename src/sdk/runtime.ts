@@ -95,6 +95,16 @@ function audit(scope: SdkScope, acting: Acting, events: AuditEvent | readonly Au
   );
 }
 
+/** A batch's row, naming the patients it wrote for so that every access to one of them finds it. */
+function batchEvent(
+  scope: SdkScope,
+  acting: Acting,
+  kind: string,
+  detail: ReturnType<typeof batchDetail>,
+): Promise<void> {
+  return audit(scope, acting, { action: 'record.batch', kind, patientIds: detail.patients, detail });
+}
+
 function moduleApi(scope: SdkScope, name: string): object {
   const who = scope.module ?? 'this code';
   if (!scope.depends.includes(name))
@@ -126,9 +136,7 @@ export function moduleSdk(scope: SdkScope = UNBOUND): WardSdk {
       record: (who: Acting, events: AuditEvent | readonly AuditEvent[]) => audit(scope, who, events),
       changes: changedFields,
       batch: (who: Acting, kind: string, rows: readonly BatchRow[], ids: readonly number[]) =>
-        rows.length === 0
-          ? Promise.resolve()
-          : audit(scope, who, { action: 'record.batch', kind, detail: batchDetail(rows, ids) }),
+        rows.length === 0 ? Promise.resolve() : batchEvent(scope, who, kind, batchDetail(rows, ids)),
     }),
   });
 }

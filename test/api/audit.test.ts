@@ -14,6 +14,7 @@ interface Page {
     actor: string;
     username: string | null;
     patientId: string | null;
+    patientIds: string[] | null;
     action: string;
   }>;
   nextCursor: string | null;
@@ -61,9 +62,23 @@ test('a clinician without base.audit.read is refused with 403 permission denied'
   t.is((await call(base, 'GET', '/api/v1/audit')).status, 401);
 });
 
-test('every access to a patient, newest first, page by page through nextCursor', async (t) => {
-  const { base, token, ids, rows } = await setup(t);
-  const expected = ids.filter((_, i) => rows[i]?.patient_id === '1').reverse();
+test('every access to a patient, lists that showed them included, newest first, page by page through nextCursor', async (t) => {
+  const { knex, base, token, ids, rows } = await setup(t);
+  // Lists of patients, one showing patient 1 among others, one not.
+  const lists: TestAuditRow[] = [['1', '2'], ['2'], ['0', '1']].map((shown) => ({
+    actor: 'cli:root',
+    action: 'record.list',
+    module: 'patients',
+    kind: 'patient',
+    patient_ids: shown,
+    detail: { ids: shown.map(Number) },
+  }));
+  ids.push(...(await insertAuditRows(knex, lists)));
+  rows.push(...lists);
+  const expected = ids
+    .filter((_, i) => rows[i]?.patient_id === '1' || (rows[i]?.patient_ids ?? []).includes('1'))
+    .reverse();
+  t.is(expected.length, 12);
   const seen: string[] = [];
   let cursor: string | null = null;
   let pages = 0;
@@ -72,7 +87,7 @@ test('every access to a patient, newest first, page by page through nextCursor',
     const answer = await call(base, 'GET', `/api/v1/audit${query}`, { token });
     t.is(answer.status, 200, answer.text);
     const page = answer.body as Page;
-    t.true(page.items.every((item) => item.patientId === '1'));
+    t.true(page.items.every((item) => item.patientId === '1' || (item.patientIds ?? []).includes('1')));
     seen.push(...page.items.map((item) => item.id));
     cursor = page.nextCursor;
     pages++;

@@ -1,7 +1,9 @@
 import test from 'ava';
+import canonicalizeModule from 'canonicalize';
 import fc from 'fast-check';
 import {
   actorUserId,
+  canonicalParts,
   canonicalText,
   chainHash,
   GENESIS,
@@ -22,10 +24,13 @@ const fields: fc.Arbitrary<AuditFields> = fc.record({
   kind: nullable(fc.string()),
   recordId: nullable(fc.string()),
   patientId: nullable(fc.string()),
+  patientIds: nullable(fc.array(fc.string(), { minLength: 1, maxLength: 5 })),
   client: nullable(fc.string()),
   outcome: fc.constantFrom('ok' as const, 'refused' as const, 'failed' as const),
   detail: fc.jsonValue().map(jsonDetail),
 });
+
+const canonicalize = canonicalizeModule as unknown as (input: unknown) => string;
 
 function chain(rows: AuditFields[]): StoredRow[] {
   let prev: Buffer = GENESIS;
@@ -55,6 +60,50 @@ test('the canonical text does not depend on the order of detail keys', (t) => {
       );
     }),
   );
+});
+
+test('the parts the database joins around the time are the canonical text, in either form', (t) => {
+  fc.assert(
+    fc.property(fields, (row) => {
+      const { head, tail } = canonicalParts(row);
+      const common = [
+        row.at.toISOString(),
+        row.actor,
+        row.userId,
+        row.action,
+        row.module,
+        row.kind,
+        row.recordId,
+        row.patientId,
+        row.client,
+        row.outcome,
+        row.detail,
+      ];
+      const expected = canonicalize(
+        row.patientIds === null ? [1, ...common] : [2, ...common, row.patientIds],
+      );
+      t.is(head + row.at.toISOString() + tail, expected);
+      t.is(canonicalText(row), expected);
+    }),
+  );
+});
+
+test('setting, clearing or changing the patients a row lists breaks the chain at that row', (t) => {
+  fc.assert(
+    fc.property(
+      fc.array(fields, { minLength: 1, maxLength: 10 }),
+      fc.nat(),
+      nullable(fc.array(fc.string(), { minLength: 1, maxLength: 5 })),
+      (rows, pick, patientIds) => {
+        const stored = chain(rows);
+        const index = pick % stored.length;
+        fc.pre(JSON.stringify(stored[index]!.patientIds) !== JSON.stringify(patientIds));
+        stored[index] = { ...stored[index]!, patientIds };
+        return firstBroken(stored) === String(index + 1);
+      },
+    ),
+  );
+  t.pass();
 });
 
 test('a chain written in order verifies from its first row', (t) => {
@@ -105,6 +154,7 @@ test('changing the detail or the time of a row breaks the chain at that row', (t
       kind: 'patient',
       recordId: '1',
       patientId: '1',
+      patientIds: null,
       client: null,
       outcome: 'ok',
       detail: { changes: { phone: ['1', '2'] } },
@@ -118,6 +168,7 @@ test('changing the detail or the time of a row breaks the chain at that row', (t
       kind: 'patient',
       recordId: '1',
       patientId: '1',
+      patientIds: null,
       client: null,
       outcome: 'ok',
       detail: null,

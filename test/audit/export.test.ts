@@ -51,6 +51,12 @@ const eventArbitrary: fc.Arbitrary<AuditEventJson> = fc.record({
   kind: fc.option(fc.constantFrom('patient', 'document', 'user'), { nil: null }),
   recordId: fc.option(fc.string({ minLength: 1, maxLength: 10 }), { nil: null }),
   patientId: fc.option(fc.string({ minLength: 1, maxLength: 10 }), { nil: null }),
+  patientIds: fc.option(
+    fc.uniqueArray(fc.string({ minLength: 1, maxLength: 10 }), { minLength: 1, maxLength: 5 }),
+    {
+      nil: null,
+    },
+  ),
   client: fc.option(fc.ipV4(), { nil: null }),
   outcome: fc.constantFrom('ok', 'refused', 'failed'),
   detail: fc.option(fc.jsonValue(), { nil: null }),
@@ -99,10 +105,15 @@ test('every event maps to an AuditEvent with what FHIR R4 requires and Ward’s 
       t.deepEqual(resource.agent[0]?.who.identifier, { system: WARD_ACTOR_SYSTEM, value: event.actor });
       t.is(resource.agent[0]?.network?.address, event.client ?? undefined);
       t.is(resource.source.observer.display, 'Ward');
-      const patient = resource.entity?.find((entity) => 'reference' in entity.what);
-      t.is(
-        patient === undefined ? null : (patient.what as { reference: string }).reference,
-        event.patientId === null ? null : `Patient/${event.patientId}`,
+      // The record's patient first, then each other patient a list showed, each once.
+      const patients = (resource.entity ?? []).flatMap((entity) =>
+        'reference' in entity.what ? [(entity.what as { reference: string }).reference] : [],
+      );
+      t.deepEqual(
+        patients,
+        [
+          ...new Set([...(event.patientId === null ? [] : [event.patientId]), ...(event.patientIds ?? [])]),
+        ].map((id) => `Patient/${id}`),
       );
       const detail = resource.entity?.flatMap((entity) => entity.detail ?? []);
       // As JSON text: what JSON cannot tell apart (-0 and 0) comes back as JSON reads it.
@@ -127,6 +138,7 @@ test('actions map to FHIR codes: reads R, lists a query, downloads an export, si
     kind: 'patient',
     recordId: '42',
     patientId: '42',
+    patientIds: null,
     client: '10.0.0.5',
     outcome: 'ok',
     detail: null,
@@ -166,6 +178,7 @@ test('presentEvent shows ids as text, the hash in hex and the user’s name', (t
       kind: 'patient',
       record_id: '42',
       patient_id: '42',
+      patient_ids: null,
       client: null,
       outcome: 'ok',
       detail: null,

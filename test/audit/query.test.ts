@@ -125,7 +125,9 @@ const START = Date.parse('2026-11-01T00:00:00Z');
 function matches(filter: AuditFilter, row: TestAuditRow): boolean {
   const at = row.at?.getTime() ?? 0;
   return (
-    (filter.patientId === undefined || row.patient_id === filter.patientId) &&
+    (filter.patientId === undefined ||
+      row.patient_id === filter.patientId ||
+      (row.patient_ids ?? []).includes(filter.patientId)) &&
     (filter.userId === undefined || row.user_id === filter.userId) &&
     (filter.actor === undefined || row.actor === filter.actor || row.actor.startsWith(`${filter.actor}:`)) &&
     (filter.action === undefined ||
@@ -137,7 +139,7 @@ function matches(filter: AuditFilter, row: TestAuditRow): boolean {
   );
 }
 
-test('paging by cursor returns exactly the matching rows, newest first, each once', async (t) => {
+test('paging by cursor returns exactly the matching rows, newest first, each once, lists of patients included', async (t) => {
   const { knex } = await installedDatabase(t);
   const alice = await addUser(knex, 'alice', ['admin']);
   const bob = await addUser(knex, 'bob', []);
@@ -152,6 +154,8 @@ test('paging by cursor returns exactly the matching rows, newest first, each onc
       user_id: user === null ? null : Number(user[1]),
       action: ACTIONS[(i * 3) % ACTIONS.length] as string,
       patient_id: i % 4 === 0 ? null : String(i % 5),
+      // Lists and batches: some name no patient of their own, some also name theirs among others.
+      patient_ids: i % 3 === 0 ? [String(i % 7), String((i + 2) % 5)] : null,
       module: 'patients',
       kind: 'patient',
       record_id: String(i % 5),

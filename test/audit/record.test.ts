@@ -1,5 +1,6 @@
 import test from 'ava';
 import type { Knex } from 'knex';
+import { readAuditPage } from '../../src/audit/read.ts';
 import { appendAudit, recordAudit } from '../../src/audit/record.ts';
 import { purgeAudit } from '../../src/audit/retention.ts';
 import { takeCheckpoint, verifyChain } from '../../src/audit/verify.ts';
@@ -62,6 +63,66 @@ test('concurrent appends, in and out of transactions, keep one unbroken chain', 
   });
   await Promise.all(work);
   t.like(await verifyChain(knex), { intact: true, rows: 60 });
+});
+
+test('a list records the patients it showed, each once, and every access to one of them finds it', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  // A CLI actor: the test database has no users' table for readAuditPage to name them from.
+  const alice = acting(knex, 'cli:alice');
+  await recordAudit(alice, read(12));
+  await recordAudit(alice, {
+    action: 'record.list',
+    module: 'patients',
+    kind: 'patient',
+    patientIds: [12, 40, 12, '41'],
+    detail: { ids: [12, 40, 41] },
+  });
+  await recordAudit(alice, { action: 'record.list', module: 'patients', kind: 'patient', patientIds: [] });
+  await alice.transaction((_trx, bound) =>
+    recordAudit(bound, { action: 'record.batch', kind: 'appointment', patientIds: [40], detail: {} }),
+  );
+  const rows = await knex('core_audit_event').orderBy('id').select('action', 'patient_id', 'patient_ids');
+  t.deepEqual(
+    rows.map((row) => row.patient_ids),
+    [null, ['12', '40', '41'], null, ['40']],
+  );
+  const actions = async (patientId: string) =>
+    (await readAuditPage(knex, { filter: { patientId }, before: null, limit: 50 })).items.map(
+      (item) => `${item.action} ${item.patientId ?? '-'} ${JSON.stringify(item.patientIds)}`,
+    );
+  t.deepEqual(await actions('12'), ['record.list - ["12","40","41"]', 'record.read 12 null']);
+  t.deepEqual(await actions('40'), ['record.batch - ["40"]', 'record.list - ["12","40","41"]']);
+  t.deepEqual(await actions('99'), []);
+  t.like(await verifyChain(knex), { intact: true, rows: 4 });
+});
+
+test('verify names a row whose listed patients were changed with triggers disabled', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  const system = acting(knex, 'system');
+  await recordAudit(system, read(1));
+  await recordAudit(system, { action: 'record.list', kind: 'patient', patientIds: [1, 2] });
+  await recordAudit(system, read(2));
+  const ids = (await knex('core_audit_event').orderBy('id').pluck('id')) as string[];
+  await tamper(knex, `update core_audit_event set patient_ids = '{1}' where id = ${ids[1]}`);
+  t.like(await verifyChain(knex), { intact: false, brokenAt: ids[1] });
+  await tamper(knex, `update core_audit_event set patient_ids = null where id = ${ids[1]}`);
+  t.like(await verifyChain(knex), { intact: false, brokenAt: ids[1] });
+  await tamper(knex, `update core_audit_event set patient_ids = '{1,2}' where id = ${ids[1]}`);
+  t.like(await verifyChain(knex), { intact: true, rows: 3 });
+  // A read that never listed anyone cannot be made to have.
+  await tamper(knex, `update core_audit_event set patient_ids = '{9}' where id = ${ids[2]}`);
+  t.like(await verifyChain(knex), { intact: false, brokenAt: ids[2] });
+});
+
+test('reads arriving together are written together: one statement, one time, for a group', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  // Forty reads asked in the same tick: the group writer finds them all waiting once it has a connection.
+  await Promise.all(
+    Array.from({ length: 40 }, (_, index) => recordAudit(acting(knex, `user:${index}:token:1`), read(index))),
+  );
+  const times = (await knex('core_audit_event').distinct('at').pluck('at')) as Date[];
+  t.true(times.length <= 2, `${times.length} groups`);
+  t.like(await verifyChain(knex), { intact: true, rows: 40 });
 });
 
 test('the table refuses UPDATE, DELETE and TRUNCATE', async (t) => {

@@ -14,6 +14,7 @@ export interface TestAuditRow {
   kind?: string | null;
   record_id?: string | null;
   patient_id?: string | null;
+  patient_ids?: string[] | null;
   client?: string | null;
   outcome?: string;
   detail?: unknown;
@@ -33,6 +34,7 @@ export async function insertAuditRows(knex: Knex, rows: readonly TestAuditRow[])
         kind: row.kind ?? null,
         record_id: row.record_id ?? null,
         patient_id: row.patient_id ?? null,
+        patient_ids: row.patient_ids ?? null,
         client: row.client ?? null,
         outcome: row.outcome ?? 'ok',
         detail: row.detail === undefined ? null : JSON.stringify(row.detail),

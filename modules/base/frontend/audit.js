@@ -193,10 +193,13 @@ const COLUMNS = [
   {
     key: 'patient',
     label: t('audit.patient'),
+    // A list names the patients it showed in patientIds: how many, the detail is in the export.
     render: (event) =>
-      event.patientId === null
-        ? '—'
-        : html`<a href=${auditPath({ patient: event.patientId })}>${event.patientId}</a>`,
+      event.patientId !== null
+        ? html`<a href=${auditPath({ patient: event.patientId })}>${event.patientId}</a>`
+        : event.patientIds !== null
+          ? t('audit.listed', { count: event.patientIds.length })
+          : '—',
   },
   { key: 'client', label: t('audit.client'), render: (event) => event.client ?? '—' },
 ];

@@ -56,7 +56,7 @@ test('upsertMany of patients, appointments and documents records one row per bat
   const rows = await knex('core_audit_event')
     .where({ action: 'record.batch' })
     .orderBy('id')
-    .select('actor', 'module', 'kind', 'detail');
+    .select('actor', 'module', 'kind', 'detail', 'patient_ids');
   const visitIds = (await knex('appointments_appointment').orderBy('id').pluck('id')) as number[];
   t.deepEqual(rows, [
     {
@@ -64,30 +64,35 @@ test('upsertMany of patients, appointments and documents records one row per bat
       module: 'patients',
       kind: 'patient',
       detail: { created: [a, b], updated: [] },
+      patient_ids: [String(a), String(b)],
     },
     {
       actor: 'job:migration_import:7',
       module: 'patients',
       kind: 'patient',
       detail: { created: [created.id], updated: [a] },
+      patient_ids: [String(a), String(created.id)],
     },
     {
       actor: 'job:migration_import:7',
       module: 'appointments',
       kind: 'appointment',
       detail: { created: visitIds, updated: [], patients: [a, b] },
+      patient_ids: [String(a), String(b)],
     },
     {
       actor: 'job:migration_import:7',
       module: 'appointments',
       kind: 'appointment',
       detail: { created: [], updated: [visitId], patients: [a] },
+      patient_ids: [String(a)],
     },
     {
       actor: 'job:migration_import:7',
       module: 'documents',
       kind: 'document',
       detail: { created: [docId], updated: [], patients: [b] },
+      patient_ids: [String(b)],
     },
   ]);
   t.like(await verifyChain(knex), { intact: true });

@@ -17,6 +17,7 @@ interface Row {
   kind: string | null;
   record_id: string | null;
   patient_id: string | null;
+  patient_ids: string[] | null;
   client: string | null;
   outcome: string;
   detail: Record<string, unknown> | null;
@@ -58,6 +59,7 @@ test('patient reads, lists, creates and updates are recorded with the caller and
   t.deepEqual(update!.detail, { changes: { phone: [null, '+44 1'] } });
   t.like(list, { ...who, action: 'record.list', record_id: null, patient_id: null });
   t.deepEqual(list!.detail, { ids: [id] });
+  t.deepEqual(list!.patient_ids, [String(id)], 'the list names the patients it showed');
   t.false(JSON.stringify(list).includes('okafor'), 'the search words stay out of the trail');
   t.like(await verifyChain(knex), { intact: true });
 });
@@ -110,19 +112,25 @@ test('appointment and document reads, writes and downloads are recorded with the
 
   const seen = (await rows(knex))
     .slice(2)
-    .map((row) => [row.action, row.module, row.kind, row.record_id, row.patient_id]);
+    .map((row) => [row.action, row.module, row.kind, row.record_id, row.patient_id, row.patient_ids]);
   const p = String(patient);
   t.deepEqual(seen, [
-    ['record.create', 'appointments', 'appointment', String(appointment), p],
-    ['record.read', 'appointments', 'appointment', String(appointment), p],
-    ['record.update', 'appointments', 'appointment', String(appointment), p],
-    ['record.list', 'appointments', 'appointment', null, null],
-    ['record.create', 'documents', 'document', String(document), p],
-    ['record.read', 'documents', 'document', String(document), p],
-    ['record.download', 'documents', 'document', String(document), p],
-    ['record.list', 'documents', 'document', null, p],
-    ['record.delete', 'documents', 'document', String(document), p],
+    ['record.create', 'appointments', 'appointment', String(appointment), p, null],
+    ['record.read', 'appointments', 'appointment', String(appointment), p, null],
+    ['record.update', 'appointments', 'appointment', String(appointment), p, null],
+    // Asked of one patient: theirs, so it needs no list of others.
+    ['record.list', 'appointments', 'appointment', null, p, null],
+    ['record.create', 'documents', 'document', String(document), p, null],
+    ['record.read', 'documents', 'document', String(document), p, null],
+    ['record.download', 'documents', 'document', String(document), p, null],
+    ['record.list', 'documents', 'document', null, p, null],
+    ['record.delete', 'documents', 'document', String(document), p, null],
   ]);
+  // A list of every patient's appointments names the patients it showed.
+  await api(base, admin, 'GET', '/api/v1/appointments/appointments?from=2029-01-01T00:00:00Z');
+  const all = (await rows(knex)).at(-1)!;
+  t.like(all, { action: 'record.list', kind: 'appointment', patient_id: null });
+  t.deepEqual(all.patient_ids, [p]);
   const update = (await rows(knex))[4]!;
   t.like(update.detail, { changes: { status: ['booked', 'cancelled'], cancellationReason: [null, 'ill'] } });
   t.like(await verifyChain(knex), { intact: true });

@@ -173,7 +173,7 @@ export function renderAudit(list: AuditList, limit: number): string {
       event.action,
       event.outcome,
       what(event),
-      event.patientId ?? '-',
+      event.patientId ?? (event.patientIds === null ? '-' : `${event.patientIds.length} listed`),
       event.client ?? '-',
     ]),
   );
