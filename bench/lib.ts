@@ -105,7 +105,7 @@ export async function startServer(
       (response) => response.status,
       () => 0,
     );
-    if (status === 200) return { url, stop };
+    if (status === 200) return { url, stop, pid: child.pid as number };
     if (status !== 0 || child.exitCode !== null) {
       await stop();
       throw new Error(`${url} answered ${status}`);

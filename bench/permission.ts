@@ -2,7 +2,9 @@
  * A permission-checked GET (bearer token → principal → permission → a handler that does no work)
  * on `ward backend`, against a bare Koa hello route, each in its own process, loaded by autocannon
  * from this process on loopback in alternating rounds (so that a change in the machine's load
- * hits both alike); prints the median requests/s and their ratio (target >= 0.8x). With
+ * hits both alike); prints the median requests/s and their ratio (target >= 0.8x), and the CPU time
+ * each server process spent per request (from /proc/<pid>/stat: a busy machine distorts it less
+ * than requests/s, which also depend on how much CPU autocannon and other work leave). With
  * `--metrics`, the backend also records Prometheus metrics (WARD_METRICS_PORT), to see what
  * measuring every request costs.
  *
@@ -12,7 +14,7 @@
  *
  *   node bench/permission.ts [--metrics]
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -25,13 +27,34 @@ const SECONDS = 3;
 const CONNECTIONS = 32;
 const METRICS = process.argv.includes('--metrics');
 
-/** Requests per second that `url` sustains, with no failed request. */
-async function requestsPerSecond(url: string, headers: Record<string, string>): Promise<number> {
+/** Linux's clock ticks per second in /proc (USER_HZ), the same on every architecture it runs on. */
+const TICKS_PER_SECOND = 100;
+
+/** Seconds of CPU (user and system) that process `pid` has used so far. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+interface Round {
+  rps: number;
+  /** CPU seconds the server spent per request. */
+  cpu: number;
+}
+
+/** Requests per second that `url` sustains, with no failed request, and the CPU the server `pid` spent on each. */
+async function measure(url: string, headers: Record<string, string>, pid: number): Promise<Round> {
+  const before = await cpuSeconds(pid);
   const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS });
+  const cpu = (await cpuSeconds(pid)) - before;
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
-  return result.requests.average;
+  return { rps: result.requests.average, cpu: cpu / result.requests.total };
 }
+
+const micros = (seconds: number) => `${(seconds * 1e6).toFixed(0)} µs`;
 
 const db = await scratchDatabase();
 const storage = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-permission-'));
@@ -55,15 +78,16 @@ try {
   const wardServer = await startServer(WARD, ['backend'], env, '/api/v1/bench_ping/ping', authorization);
   const koaServer = await startServer(NODE, [path.join(ROOT, 'bench', 'koa-baseline.mjs')], env, '/');
   try {
-    const wardRps: number[] = [];
-    const koaRps: number[] = [];
+    const wardRounds: Round[] = [];
+    const koaRounds: Round[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      wardRps.push(await requestsPerSecond(wardServer.url, authorization));
-      koaRps.push(await requestsPerSecond(koaServer.url, {}));
+      wardRounds.push(await measure(wardServer.url, authorization, wardServer.pid));
+      koaRounds.push(await measure(koaServer.url, {}, koaServer.pid));
     }
-    const [w, k] = [median(wardRps), median(koaRps)];
+    const [w, k] = [median(wardRounds.map((r) => r.rps)), median(koaRounds.map((r) => r.rps))];
+    const [wc, kc] = [median(wardRounds.map((r) => r.cpu)), median(koaRounds.map((r) => r.cpu))];
     console.log(
-      `permission-checked GET${METRICS ? ' (metrics on)' : ''}: ward ${w.toFixed(0)} req/s, bare Koa ${k.toFixed(0)} req/s -> ${ratio(w, k)} (target >= 0.8x; ${CONNECTIONS} connections, median of ${ROUNDS} alternating ${SECONDS} s rounds)`,
+      `permission-checked GET${METRICS ? ' (metrics on)' : ''}: ward ${w.toFixed(0)} req/s, bare Koa ${k.toFixed(0)} req/s -> ${ratio(w, k)} (target >= 0.8x; ${CONNECTIONS} connections, median of ${ROUNDS} alternating ${SECONDS} s rounds); CPU per request: ward ${micros(wc)}, bare Koa ${micros(kc)} -> ${(wc / kc).toFixed(2)}x`,
     );
     const created = await fetch(`${wardServer.url.replace(/\/api\/v1\/.*$/, '')}/api/v1/patients/patients`, {
       method: 'POST',
@@ -75,8 +99,12 @@ try {
     const audited: number[] = [];
     const plain: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      audited.push(await requestsPerSecond(`${origin}/api/v1/patients/patients/${id}`, authorization));
-      plain.push(await requestsPerSecond(`${origin}/api/v1/bench_read/patients/${id}`, authorization));
+      audited.push(
+        (await measure(`${origin}/api/v1/patients/patients/${id}`, authorization, wardServer.pid)).rps,
+      );
+      plain.push(
+        (await measure(`${origin}/api/v1/bench_read/patients/${id}`, authorization, wardServer.pid)).rps,
+      );
     }
     const [a, p] = [median(audited), median(plain)];
     console.log(

@@ -185,8 +185,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     koa
       .use(requestContext(deps.observeRequest ?? null))
       .use(errorHandler(logger))
-      .use(router.routes())
-      .use(router.allowedMethods())
+      .use(router)
       .use(frontendMiddleware(frontendFiles(deps, active)));
     // Serving without the listener is safe (the cache stays off), only slower; it keeps retrying.
     // Awaited last, so that its handshake overlaps building the router.

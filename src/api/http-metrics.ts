@@ -18,7 +18,7 @@ const requestDuration = metrics.histogram<'method' | 'route' | 'status'>({
 });
 
 /**
- * Pure: the route label of a request. `matched` is what @koa/router recorded (the template of the
+ * Pure: the route label of a request. `matched` is what the router recorded (the template of the
  * route that answered, if one did); anything else is the frontend's or unmatched under the API.
  */
 export function routeLabel(matched: unknown, path: string): string {
@@ -30,7 +30,7 @@ export interface AnsweredRequest {
   method: string;
   path: string;
   status: number;
-  /** @koa/router's `ctx._matchedRoute`. */
+  /** The router's `ctx._matchedRoute`. */
   matchedRoute: unknown;
 }
 

@@ -3,7 +3,6 @@
  * chain, so no route can skip authentication, CSRF, its permission or body validation, and the
  * OpenAPI document is generated from the very list that is mounted.
  */
-import type Router from '@koa/router';
 import type { Ajv } from 'ajv';
 import type { Knex } from 'knex';
 import type { Context, Middleware } from 'koa';
@@ -125,8 +124,4 @@ export function compileRoute(route: ApiRoute, deps: RouteDeps): Middleware {
       throw error;
     }
   };
-}
-
-export function register(router: Router, route: ApiRoute, middleware: Middleware): void {
-  router.register(route.fullPath, [route.method], [middleware]);
 }

@@ -3,26 +3,46 @@
  * be compiled (a body schema ajv rejects) is not mounted, like any other contract break; its
  * prefix answers 503 instead, as an inactive module's does. The OpenAPI document lists exactly what
  * was mounted.
+ *
+ * Each route's guards and handler are compiled into one middleware when it is mounted, and a
+ * request calls it directly after one lookup in the route table (route-table.ts): no chain is built
+ * or composed per request. A path no route answers goes on to the web frontend; what is left
+ * unanswered then gets the router's 405 (the path exists for other methods), 501 (a method Ward
+ * implements nowhere) or, for OPTIONS, the methods it allows.
  */
-import { createRequire } from 'node:module';
-import type RouterModule from '@koa/router';
-import type { Middleware } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import type { Logger } from '../logger.ts';
 import { VERSION } from '../version.ts';
 import type { InactiveModule } from '../planner/inactive.ts';
 import { failedRoutes, inactiveRoutes, type LoadedRoutes, type ModuleFailure } from './mount-modules.ts';
 import { openApiDocument } from './openapi.ts';
-import { compileRoute, register, type ApiRoute, type RouteDeps } from './route.ts';
+import { compileRoute, type ApiRoute, type RouteDeps } from './route.ts';
+import { routeTable, type RouteTable, type TableRoute } from './route-table.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 
-// The CommonJS build, on purpose: the ES module build imports `http` as an ES module, and Node
-// fills that namespace by reading every export of `http`, which loads its bundled fetch (undici),
-// 10-30 ms of start-up spent on nothing Ward uses.
-const Router = createRequire(import.meta.url)('@koa/router') as typeof RouterModule;
-type Router = RouterModule;
+declare module 'koa' {
+  interface ExtendableContext {
+    /** The matched route's path parameters, decoded (`/patients/:id` → `{ id }`). */
+    params: Record<string, string>;
+    /** The matched route's template, for the metrics' route label; unset when no route matched. */
+    _matchedRoute?: string;
+  }
+}
+
+/** Every method some route may have: others answer 501 (HEAD and OPTIONS are answered for GET routes and by the router). */
+const IMPLEMENTED: ReadonlySet<string> = new Set([
+  'HEAD',
+  'OPTIONS',
+  'GET',
+  'PUT',
+  'PATCH',
+  'POST',
+  'DELETE',
+]);
 
 export interface BuiltRouter {
-  router: Router;
+  /** The routes, then the 405, 501 and OPTIONS answers for what no route and no later middleware answered. */
+  router: Middleware;
   openapi: object;
   failures: ModuleFailure[];
 }
@@ -34,12 +54,14 @@ export function buildRouter(
   logger: Logger,
   inactive: readonly InactiveModule[] = [],
 ): BuiltRouter {
-  const router = new Router();
+  const table: TableRoute<Middleware>[] = [];
+  const register = (route: ApiRoute, middleware: Middleware) =>
+    table.push({ method: route.method, template: route.fullPath, value: middleware });
   const mounted: ApiRoute[] = [];
   const mount = (routes: readonly ApiRoute[]) => {
     // All compiled before any is registered: a module whose schema fails is mounted not at all.
     const compiled = routes.map((route) => compileRoute(route, deps));
-    routes.forEach((route, index) => register(router, route, compiled[index] as Middleware));
+    routes.forEach((route, index) => register(route, compiled[index] as Middleware));
     mounted.push(...routes);
   };
   mount(core);
@@ -53,9 +75,37 @@ export function buildRouter(
     }
   }
   for (const route of [...failures.flatMap(failedRoutes), ...inactive.flatMap(inactiveRoutes)])
-    register(router, route, compileRoute(route, deps));
+    register(route, compileRoute(route, deps));
   let openapi: object = {};
   mount(openApiRoutes(() => openapi));
   openapi = openApiDocument(mounted, VERSION);
-  return { router, openapi, failures };
+  return { router: routing(routeTable(table)), openapi, failures };
+}
+
+function routing(table: RouteTable<Middleware>): Middleware {
+  return (ctx: Context, next: Next) => {
+    const found = table.find(ctx.method, ctx.path);
+    if (found.route !== null) {
+      ctx.params = found.params;
+      ctx._matchedRoute = found.route.template;
+      return found.route.value(ctx, next);
+    }
+    return next().then(() => answerUnrouted(ctx, found.allowed));
+  };
+}
+
+/** What the router answers for a request nothing else answered; `allowed`: the methods its path has routes for. */
+function answerUnrouted(ctx: Context, allowed: readonly string[]): void {
+  if (ctx.status !== 404) return;
+  if (!IMPLEMENTED.has(ctx.method)) {
+    ctx.status = 501;
+    ctx.set('Allow', allowed.join(', '));
+  } else if (ctx.method === 'OPTIONS' && allowed.length > 0) {
+    ctx.status = 200;
+    ctx.body = '';
+    ctx.set('Allow', allowed.join(', '));
+  } else if (allowed.length > 0 && !allowed.includes(ctx.method)) {
+    ctx.status = 405;
+    ctx.set('Allow', allowed.join(', '));
+  }
 }

@@ -71,7 +71,7 @@ export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RouteDefinition {
   method: RouteMethod;
-  /** Relative to the module's mount point, koa-router syntax: `/jobs/:id/preview`. */
+  /** Relative to the module's mount point: `/jobs/:id/preview`, `:name` segments and a `*rest` tail (docs/modules.md, Route paths). */
   path: string;
   /** Permission the caller needs, `<module>.<resource>.<action>`; `null` only for routes any signed-in user may call. */
   permission: string | null;

@@ -4,25 +4,30 @@
  * otherwise be served until the grace period ends, and the stop would wait all of it.
  */
 import type { Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 /**
- * Tracks the answers in progress on `server`. Once the returned function is called, every answer
- * whose headers are not out yet says `Connection: close` (Node closes the connection once that
- * answer is written out), and a connection whose answer already promised keep-alive is closed once
- * that answer has been handed to the kernel, never before: a large body to a slow client arrives
- * whole.
+ * Tracks each connection's latest answer on `server`. Once the returned function is called, every
+ * answer whose headers are not out yet says `Connection: close` (Node closes the connection once
+ * that answer is written out), and a connection whose answer already promised keep-alive is
+ * closed once that answer has been handed to the kernel, never before: a large body to a slow
+ * client arrives whole. Kept per connection rather than per answer: a listener on every answer
+ * cost every request of a busy server a few percent of its time, and a connection serves one
+ * answer at a time.
  */
 export function drainer(server: Server): () => void {
   let draining = false;
-  const answering = new Set<ServerResponse>();
-  server.on('request', (_request, response: ServerResponse) => {
+  const latest = new Map<Socket, ServerResponse>();
+  server.on('request', (request: { socket: Socket }, response: ServerResponse) => {
     if (draining) return void response.setHeader('Connection', 'close');
-    answering.add(response);
-    response.once('close', () => answering.delete(response));
+    const { socket } = request;
+    if (!latest.has(socket)) socket.once('close', () => latest.delete(socket));
+    latest.set(socket, response);
   });
   return () => {
     draining = true;
-    for (const response of answering) {
+    for (const response of latest.values()) {
+      if (response.writableFinished || response.destroyed) continue;
       if (!response.headersSent) response.setHeader('Connection', 'close');
       else response.once('finish', () => server.closeIdleConnections());
     }
