@@ -22,6 +22,7 @@ export interface LazyKnex {
 export function lazyKnex(open: () => Promise<Knex>): LazyKnex {
   let real: Knex | null = null;
   let loading: Promise<Knex> | null = null;
+  const bound = new WeakMap<object, unknown>();
   const current = (): Knex => {
     if (real !== null) return real;
     throw new Error('knex was used before it was loaded: await load() first (src/db/lazy-knex.ts)');
@@ -32,7 +33,12 @@ export function lazyKnex(open: () => Promise<Knex>): LazyKnex {
       (current() as unknown as (...a: unknown[]) => unknown)(...args),
     get: (_target, property) => {
       const value: unknown = Reflect.get(current(), property);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(real) : value;
+      if (typeof value !== 'function') return value;
+      // Bound once per method, not on every request that calls it.
+      let method = bound.get(value);
+      if (method === undefined)
+        bound.set(value, (method = (value as (...a: unknown[]) => unknown).bind(real)));
+      return method;
     },
     has: (_target, property) => Reflect.has(current(), property),
   }) as unknown as Knex;
