@@ -9,6 +9,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import type { Knex } from 'knex';
+import type { Queryable } from '../db/pg-client.ts';
 import { createAuthenticator, type Authenticator } from '../auth/authenticator.ts';
 import { listenForAuthChanges, type ChangeListener } from '../auth/change-listener.ts';
 import type { Grants } from '../auth/permissions.ts';
@@ -50,7 +51,17 @@ import { ajvPerModule } from '../sdk/schema.ts';
 export type { HealthSources };
 
 export interface AppDeps {
+  /** A loaded knex, or lazy-knex.ts's stand-in with `loadKnex` below. */
   knex: Knex;
+  /**
+   * Loads `knex` when it is a stand-in: every request but `/health` waits for it, and a start
+   * with module services (which may query as they start) loads it before them. Default: loaded.
+   */
+  loadKnex?: () => Promise<Knex>;
+  /** Where `/health` queries: a backend's plain pg pool, so it answers before knex loads. Default: `knex`. */
+  sql?: Queryable;
+  /** The database's URL: the auth listener then connects with pg, not through knex. Default: knex's client. */
+  databaseUrl?: string;
   inventory: Inventory;
   /** `core_module` rows as the start-up reconcile left them (`readModuleRows(knex)` after it). */
   rows: readonly ModuleRow[];
@@ -139,7 +150,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     const throttle = deps.signInThrottle ?? postgresSignInThrottle(knex);
     const hashing = deps.signInHashing ?? admissions(HASHING_ADMISSIONS);
     const core = [
-      ...healthRoutes({ knex, health: deps.health ?? { drift: () => [] } }),
+      ...healthRoutes({ db: deps.sql ?? knex, health: deps.health ?? { drift: () => [] } }),
       ...authRoutes({
         knex,
         auth,
@@ -185,13 +196,16 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     koa
       .use(requestContext(deps.observeRequest ?? null))
       .use(errorHandler(logger))
+      .use(knexLoaded(deps.loadKnex))
       .use(router)
       .use(frontendMiddleware(frontendFiles(deps, active)));
     // Serving without the listener is safe (the cache stays off), only slower; it keeps retrying.
     // Awaited last, so that its handshake overlaps building the router.
     await listening?.listener.ready.catch(() => undefined);
     // Last, so that a service's start (which may define jobs that start running at once) sees the
-    // app complete; still before the caller listens.
+    // app complete; still before the caller listens. A service may query as it starts: knex first.
+    if (deps.loadKnex !== undefined && active.some(({ module }) => module.services !== null))
+      await deps.loadKnex();
     const services = await startModuleServices(active, {
       knex,
       logger,
@@ -253,7 +267,23 @@ interface AuthListening {
 function listenForAuth(deps: AppDeps, installed: readonly InstalledModule[]): AuthListening | null {
   if (!installed.some(({ module }) => module.name === AUTH_MODULE)) return null;
   const cache = new PrincipalCache();
-  return { cache, listener: listenForAuthChanges(deps.knex, cache, deps.logger) };
+  return { cache, listener: listenForAuthChanges(deps.databaseUrl ?? deps.knex, cache, deps.logger) };
+}
+
+/**
+ * Holds every request but `/health` until knex is loaded (src/db/lazy-knex.ts): a backend
+ * listens without it and starts loading it at once, so only requests in its first moments wait.
+ * Once loaded, a request pays one boolean test.
+ */
+function knexLoaded(load: (() => Promise<Knex>) | undefined): Koa.Middleware {
+  let loaded = load === undefined;
+  return (ctx, next) =>
+    loaded || load === undefined || ctx.path === '/health'
+      ? next()
+      : load().then(() => {
+          loaded = true;
+          return next();
+        });
 }
 
 function startAuth(deps: AppDeps, listening: AuthListening | null, map: PermissionMap): Authenticator | null {

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
+import { startDb, type StartDb } from '../db/lazy-knex.ts';
 import { LOCK_KEYS, withAdvisoryLock } from '../db/lock.ts';
 import { coreAtHead, migrateCore } from '../db/migrate.ts';
 import { missingModuleTables, readModuleRows, recordError } from '../db/modules.ts';
@@ -26,28 +27,33 @@ export interface Reconciled extends ApplyReport {
   runId: string;
 }
 
-/** `listeners`: told of each step the apply runs, after the operation log and the logger (events.ts). */
+/**
+ * `listeners`: told of each step the apply runs, after the operation log and the logger (events.ts).
+ * The checks are plain queries on `db.sql`; knex is loaded (`db.knex()`) only when there is
+ * something to change: the core schema to migrate, a plan to apply, an inactive module to record.
+ */
 export async function reconcile(
-  knex: Knex,
+  given: Knex | StartDb,
   url: string,
   config: Config,
   logger: Logger,
   listeners: readonly StepListener[] = [],
 ): Promise<Reconciled> {
+  const db = startDb(given);
   return withAdvisoryLock(url, LOCK_KEYS.reconcile, async () => {
     // Reading the disk needs nothing from the database: it proceeds while the core schema
     // queries wait on the server. A migration error still comes first, as it did when in order.
     const discovering = discover(config);
     discovering.catch(() => undefined);
-    if (!(await coreAtHead(knex))) {
-      const applied = await migrateCore(knex);
+    if (!(await coreAtHead(db.sql))) {
+      const applied = await migrateCore(await db.knex());
       if (applied.length > 0) logger.info({ applied }, 'core schema migrated');
     }
     // On the one pooled connection, while the disk is still being read.
-    const rows = await readModuleRows(knex);
-    const missingTables = await missingModuleTables(knex);
+    const rows = await readModuleRows(db.sql);
+    const missingTables = await missingModuleTables(db.sql);
     // Uninstalls are ordered by foreign keys too; nothing else needs them, so no query without one.
-    const references = rows.some((row) => row.state === 'to_uninstall') ? await readReferences(knex) : [];
+    const references = rows.some((row) => row.state === 'to_uninstall') ? await readReferences(db.sql) : [];
     const inventory = await discovering;
     assertNoOrphans(inventory, rows);
     assertTablesPresent(missingTables);
@@ -69,11 +75,11 @@ export async function reconcile(
       ? { applied: [], failed: [], skipped: [] }
       : await withAdvisoryLock(url, LOCK_KEYS.applying, async () =>
           (await import('./apply.ts')).applyPlan(
-            { knex, inventory, storageDir: config.storageDir, logger, runId, listeners },
+            { knex: await db.knex(), inventory, storageDir: config.storageDir, logger, runId, listeners },
             pending,
           ),
         );
-    await recordInactive(knex, inventory, nothingToDo ? rows : await readModuleRows(knex), logger);
+    await recordInactive(db, inventory, nothingToDo ? rows : await readModuleRows(db.sql), logger);
     return { ...report, plan: pending, inventory, runId };
   });
 }
@@ -84,13 +90,13 @@ export async function reconcile(
  * write it once; a start with nothing to change writes nothing.
  */
 async function recordInactive(
-  knex: Knex,
+  db: StartDb,
   inventory: Inventory,
   rows: readonly ModuleRow[],
   logger: Logger,
 ): Promise<void> {
   for (const change of inactiveMessageChanges(inventory, rows)) {
-    await recordError(knex, change.module, change.errorMessage);
+    await recordError(await db.knex(), change.module, change.errorMessage);
     if (change.errorMessage === null) logger.info({ module: change.module }, 'module active again');
     else logger.warn({ module: change.module, reason: change.errorMessage }, 'module inactive');
   }

@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import type pg from 'pg';
 import { listen, type Listener } from '../db/listener.ts';
+import { connectClient } from '../db/pg-client.ts';
 import type { Logger } from '../logger.ts';
 import type { PrincipalCache } from './principal-cache.ts';
 
@@ -14,13 +15,24 @@ export const AUTH_CHANNEL = 'ward_auth';
 
 export type ChangeListener = Listener;
 
-export function listenForAuthChanges(knex: Knex, cache: PrincipalCache, logger: Logger): ChangeListener {
-  // A raw connection from knex's client, outside the pool: the pool's settings.
-  const client = knex.client as Knex.Client;
+/**
+ * `db`: the database's URL (a pg client of its own, so that a backend listens before knex is
+ * loaded), or a knex whose client opens a raw connection outside its pool, with the pool's settings.
+ */
+export function listenForAuthChanges(
+  db: Knex | string,
+  cache: PrincipalCache,
+  logger: Logger,
+): ChangeListener {
+  const client = typeof db === 'string' ? null : (db.client as Knex.Client);
   const listener = listen({
     channel: AUTH_CHANNEL,
-    open: async () => (await client.acquireRawConnection()) as pg.Client,
-    release: (connection) => client.destroyRawConnection(connection),
+    open: async () =>
+      client === null ? connectClient(db as string) : ((await client.acquireRawConnection()) as pg.Client),
+    release: async (connection) => {
+      if (client === null) await connection.end();
+      else await client.destroyRawConnection(connection);
+    },
     onNotification: (payload) => cache.applyNotification(payload),
     onUp: () => cache.setEnabled(true),
     onDown: (error, retryInMs) => {

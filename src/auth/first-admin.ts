@@ -12,9 +12,12 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
 import { isWardError, WardError } from '../errors/ward-error.ts';
-import { RUNNING } from './installed.ts';
+import { startDb, type StartDb } from '../db/lazy-knex.ts';
+import { selectRows } from '../db/pg-client.ts';
+import { sqlLiteral } from '../db/sql-literal.ts';
+import { AUTH_MODULE, RUNNING } from './installed.ts';
 import { hashPassword, randomPassword } from './password.ts';
-import { baseState, createUser, findUser, mustChangePassword } from './users.ts';
+import { baseState, createUser, mustChangePasswordSql } from './users.ts';
 
 export const FIRST_ADMIN = 'admin';
 
@@ -39,21 +42,27 @@ export async function removeFirstAdminPassword(storageDir: string): Promise<void
  * create one admin: the loser of the insert race finds the name taken and writes nothing. The
  * file is created, never replaced: one already there (left by an earlier database or an
  * interrupted first start) stops the start, and no admin is created. `write` fills the opened file
- * (replaceable to test a failed write).
+ * (replaceable to test a failed write). Every start but the first asks with plain queries; knex is
+ * loaded only to create the admin.
  */
 export async function ensureFirstAdmin(
-  knex: Knex,
+  given: Knex | StartDb,
   logger: Logger,
   storageDir: string,
   print: (text: string) => void = (text) => process.stderr.write(text),
   write: WriteText = (handle, text) => handle.writeFile(text),
 ): Promise<FirstAdmin | null> {
-  const base = await baseState(knex);
-  if (base === undefined || !RUNNING.has(base)) return null;
-  if ((await knex('base_user').first('id')) !== undefined) {
-    await forgetChangedPassword(knex, logger, storageDir);
+  const db = startDb(given);
+  const [base] = await selectRows<{ state: string }>(
+    db.sql,
+    `select state from core_module where name = ${sqlLiteral(AUTH_MODULE)}`,
+  );
+  if (base === undefined || !RUNNING.has(base.state)) return null;
+  if ((await selectRows(db.sql, 'select 1 from base_user limit 1')).length > 0) {
+    await forgetChangedPassword(db, logger, storageDir);
     return null;
   }
+  const knex = await db.knex();
   const password = randomPassword();
   const passwordHash = await hashPassword(password);
   const file = firstAdminPasswordFile(storageDir);
@@ -151,15 +160,19 @@ async function writePasswordFile(file: string, password: string, write: WriteTex
  * The admin's password was changed where the backend could not delete the file (`ward users
  * set-password`): delete it at the next start.
  */
-async function forgetChangedPassword(knex: Knex, logger: Logger, storageDir: string): Promise<void> {
+async function forgetChangedPassword(db: StartDb, logger: Logger, storageDir: string): Promise<void> {
   const file = firstAdminPasswordFile(storageDir);
   const exists = await stat(file).then(
     () => true,
     () => false,
   );
   if (!exists) return;
-  const admin = await findUser(knex, FIRST_ADMIN);
-  if (admin === undefined || (await mustChangePassword(knex, admin.id))) return;
+  // Plain SQL too: the file stays until the admin chooses a password, over many starts.
+  const [admin] = await selectRows<{ must_change: boolean }>(
+    db.sql,
+    `select ${mustChangePasswordSql('u')} as must_change from base_user u where u.username = ${sqlLiteral(FIRST_ADMIN)}`,
+  );
+  if (admin === undefined || admin.must_change) return;
   await removeFirstAdminPassword(storageDir);
   logger.info(
     { passwordFile: file },

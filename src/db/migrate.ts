@@ -4,6 +4,7 @@
  * branch: with it on, knex calls the table "corrupt" as soon as a second branch has rows.
  */
 import type { Knex } from 'knex';
+import { selectRows, type Queryable } from './pg-client.ts';
 
 export const MIGRATION_TABLE = 'knex_migrations';
 
@@ -63,17 +64,18 @@ const CORE_MIGRATIONS: BranchMigration[] = [
 ];
 
 /**
- * Whether the core branch is at head, in one round trip. That is every start-up but the first
+ * Whether the core branch is at head, in one round trip, with plain SQL (a start checks it before
+ * knex is loaded). That is every start-up but the first
  * after an upgrade, and knex's migrator would spend several round trips (and load its own code) to
  * find nothing to do. Knex's own lock table is knex's business: Ward's migrations are serialised
  * by its advisory lock instead (see withKnexMigrator).
  */
-export async function coreAtHead(knex: Knex): Promise<boolean> {
+export async function coreAtHead(db: Queryable): Promise<boolean> {
   try {
-    const { rows } = (await knex.raw(
+    const [{ applied }] = (await selectRows(
+      db,
       `select array(select name from ${MIGRATION_TABLE} where starts_with(name, 'core/')) as applied`,
-    )) as { rows: [{ applied: string[] }] };
-    const [{ applied }] = rows;
+    )) as [{ applied: string[] }];
     return CORE_MIGRATIONS.every(({ name }) => applied.includes(name));
   } catch (error) {
     // A database Ward has never started in has neither table yet: the migrator creates them.

@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import type { RecordedRequires } from '../planner/ranges.ts';
 import type { Action, LogRow, MissingTable, ModuleRow, ModuleState } from '../planner/types.ts';
 import type { LogStep } from '../restart/follow.ts';
+import { selectRows, type Queryable } from './pg-client.ts';
 
 const PENDING_STATE: Record<Action['kind'], ModuleState> = {
   install: 'to_install',
@@ -15,12 +16,12 @@ const PENDING_STATE: Record<Action['kind'], ModuleState> = {
   uninstall: 'to_uninstall',
 };
 
-/** Every module row, by name. Plain SQL because the CLI's lean path runs it with pg alone (pg-client.ts). */
+/** Every module row, by name. Plain SQL because the CLI's lean path and a start run it with pg alone (pg-client.ts). */
 export const MODULE_ROWS_SQL =
   'select name, state, version, installed_at, error_message, last_state_change from core_module order by name';
 
-export async function readModuleRows(knex: Knex): Promise<ModuleRow[]> {
-  return ((await knex.raw(MODULE_ROWS_SQL)) as { rows: ModuleRow[] }).rows;
+export async function readModuleRows(db: Queryable): Promise<ModuleRow[]> {
+  return selectRows<ModuleRow>(db, MODULE_ROWS_SQL);
 }
 
 /** The version ranges each installed module was installed or upgraded with (see ranges.ts). */
@@ -33,17 +34,18 @@ export async function readRecordedRequires(knex: Knex): Promise<RecordedRequires
 
 /**
  * Tables that installed modules' migrations created (core_module_table) and that no longer exist,
- * by module and name. Looked up on the search path, where migrations create them.
+ * by module and name. Looked up on the search path, where migrations create them. Plain SQL, as
+ * a start checks it before knex is loaded.
  */
-export async function missingModuleTables(knex: Knex): Promise<MissingTable[]> {
-  const { rows } = (await knex.raw(
+export async function missingModuleTables(db: Queryable): Promise<MissingTable[]> {
+  return selectRows<MissingTable>(
+    db,
     `select t.module_name, t.table_name
        from core_module_table t join core_module m on m.name = t.module_name
       where m.state in ('installed', 'to_upgrade', 'to_uninstall')
         and to_regclass(quote_ident(t.table_name)) is null
       order by t.module_name, t.table_name`,
-  )) as { rows: MissingTable[] };
-  return rows;
+  );
 }
 
 export interface LogEntry {

@@ -3,7 +3,7 @@
  * points into which module's table, and which module (if any) owns the referencing table. Read
  * from `pg_constraint`, so keys added by hand count as much as those a migration declared.
  */
-import type { Knex } from 'knex';
+import { selectRows, type Queryable } from './pg-client.ts';
 import type { TableReference } from '../planner/types.ts';
 
 /**
@@ -27,6 +27,6 @@ const REFERENCES_SQL = `
      and source.module_name is distinct from target.module_name
    order by 2, 1`;
 
-export async function readReferences(knex: Knex): Promise<TableReference[]> {
-  return ((await knex.raw(REFERENCES_SQL)) as { rows: TableReference[] }).rows;
+export async function readReferences(db: Queryable): Promise<TableReference[]> {
+  return selectRows<TableReference>(db, REFERENCES_SQL);
 }

@@ -14,18 +14,25 @@ export interface AuditRetention {
   stop(): Promise<void>;
 }
 
-export function startAuditRetention(knex: Knex, days: number | null, logger: Logger): AuditRetention {
+/** `knex`: resolves with it; a backend starts this before knex is loaded (src/db/lazy-knex.ts). */
+export function startAuditRetention(
+  knex: () => Promise<Knex>,
+  days: number | null,
+  logger: Logger,
+): AuditRetention {
   if (days === null) return { stop: async () => undefined };
   let running: Promise<void> = Promise.resolve();
   const purge = () => {
-    running = purgeAudit(knex, days).then(
-      (purged) => {
-        if (purged > 0)
-          logger.info({ purged, days }, `audit trail: purged ${purged} row(s) older than ${days} day(s)`);
-      },
-      (error: unknown) =>
-        logger.warn({ err: error }, 'audit trail: the retention purge failed; it runs again tomorrow'),
-    );
+    running = knex()
+      .then((loaded) => purgeAudit(loaded, days))
+      .then(
+        (purged) => {
+          if (purged > 0)
+            logger.info({ purged, days }, `audit trail: purged ${purged} row(s) older than ${days} day(s)`);
+        },
+        (error: unknown) =>
+          logger.warn({ err: error }, 'audit trail: the retention purge failed; it runs again tomorrow'),
+      );
   };
   purge();
   const timer = setInterval(purge, DAY_MS);

@@ -94,6 +94,10 @@ export async function runBackend(
   // Serving comes first: a restart is done when health checks pass, and setting these up (a
   // connection handshake, a directory scan) would delay the first answer.
   await firstAnswer(running.server, SETUP_AFTER_MS);
+  // Then knex, which the start did without (src/db/lazy-knex.ts): requests but /health wait for it,
+  // and the database watch below reads its pool. Loading it is synchronous work (CommonJS) that
+  // would hold the first answer back if it began as soon as the server listened.
+  await running.loadKnex();
   // Starts the embedded server again if it stops under this backend; logs an external one's outage.
   const storageDir = config.databaseUrl === null ? config.storageDir : null;
   await keep(watchDatabase({ knex: running.knex, url: running.url, storageDir, logger }));

@@ -26,6 +26,9 @@ import { enableMetrics, type MetricsRegistry } from '../metrics/registry.ts';
 import { stepMetrics, timedReconcile } from '../applier/step-metrics.ts';
 import { reconcile, type Reconciled } from '../applier/reconcile.ts';
 import { databaseUrl, openDatabase } from '../db/connection.ts';
+import { lazyKnex, type LazyKnex } from '../db/lazy-knex.ts';
+import { openPool } from '../db/pg-client.ts';
+import type pg from 'pg';
 import { drainer } from './drain.ts';
 import { nextStartSources } from '../inspect/module-reports.ts';
 import { recheck, rereadConfig } from '../inspect/preflight.ts';
@@ -39,7 +42,10 @@ export interface Backend {
   server: Server;
   /** The database, resolved once at start (starting the embedded server if need be). */
   url: string;
+  /** Usable once `loadKnex()` has resolved: a start with nothing to change does not load it. */
   knex: Knex;
+  /** Loads knex (once); the backend calls it as soon as it serves. */
+  loadKnex(): Promise<Knex>;
   app: WardApp;
   /** The metrics listener, when WARD_METRICS_PORT is set. */
   metrics: MetricsEndpoint | null;
@@ -72,17 +78,16 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
   // Before the database too: a metrics port that is taken stops the start first. prom-client
   // loads while the database opens; the first scrape waits for it.
   const metrics = settings.metrics === null ? null : await startMetrics(settings.metrics, logger);
-  let knex: Knex;
   let url: string;
   let grants: Grants;
+  let sql: pg.Pool;
   try {
     await ensureStorageDir(config.storageDir);
     grants = await readGrants(config.grantsFile);
     url = await databaseUrl(config);
-    knex = await openDatabase(
-      { ...config, databaseUrl: url },
-      { pool: 10, warn: (message) => logger.warn(message) },
-    );
+    // knex is loaded when something needs it (lazy-knex.ts): a start with nothing to change checks
+    // with plain queries on this pool, which `/health` keeps using (two connections at most).
+    sql = await openPool(url, 2);
   } catch (error) {
     await metrics?.endpoint.close();
     throw error;
@@ -91,25 +96,42 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
   const sealing = sealingKey(
     settings.secretKey ?? (config.databaseUrl === null ? await embeddedSecretKey(config.storageDir) : null),
   );
+  const lazy: LazyKnex = lazyKnex(() =>
+    openDatabase({ ...config, databaseUrl: url }, { pool: 10, warn: (message) => logger.warn(message) }),
+  );
+  const { knex } = lazy;
+  const closeDatabase = async () => {
+    await lazy.destroy();
+    await sql.end();
+  };
   const drift = { current: [] as DriftEntry[] };
-  const preflight = () => recheck(knex, config);
+  const preflight = async () => recheck(await lazy.load(), config);
   let reconciled: Reconciled;
   let app: WardApp;
-  const unwatchPool = metrics === null ? () => undefined : watchPool(knex);
+  let unwatchPool: () => void = () => undefined;
   try {
-    // Every step is recorded before the reconcile runs its first.
-    await metrics?.registry;
-    // Each step is announced over NOTIFY for `ward modules restart --wait` to follow.
+    // Every step is recorded before the reconcile runs its first. The pool's figures are knex's
+    // pool: with metrics on, knex is loaded at start to watch it from its first connection.
+    if (metrics !== null) {
+      await metrics.registry;
+      unwatchPool = watchPool(await lazy.load());
+    }
+    const db = { sql, knex: lazy.load };
+    // Each step is announced over NOTIFY for `ward modules restart --wait` to follow; steps run
+    // only after the reconcile has loaded knex for the apply.
     reconciled = await timedReconcile(() =>
-      reconcile(knex, url, config, logger, [announceSteps(knex), stepMetrics()]),
+      reconcile(db, url, config, logger, [announceSteps(knex), stepMetrics()]),
     );
-    await ensureFirstAdmin(knex, logger, config.storageDir, hooks.print);
-    await sealAtStart(knex, sealing, logger);
-    const rows = await readModuleRows(knex);
+    await ensureFirstAdmin(db, logger, config.storageDir, hooks.print);
+    await sealAtStart(sql, sealing, logger);
+    const rows = await readModuleRows(sql);
     // Before serving, so a plain start's pages work without `ward modules sync-frontend`.
     await syncFrontendModules(config, reconciled.inventory, rows, (message) => logger.warn(message));
     app = await createApp({
       knex,
+      loadKnex: lazy.load,
+      sql,
+      databaseUrl: url,
       inventory: reconciled.inventory,
       rows,
       logger,
@@ -131,10 +153,10 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
   } catch (error) {
     unwatchPool();
     await metrics?.endpoint.close();
-    await knex.destroy();
+    await closeDatabase();
     throw error;
   }
-  const retention = startAuditRetention(knex, settings.auditRetentionDays, logger);
+  const retention = startAuditRetention(lazy.load, settings.auditRetentionDays, logger);
   const server = app.koa.listen(port, host);
   const drain = drainer(server);
   try {
@@ -147,13 +169,14 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
     await app.close();
     unwatchPool();
     await metrics?.endpoint.close();
-    await knex.destroy();
+    await closeDatabase();
     throw listenError(error, port, host);
   }
   return {
     server,
     url,
     knex,
+    loadKnex: lazy.load,
     app,
     metrics: metrics?.endpoint ?? null,
     reconciled,
@@ -170,7 +193,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
       // Scrapes go on answering while requests drain.
       unwatchPool();
       await metrics?.endpoint.close();
-      await knex.destroy();
+      await closeDatabase();
     },
   };
 }

@@ -28,7 +28,7 @@ test('a backend with a retention purges older rows at start, records the purge, 
     await trx.raw('set local session_replication_role = replica');
     await trx.raw(`update core_audit_event set at = at - interval '40 days' where id <= ${ids[1]}`);
   });
-  await startAuditRetention(knex, 30, silentLogger).stop();
+  await startAuditRetention(async () => knex, 30, silentLogger).stop();
   const kept = await knex('core_audit_event').orderBy('id').select('id', 'action');
   t.deepEqual(
     kept.map((row) => row.action),
@@ -36,6 +36,6 @@ test('a backend with a retention purges older rows at start, records the purge, 
   );
   t.is(kept[0].id, ids[2]);
   t.like(await verifyChain(knex), { intact: true, rows: 2, anchor: { throughId: ids[1] } });
-  await startAuditRetention(knex, null, silentLogger).stop();
+  await startAuditRetention(async () => knex, null, silentLogger).stop();
   t.is((await knex('core_audit_event').select()).length, 2);
 });

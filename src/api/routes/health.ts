@@ -5,7 +5,7 @@
  * details (a broken manifest's absolute path): those are in the log.
  */
 import type { Context } from 'koa';
-import type { Knex } from 'knex';
+import { selectRows, type Queryable } from '../../db/pg-client.ts';
 import type { DriftEntry } from '../../planner/drift.ts';
 import { VERSION } from '../../version.ts';
 import type { ApiRoute } from '../route.ts';
@@ -35,10 +35,11 @@ const HEALTH_RESPONSE = {
   },
 };
 
-export function healthRoutes(deps: { knex: Knex; health: HealthSources }): ApiRoute[] {
+/** `db`: a backend's plain pg pool, so that it answers before knex is loaded (src/db/lazy-knex.ts). */
+export function healthRoutes(deps: { db: Queryable; health: HealthSources }): ApiRoute[] {
   const health = async (ctx: Context) => {
     try {
-      await deps.knex.raw('select 1');
+      await selectRows(deps.db, 'select 1');
       const drift = deps.health.drift().map(({ module, change }) => ({ module, change }));
       ctx.body = { status: 'healthy', version: VERSION, ...(drift.length > 0 ? { drift } : {}) };
     } catch {

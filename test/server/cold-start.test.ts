@@ -1,0 +1,53 @@
+/**
+ * A backend start with nothing to change does without knex (src/db/lazy-knex.ts): its checks are
+ * plain queries, `/health` answers from a plain pool, and knex is loaded once the backend serves,
+ * before any other request is answered.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import test from 'ava';
+import { ROOT } from '../../src/config.ts';
+import { scratchDir } from '../helpers/cli.ts';
+import { testDatabase } from '../helpers/database.ts';
+import { setRows } from '../helpers/rows.ts';
+import { serve } from '../helpers/serve.ts';
+
+const RECORD_LOADS = pathToFileURL(path.join(ROOT, 'test', 'helpers', 'record-loads.ts')).href;
+
+test('a start with nothing to change listens without loading knex; sign-in then works through it', async (t) => {
+  const { url, knex } = await testDatabase(t, { migrated: true });
+  await setRows(knex, [{ name: 'base', state: 'to_install' }]);
+  const env = { DATABASE_URL: url, WARD_STORAGE_DIR: await scratchDir(), LOG_LEVEL: 'warn' };
+  // The first start installs base and creates the first admin, whose password file stays.
+  const first = await serve(env);
+  t.is(await first.stop(), 0);
+
+  const file = path.join(await scratchDir('ward-loads-'), 'loaded');
+  const second = await serve({
+    ...env,
+    NODE_OPTIONS: `--import=${RECORD_LOADS}`,
+    RECORD_LOADS_TO: file,
+    RECORD_LOADS_AT: 'listening',
+  });
+  t.teardown(() => second.stop());
+  const loaded = await readFile(file, 'utf8');
+  t.regex(loaded, /\/src\/server\/server\.ts/, 'the loads were recorded as the backend listened');
+  t.notRegex(loaded, /node_modules\/(knex|lodash)\//, 'knex was not loaded to start');
+
+  const health = await fetch(`${second.base}/health`);
+  t.is(health.status, 200);
+  const login = await fetch(`${second.base}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: 'not the password' }),
+  });
+  t.is(login.status, 401, 'the user lookup ran on knex, loaded after the start');
+  const password = (await readFile(path.join(env.WARD_STORAGE_DIR, 'first-admin-password'), 'utf8')).trim();
+  const signedIn = await fetch(`${second.base}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password }),
+  });
+  t.is(signedIn.status, 200);
+});
