@@ -235,7 +235,7 @@ test('a browser fetches only its language, draws German from the first frame, an
   t.false(paths.includes(parser), 'the sign-in page needs no ICU parser');
 
   const parserFetched = page.waitForRequest((request) => new URL(request.url()).pathname === parser);
-  await anmelden(page);
+  await anmelden(page, 'rita');
   await parserFetched;
   await page.getByRole('link', { name: 'Patienten' }).first().waitFor();
   await screenshot(page, 'languages-lazy-home-de');
