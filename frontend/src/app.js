@@ -3,7 +3,6 @@
  * loads with the first page, and the signed-in shell (shell.js), a chunk loaded after it.
  */
 import { useEffect } from 'preact/hooks';
-import { LocationProvider } from 'preact-iso';
 import { html } from './ui/html.js';
 import { Loading } from './ui/forms.js';
 import { SignIn, Unreachable } from './sign-in.js';
@@ -11,7 +10,7 @@ import { loadMe, me, phase, shell } from './state.js';
 
 export function App() {
   useEffect(() => void loadMe(), []);
-  return html`<${LocationProvider}><${Root} /><//>`;
+  return html`<${Root} />`;
 }
 
 function Root() {
@@ -19,8 +18,6 @@ function Root() {
   if (phase.value === 'unreachable') return html`<${Unreachable} />`;
   if (phase.value === 'signed-out' || me.value === null) return html`<${SignIn} />`;
   if (shell.value === null) return html`<main id="main" class="centered"><${Loading} /></main>`;
-  const { ChangePassword, RequiredTwoFactor, Shell } = shell.value;
-  if (me.value.mustChangePassword) return html`<${ChangePassword} />`;
-  if (me.value.mustEnrolTwoFactor) return html`<${RequiredTwoFactor} />`;
-  return html`<${Shell} />`;
+  const { SignedIn } = shell.value;
+  return html`<${SignedIn} />`;
 }

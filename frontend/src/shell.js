@@ -5,7 +5,7 @@
  * `/active` fails: each failure shows where it happened, with what to do.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { Router, useLocation } from 'preact-iso';
+import { LocationProvider, Router, useLocation } from 'preact-iso';
 import {
   ApiRequestError,
   Banner,
@@ -66,6 +66,20 @@ function safeList(text) {
   }
 }
 
+/**
+ * Someone is signed in: the password change or the two-factor enrolment Ward may require first,
+ * else the shell. The router lives here, with the pages it routes to: the sign-in page needs none.
+ */
+export function SignedIn() {
+  return html`<${LocationProvider}><${SignedInPage} /><//>`;
+}
+
+function SignedInPage() {
+  if (me.value.mustChangePassword) return html`<${ChangePassword} />`;
+  if (me.value.mustEnrolTwoFactor) return html`<${RequiredTwoFactor} />`;
+  return html`<${Shell} />`;
+}
+
 /** The field a refused password change is about, by the server's error code. */
 const PASSWORD_FIELDS = {
   weak_password: '/newPassword',
@@ -74,7 +88,7 @@ const PASSWORD_FIELDS = {
   wrong_password: '/currentPassword',
 };
 
-export function ChangePassword() {
+function ChangePassword() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
@@ -214,7 +228,7 @@ function useFocusOnNavigation(path) {
   }, [path]);
 }
 
-export function Shell() {
+function Shell() {
   const { path, route } = useLocation();
   useModulesWatch(path);
   useAccessRefresh(path);
@@ -568,7 +582,7 @@ function Missing() {
  * The clinic requires two-factor sign-in of this user, who has none: setting it up comes before
  * anything else, as a Ward-chosen password's change does.
  */
-export function RequiredTwoFactor() {
+function RequiredTwoFactor() {
   const { route } = useLocation();
   return html`<main id="main" class="centered narrow">
     <h1>${t('twoFactor.setUpTitle')}</h1>

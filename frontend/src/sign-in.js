@@ -3,7 +3,6 @@
  * Ward cannot be reached. It loads with the bootstrap; the signed-in shell loads after it.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { useLocation } from 'preact-iso';
 import { html } from './ui/html.js';
 import { language, LANGUAGES } from './ui/i18n.js';
 import { setLanguage } from './ui/languages.js';
@@ -45,7 +44,6 @@ async function signInPatiently(username, password, attempts = 5) {
 const startShell = () => void loadShell().catch(() => undefined);
 
 export function SignIn() {
-  const { route } = useLocation();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState(null);
@@ -68,7 +66,7 @@ export function SignIn() {
         setChallenge(answer.challenge);
         return;
       }
-      await afterSignIn(route);
+      await afterSignIn();
     } catch (caught) {
       setError(caught);
       setBusy(false);
@@ -112,7 +110,6 @@ const CODE_FIELDS = { wrong_code: '/code', invalid_body: '/code' };
 
 /** The second sign-in step: a code from the authenticator app, or a recovery code. */
 function SecondFactor({ challenge, onRestart }) {
-  const { route } = useLocation();
   const [code, setCode] = useState('');
   const [recovery, setRecovery] = useState(false);
   const [error, setError] = useState(null);
@@ -132,7 +129,7 @@ function SecondFactor({ challenge, onRestart }) {
         recovery ? { challenge, recoveryCode: code } : { challenge, code: code.replace(/\s/g, '') },
         { signIn: true },
       );
-      await afterSignIn(route);
+      await afterSignIn();
     } catch (caught) {
       if (
         caught instanceof ApiRequestError &&

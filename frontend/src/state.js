@@ -104,6 +104,11 @@ export async function loadMe() {
   try {
     const answer = await api.get('/me', { signIn: true });
     shellModule = await loadShell();
+    // The page an expired session was on is its user's to return to, not the next person's who
+    // signs in at the same computer: anyone else starts at the start page.
+    if (expiredUser !== null && answer.user.username !== expiredUser)
+      globalThis.history.replaceState(null, '', '/');
+    expiredUser = null;
     me.value = answer;
   } catch (error) {
     me.value = null;
@@ -129,11 +134,9 @@ export async function loadActive() {
 }
 
 /** Signed in: the shell loads, and the page stays unless another person signed in at it. */
-export async function afterSignIn(route) {
+export async function afterSignIn() {
   expired.value = false;
   await loadMe();
-  if (expiredUser !== null && me.value?.user.username !== expiredUser) route('/', true);
-  expiredUser = null;
 }
 
 /** The signed-in shell's module (shell.js), once loaded. */
