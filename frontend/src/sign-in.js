@@ -9,14 +9,17 @@ import { setLanguage } from './ui/languages.js';
 import { missingFields, personMessage } from './ui/messages.js';
 import { ApiRequestError, Banner, Button, ErrorBanner, Field } from './ui/forms.js';
 import { t } from './ui/strings.js';
-import { afterSignIn, api, bootError, expired, loadMe, loadShell } from './state.js';
+import { afterSignIn, api, bootError, expired, loadMe, loadShell, shellFailed } from './state.js';
+
+/** Asks /me again; a page whose shell could not be fetched is loaded again instead. */
+const tryAgain = () => (shellFailed ? globalThis.location.reload() : void loadMe());
 
 export function Unreachable() {
   return html`<main id="main" class="centered narrow">
     <h1>${t('unreachable.title')}</h1>
     <${ErrorBanner} error=${bootError.value} />
     <p>${t('unreachable.help', { command: 'ward serve', npm: 'npm start' })}</p>
-    <${Button} onClick=${() => loadMe()}>${t('action.tryAgain')}<//>
+    <${Button} onClick=${tryAgain}>${t('action.tryAgain')}<//>
   </main>`;
 }
 

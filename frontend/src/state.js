@@ -142,10 +142,15 @@ export async function afterSignIn() {
 /** The signed-in shell's module (shell.js), once loaded. */
 export const shell = signal(null);
 let shellLoading = null;
+/**
+ * Whether fetching the shell failed: the browser remembers a failed import for the life of the
+ * page, so only a reload fetches it again.
+ */
+export let shellFailed = false;
 
 /**
- * Fetches the signed-in shell, once: a failed fetch may be tried again. Started as soon as a
- * sign-in is likely (main.js, the sign-in form's first keystroke), and awaited by loadMe.
+ * Fetches the signed-in shell, once. Started as soon as a sign-in is likely (main.js, the sign-in
+ * form's first keystroke), and awaited by loadMe.
  */
 export function loadShell() {
   shellLoading ??= import('./shell.js').then(
@@ -154,7 +159,7 @@ export function loadShell() {
       return module;
     },
     (error) => {
-      shellLoading = null;
+      shellFailed = true;
       throw error;
     },
   );
