@@ -6,7 +6,7 @@
  * since the sidebar was drawn: `onForbidden` has the shell read the user's permissions again.
  * Every other answer means the session was used: `onAnswered` lets the shell move its idle end on.
  */
-import { ApiRequestError } from '@ward/ui';
+import { ApiRequestError } from './ui/forms.js';
 
 const API_PREFIX = '/api/v1';
 const SAFE = new Set(['GET', 'HEAD']);

@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { t } from './strings.js';
-import { Button, ErrorBanner, Field } from './index.js';
+import { Button, ErrorBanner, Field } from './forms.js';
 
 const PATIENTS = '/patients/patients';
 
