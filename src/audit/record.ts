@@ -118,10 +118,16 @@ export async function appendAudit(
   client: string | null = null,
 ): Promise<void> {
   if (events.length === 0) return;
-  await trx.raw('select pg_advisory_xact_lock(?)', [LOCK_KEYS.audit]);
-  const { rows } = (await trx.raw(HEAD_SQL)) as { rows: [{ now: Date; prev: Buffer | null }] };
+  // The lock and the head in one round trip (a batch of an import appends twice): two statements
+  // of one simple query, the head's taking its snapshot once the lock is held.
+  const results = (await trx.raw(`select pg_advisory_xact_lock(${LOCK_KEYS.audit}); ${HEAD_SQL}`)) as Array<{
+    rows: Array<{ now: Date; prev: Buffer | null }>;
+  }>;
   // knex's ? placeholders: the same statement with PostgreSQL's numbered ones turned back.
-  await trx.raw(INSERT_SQL.replace(/\$\d+/g, '?'), chained(rows[0], events, client) as Knex.Value[]);
+  await trx.raw(
+    INSERT_SQL.replace(/\$\d+/g, '?'),
+    chained(results[1]!.rows[0]!, events, client) as Knex.Value[],
+  );
 }
 
 /**
