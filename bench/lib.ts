@@ -4,6 +4,7 @@
  * never fail on time.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -113,3 +114,14 @@ export async function startServer(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/**
+ * The flags `bin/ward` runs Node with (between its `"$node"` and the entry point), so that a
+ * benchmark's child process runs Ward's code as Ward runs.
+ */
+export const WARD_NODE_FLAGS: readonly string[] = (() => {
+  const launcher = readFileSync(path.join(ROOT, 'bin', 'ward'), 'utf8');
+  const line = /^exec "\$node" (.*)"\$root\/bin\/ward\.ts" "\$@"$/m.exec(launcher);
+  if (line === null) throw new Error('bench/lib.ts: bin/ward has no exec line of the expected shape');
+  return line[1]!.split(' ').filter((flag) => flag !== '');
+})();

@@ -38,7 +38,8 @@ export default class Serve extends WardCommand {
     const entry = path.join(this.settings.root, 'src', 'server', 'backend-main.ts');
     const supervisor = supervise(
       process.execPath,
-      [entry],
+      // The backend runs with the Node flags `ward` itself got (bin/ward's memory limits), as fork would.
+      [...process.execArgv, entry],
       logger,
       spare ? { spare: { codeRoot: this.settings.root } } : {},
     );
