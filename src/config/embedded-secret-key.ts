@@ -6,25 +6,39 @@
  * which is the point of sealing.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { link, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { MIN_SECRET_KEY_LENGTH } from './backend-settings.ts';
+import { WardError } from '../errors/ward-error.ts';
 
 export const SECRET_KEY_FILE = 'secret.key';
 
 export async function embeddedSecretKey(storageDir: string): Promise<string> {
   const file = path.join(storageDir, SECRET_KEY_FILE);
   const generated = randomBytes(32).toString('hex');
+  // Written whole and flushed under a name of its own, then linked into place: a full disk or a
+  // power cut leaves no empty or cut-short key behind, and of two starts at once the first wins.
+  const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  const handle = await open(draft, 'wx', 0o600);
   try {
-    // wx: two processes starting at once keep whichever key was written first.
-    await writeFile(file, `${generated}\n`, { flag: 'wx', mode: 0o600 });
-    return generated;
+    await handle.writeFile(`${generated}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await link(draft, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await rm(draft, { force: true });
   }
-  // The other process may still be writing it: a key is read whole or not at all.
-  for (let tries = 0; ; tries++) {
-    const key = (await readFile(file, 'utf8')).trim();
-    if (key.length >= generated.length || tries >= 50) return key;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const key = (await readFile(file, 'utf8')).trim();
+  if (key.length < MIN_SECRET_KEY_LENGTH)
+    throw new WardError(
+      'invalid_setting',
+      `${file} holds a key of ${key.length} characters; a SECRET_KEY needs at least ${MIN_SECRET_KEY_LENGTH}`,
+      `set SECRET_KEY (\`openssl rand -hex 32\`), or delete ${file} if no two-factor sign-in was set up with it`,
+    );
+  return key;
 }
