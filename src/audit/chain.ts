@@ -92,8 +92,15 @@ export function chainHash(prev: Uint8Array, fields: AuditFields): Buffer {
  */
 export function jsonDetail(detail: unknown): unknown {
   if (detail === undefined || detail === null) return null;
-  return JSON.parse(JSON.stringify(detail)) as unknown;
+  // jsonb refuses NUL (\u0000) in a string or key: one typed into a URL must not make a row, and
+  // every row grouped with it, fail. It reads back as U+FFFD. The lookbehind leaves an escaped
+  // backslash followed by the text "u0000" alone.
+  const text = JSON.stringify(detail).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd');
+  return JSON.parse(text) as unknown;
 }
+
+/** `value` without NUL characters, which PostgreSQL's text refuses (as U+FFFD instead). */
+export const withoutNul = (value: string): string => value.replaceAll('\0', '\uFFFD');
 
 /** The user id in an actor `user:<id>:…`, or null for any other actor. */
 export function actorUserId(actor: string): number | null {

@@ -18,7 +18,14 @@ import type { Knex } from 'knex';
 import type pg from 'pg';
 import type { Acting, Actor } from '../db/acting.ts';
 import { withConnection } from '../db/pg-connection.ts';
-import { actorUserId, canonicalParts, jsonDetail, type AuditFields, type AuditOutcome } from './chain.ts';
+import {
+  actorUserId,
+  canonicalParts,
+  jsonDetail,
+  withoutNul,
+  type AuditFields,
+  type AuditOutcome,
+} from './chain.ts';
 
 /** What a caller records: the actor, time and hash are the writer's business. */
 export interface AuditEvent {
@@ -50,7 +57,7 @@ export interface ActorEvent extends AuditEvent {
 }
 
 const text = (value: string | number | null | undefined): string | null =>
-  value === null || value === undefined ? null : String(value);
+  value === null || value === undefined ? null : withoutNul(String(value));
 
 /** Each patient once, in the order first given, but the row's own patient; null for none. */
 function patientList(
@@ -64,15 +71,18 @@ function patientList(
 function fieldsOf(event: ActorEvent, client: string | null): Omit<AuditFields, 'at'> {
   const patientId = text(event.patientId);
   return {
-    actor: event.actor,
+    actor: withoutNul(event.actor),
     userId: actorUserId(event.actor),
-    action: event.action,
-    module: event.module ?? null,
-    kind: event.kind ?? null,
+    action: withoutNul(event.action),
+    module: text(event.module),
+    kind: text(event.kind),
     recordId: text(event.recordId),
     patientId,
-    patientIds: patientList(event.patientIds, patientId),
-    client: event.client ?? client,
+    patientIds: patientList(
+      event.patientIds?.map((id) => withoutNul(String(id))),
+      patientId,
+    ),
+    client: text(event.client ?? client),
     outcome: event.outcome ?? 'ok',
     detail: jsonDetail(event.detail),
   };
@@ -188,13 +198,28 @@ class GroupCommit {
             }
           });
         } catch (error) {
-          // The group that failed; or, when no connection came, every event waiting for one.
-          for (const waiting of group.length > 0 ? group : this.#waiting.splice(0)) waiting.reject(error);
+          if (group.length > 1) await this.#oneByOne(group);
+          // When no connection came, every event waiting for one fails with it.
+          else
+            for (const waiting of group.length > 0 ? group : this.#waiting.splice(0)) waiting.reject(error);
         }
       }
     } finally {
       this.#running = false;
     }
+  }
+
+  /** A failed group again, one request at a time: one bad event fails its own request only. */
+  async #oneByOne(group: readonly Waiting[]): Promise<void> {
+    for (const waiting of group)
+      try {
+        await withConnection(this.#knex, 'rollback', (connection) =>
+          appendOnConnection(connection, waiting.events),
+        );
+        waiting.resolve();
+      } catch (error) {
+        waiting.reject(error);
+      }
   }
 }
 

@@ -125,6 +125,40 @@ test('reads arriving together are written together: one statement, one time, for
   t.like(await verifyChain(knex), { intact: true, rows: 40 });
 });
 
+test('a NUL typed into an id or a detail is kept as U+FFFD, and the chain verifies', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  await Promise.all([
+    recordAudit(acting(knex, 'user:1:token:1'), read(1)),
+    recordAudit(acting(knex, 'user:2:token:1'), {
+      ...read(2),
+      recordId: 'a\0b',
+      detail: { 'k\0': 'v\0', literal: '\\u0000' },
+    }),
+  ]);
+  const row = await knex('core_audit_event').where({ user_id: 2 }).first();
+  t.is(row.record_id, 'a\uFFFDb');
+  t.deepEqual(row.detail, { 'k\uFFFD': 'v\uFFFD', literal: '\\u0000' });
+  t.like(await verifyChain(knex), { intact: true, rows: 2 });
+});
+
+test('an event the database refuses fails its own request only, not the others grouped with it', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  // A user id beyond PostgreSQL's integer: the one event its column refuses.
+  const results = await Promise.allSettled(
+    Array.from({ length: 20 }, (_, index) =>
+      recordAudit(
+        acting(knex, index === 7 ? 'user:99999999999:token:1' : `user:${index}:token:1`),
+        read(index),
+      ),
+    ),
+  );
+  t.deepEqual(
+    results.flatMap((result, index) => (result.status === 'rejected' ? [index] : [])),
+    [7],
+  );
+  t.like(await verifyChain(knex), { intact: true, rows: 19 });
+});
+
 test('the table refuses UPDATE, DELETE and TRUNCATE', async (t) => {
   const { knex } = await testDatabase(t, { migrated: true });
   await recordAudit(acting(knex, 'system'), read(1));
