@@ -97,7 +97,20 @@ export async function runBackend(
   // Then knex, which the start did without (src/db/lazy-knex.ts): requests but /health wait for it,
   // and the database watch below reads its pool. Loading it is synchronous work (CommonJS) that
   // would hold the first answer back if it began as soon as the server listened.
-  await running.loadKnex();
+  // Tried until it opens: the server already answers /health, so an exit here would take a
+  // healthy-looking backend down (a restart near max_connections fails its first connect until
+  // the old backend has drained).
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await running.loadKnex();
+      break;
+    } catch (error) {
+      if (stopping !== null) return stopped;
+      const waitMs = Math.min(10_000, 250 * 2 ** attempt);
+      logger.warn({ err: error, waitMs }, 'could not open the database pool; trying again');
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
   // Starts the embedded server again if it stops under this backend; logs an external one's outage.
   const storageDir = config.databaseUrl === null ? config.storageDir : null;
   await keep(watchDatabase({ knex: running.knex, url: running.url, storageDir, logger }));
