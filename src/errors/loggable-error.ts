@@ -28,8 +28,25 @@ export function isDatabaseError(error: unknown): boolean {
 
 /** Pure: `text` with quoted values and byte sequences replaced; `identifiers` are kept. */
 export function redactQuoted(text: string, identifiers: ReadonlySet<string>): string {
-  return text
-    .replace(/"((?:[^"]|"")*)"/g, (quoted, inner: string) => (identifiers.has(inner) ? quoted : '"…"'))
+  // The server does not escape a quote inside a quoted value (`"5"Smith"`): so the identifiers are
+  // set aside first, then everything from the first quote left on a line to its last goes, and a
+  // quote left alone takes the rest of its line with it.
+  const kept: string[] = [];
+  const aside = text.replace(/"((?:[^"\n]|"")*)"/g, (quoted, inner: string) =>
+    identifiers.has(inner) ? `\uE000${kept.push(quoted) - 1}\uE000` : quoted,
+  );
+  return aside
+    .split('\n')
+    .map((line) => {
+      const first = line.indexOf('"');
+      const last = line.lastIndexOf('"');
+      if (first === -1) return line;
+      return first === last
+        ? `${line.slice(0, first)}"…`
+        : `${line.slice(0, first)}"…"${line.slice(last + 1)}`;
+    })
+    .join('\n')
+    .replace(/\uE000(\d+)\uE000/g, (token, index: string) => kept[Number(index)] ?? token)
     .replace(/0x[0-9a-f]{2}(?:\s+0x[0-9a-f]{2})*/gi, '0x…');
 }
 

@@ -59,6 +59,27 @@ test('quoted values and byte sequences go; quoted identifiers of the error stay'
     redactQuoted('invalid byte sequence for encoding "UTF8": 0xe9 0x20', new Set()),
     'invalid byte sequence for encoding "…": 0x…',
   );
+  t.is(
+    redactQuoted('invalid input syntax for type integer: "5"Smith"', new Set()),
+    'invalid input syntax for type integer: "…"',
+    'a quote inside the value, which the server does not escape',
+  );
+  t.is(
+    redactQuoted(
+      'insert on table "visit" violates foreign key constraint "visit_fk" of "O"Brien"',
+      new Set(['visit', 'visit_fk']),
+    ),
+    'insert on table "visit" violates foreign key constraint "visit_fk" of "…"',
+  );
+  t.is(redactQuoted('unterminated "Abernathy', new Set()), 'unterminated "…');
+  fc.assert(
+    fc.property(
+      fc.string().filter((value) => !value.includes('\n')),
+      (value) =>
+        redactQuoted(`invalid input syntax for type date: "${value}"`, new Set()) ===
+        'invalid input syntax for type date: "…"',
+    ),
+  );
   fc.assert(
     fc.property(fc.string(), fc.string(), (before, value) => {
       const quoted = value.replaceAll('"', '""');
