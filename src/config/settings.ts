@@ -58,7 +58,7 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'text',
     documentedDefault: '—',
     meaning:
-      'at least 32 random characters (`openssl rand -hex 32`) sealing the two-factor secrets in the database; two-factor sign-in needs it (see [Sealed two-factor secrets](docs/http-api.md#sealed-two-factor-secrets))',
+      'at least 32 random characters (`openssl rand -hex 32`) sealing the two-factor secrets in the database; two-factor sign-in needs it; on the embedded database Ward generates one into `<storage>/secret.key` when none is set (see [Sealed two-factor secrets](docs/http-api.md#sealed-two-factor-secrets))',
   },
   {
     name: 'LOG_LEVEL',
