@@ -20,6 +20,13 @@ const WARD_ERROR_STATUS: Readonly<Record<string, number>> = {
   database_auth_failed: 503,
   database_missing: 503,
   schema_missing: 503,
+  // Two-factor sign-in cannot work until an operator fixes SECRET_KEY or the user's secret: the
+  // service is unavailable to that person, not broken by their request.
+  secret_key_missing: 503,
+  secret_key_mismatch: 503,
+  secret_not_sealed: 503,
+  sealed_secret_unreadable: 503,
+  sealed_secret_damaged: 503,
 };
 
 /** For errors that carry only a status (`ctx.throw(404)`, the router's 405). */

@@ -69,7 +69,7 @@ test('a backend with another SECRET_KEY refuses the code step clearly and change
   const refused = await call(other.base, 'POST', '/api/v1/auth/login/second-factor', {
     json: { challenge: await challengeAt(other.base), code },
   });
-  t.is(refused.status, 500, refused.text);
+  t.is(refused.status, 503, refused.text);
   t.like(refused.body, {
     error: {
       code: 'secret_key_mismatch',
@@ -92,7 +92,7 @@ test('a backend without SECRET_KEY refuses setting two-factor sign-in up, naming
   const { base } = await startApp(t, knex, { overrides: { sealingKey: null } });
   const { token } = await signIn(base, 'bob');
   const setup = await call(base, 'POST', '/api/v1/auth/two-factor/setup', { token });
-  t.is(setup.status, 500, setup.text);
+  t.is(setup.status, 503, setup.text);
   t.like(setup.body, { error: { code: 'secret_key_missing' } });
   t.regex((setup.body as { error: { hint: string } }).error.hint, /SECRET_KEY.*openssl rand -hex 32/);
   t.is(
