@@ -10,8 +10,8 @@
  * text with at most plain `{name}` arguments, filled in here; `intl-messageformat` (plurals,
  * selects, numbers, dates) loads with the signed-in shell (`loadMessageFormat`). Only the sign-in
  * page's English is on the first page (./strings.js); another language's catalogue loads when it
- * is chosen (`loadLanguage`, ./languages.js). Dates and numbers use the
- * same locale (`formatDate`, `formatNumber`, `locale()`).
+ * is chosen (`loadLanguage`, ./languages.js). Dates and numbers use the same locale (`formatDate`,
+ * `formatNumber`, `locale()`).
  */
 import { signal } from '@preact/signals';
 
