@@ -9,8 +9,8 @@ import path from 'node:path';
 import test from 'ava';
 import { ROOT } from '../../src/config.ts';
 import {
+  anmelden,
   launchBrowser,
-  PASSWORD,
   screenshot,
   sidebar,
   signIn,
@@ -86,9 +86,7 @@ test('a German browser hears of a shell that cannot be fetched in German', async
   await page.route(`**${shell}`, (route) => route.abort('connectionrefused'));
   await page.goto(backend.base);
   await page.getByRole('heading', { name: 'Bei Ward anmelden' }).waitFor();
-  await page.getByLabel('Benutzername', { exact: true }).fill('alice');
-  await page.getByLabel('Passwort', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Anmelden', exact: true }).click();
+  await anmelden(page, 'alice');
   await page.getByRole('heading', { name: 'Ward antwortet nicht' }).waitFor();
   t.true(await page.getByText('Ein Teil von Ward konnte nicht geladen werden.').isVisible());
   t.false(await page.getByText(/dynamically imported module/i).isVisible());
