@@ -2,8 +2,8 @@
  * The JavaScript of the first page: everything index.html loads before any module layer, that is
  * the bootstrap and the sign-in page and every file they import statically (each a
  * <link rel=modulepreload> of index.html), each gzipped as a server would send it, against the
- * 50 KB budget. The signed-in shell, a dynamic import, is printed apart. English is part of the
- * first page; a browser in another language also loads that language's catalogues before its
+ * 50 KB budget. The signed-in shell, a dynamic import, is printed apart. The sign-in page's part
+ * of English is part of the first page, the rest loads with the shell; a browser in another language also loads that language's catalogues before its
  * first render, printed as a further figure per language. Builds the shell first
  * (`--no-build` reads frontend/dist as it is). Unlike the timed benchmarks, its figure does not
  * depend on the machine; it exits non-zero only when the build fails or is missing.

@@ -1,7 +1,7 @@
 /**
  * The shell's message catalogues, compiled at build time. Each ICU message of
- * `frontend/src/locales/<language>.js` is parsed here, with the parser `intl-messageformat` would
- * run in the browser, and ships as its syntax tree; a message with no ICU syntax ships as the text
+ * `frontend/src/locales/<language>.js` (or of a part of one, `locales/<language>/<part>.js`) is
+ * parsed here, with the parser `intl-messageformat` would run in the browser, and ships as its syntax tree; a message with no ICU syntax ships as the text
  * it is. The browser then formats with `intl-messageformat` alone: its parser (the larger part of
  * the library) is left out of the shell, built as a chunk of its own that loads with the module
  * layers, whose catalogues come as written.
@@ -36,7 +36,8 @@ export function compileCatalogue(catalogue, language) {
   );
 }
 
-const LOCALE_FILE = /[\\/]frontend[\\/]src[\\/]locales[\\/]([a-z]{2,3})\.js$/;
+/** A catalogue: `locales/<language>.js`, or a part of one, `locales/<language>/<part>.js`. */
+const LOCALE_FILE = /[\\/]frontend[\\/]src[\\/]locales[\\/]([a-z]{2,3})(?:[\\/][a-z-]+)?\.js$/;
 const PARSER = '@formatjs/icu-messageformat-parser';
 const require = createRequire(import.meta.url);
 

@@ -25,6 +25,8 @@ import {
 } from '@ward/ui';
 import { fetchModulesJson, listedLayers, loadLayers, moduleOfPath, under } from './layers.js';
 import { isShellPath } from './paths.js';
+// The shell's part of the English catalogues loads with it.
+import './ui/shell-catalogue.js';
 import { focusFirstField, LanguageChooser } from './sign-in.js';
 import {
   active,

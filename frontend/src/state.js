@@ -160,7 +160,12 @@ export function loadShell() {
     },
     (error) => {
       shellFailed = true;
-      throw error;
+      // The browser's own words ("Failed to fetch dynamically imported module …") are for an
+      // administrator: the page says it in a person's words, keeping these under its details.
+      throw Object.assign(new Error(error?.message ?? String(error), { cause: error }), {
+        code: 'shell_unavailable',
+        hint: '',
+      });
     },
   );
   return shellLoading;

@@ -1,13 +1,15 @@
 /**
  * The sign-in page loads without the signed-in shell, which is a chunk of its own: a fresh
- * visitor's first page fetches none of it, typing into the form starts it, and a shell that cannot
- * be fetched says so where the person can try again.
+ * visitor's first page fetches none of it (nor the shell's part of the English catalogues, nor
+ * the message formatter), typing into the form starts it, and a shell that cannot be fetched says
+ * so in a person's words where the person can try again.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { ROOT } from '../../src/config.ts';
 import {
+  anmelden,
   launchBrowser,
   screenshot,
   sidebar,
@@ -29,13 +31,13 @@ test.after.always(async () => {
   await Promise.all([browser?.close(), backend?.stop()]);
 });
 
-/** The built shell chunk's path, as the browser asks for it. */
-async function shellChunk(): Promise<string> {
+/** A built chunk's path, as the browser asks for it: the shell's by default. */
+async function shellChunk(key = 'src/shell.js'): Promise<string> {
   const manifest = JSON.parse(
     await readFile(path.join(ROOT, 'frontend', 'dist', '.vite', 'manifest.json'), 'utf8'),
   ) as Record<string, { file: string }>;
-  const chunk = manifest['src/shell.js'];
-  if (chunk === undefined) throw new Error('the build has no src/shell.js chunk: run npm run build:frontend');
+  const chunk = manifest[key];
+  if (chunk === undefined) throw new Error(`the build has no ${key} chunk: run npm run build:frontend`);
   return `/${chunk.file}`;
 }
 
@@ -47,6 +49,11 @@ test('a fresh sign-in page fetches no signed-in shell; signing in loads it and s
   await page.goto(backend.base);
   await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
   t.false(paths.includes(shell), 'the sign-in page draws without the shell');
+  t.false(paths.includes(await shellChunk('src/ui/shell-catalogue.js')), "nor the shell's English");
+  t.false(
+    paths.includes(await shellChunk('../node_modules/intl-messageformat/index.js')),
+    'nor the formatter',
+  );
   await signIn(page, 'alice');
   await sidebar(page).first().waitFor();
   t.true(paths.includes(shell), 'the shell loaded with the sign-in');
@@ -60,9 +67,28 @@ test('a signed-in shell that cannot be fetched shows "Ward is not answering"; Tr
   await signIn(page, 'alice');
   await page.getByRole('heading', { name: 'Ward is not answering' }).waitFor();
   t.is(await sidebar(page).count(), 0);
+  const alert = page.getByRole('alert');
+  t.true(await alert.getByText('Part of Ward could not be loaded.').isVisible());
+  // The browser's own words are for an administrator: folded away, not in the person's sentence.
+  const details = alert.locator('details');
+  t.regex((await details.textContent()) ?? '', /shell_unavailable: .*(dynamically imported module|import)/i);
+  t.false(await details.getByText(/dynamically imported module/i).isVisible());
   await screenshot(page, 'sign-in-shell-unreachable');
   await page.unroute(`**${shell}`);
   await page.getByRole('button', { name: 'Try again' }).click();
   await sidebar(page).first().waitFor();
   t.pass();
+});
+
+test('a German browser hears of a shell that cannot be fetched in German', async (t) => {
+  const shell = await shellChunk();
+  const page = await browser.page(t, { locale: 'de-DE' });
+  await page.route(`**${shell}`, (route) => route.abort('connectionrefused'));
+  await page.goto(backend.base);
+  await page.getByRole('heading', { name: 'Bei Ward anmelden' }).waitFor();
+  await anmelden(page, 'alice');
+  await page.getByRole('heading', { name: 'Ward antwortet nicht' }).waitFor();
+  t.true(await page.getByText('Ein Teil von Ward konnte nicht geladen werden.').isVisible());
+  t.false(await page.getByText(/dynamically imported module/i).isVisible());
+  await screenshot(page, 'sign-in-shell-unreachable-de');
 });

@@ -20,6 +20,8 @@ type Catalogues = Record<string, Record<string, string>>;
 const load = async (file: string): Promise<unknown> => await import(new URL(file, `file://${ROOT}/`).href);
 
 const { SHELL_MESSAGES } = (await load('frontend/src/ui/strings.js')) as { SHELL_MESSAGES: Catalogues };
+// The whole of English: the sign-in page's part and the shell's (catalogue-parts.test.ts tests the split).
+await load('frontend/src/ui/shell-catalogue.js');
 const { ERROR_MESSAGES } = (await load('frontend/src/ui/messages.js')) as {
   ERROR_MESSAGES: Record<string, Record<string, { message: string; hint: string }>>;
 };
@@ -186,14 +188,28 @@ test('a message that is not valid ICU fails the build, naming its key', (t) => {
   t.deepEqual(compileCatalogue({ plain: 'Sign in' }, 'en'), { plain: 'Sign in' }, 'plain text stays text');
 });
 
-test('text with ICU syntax waits for the parser; plain text and compiled messages need none', async (t) => {
-  const { formatMessage: fresh, loadMessageParser } = (await import(
-    `${new URL('frontend/src/ui/i18n.js', `file://${ROOT}/`).href}?fresh`
-  )) as { formatMessage: typeof formatMessage; loadMessageParser: () => Promise<void> };
+test('text with ICU syntax waits for the parser, a plural for the formatter; plain arguments need neither', async (t) => {
+  const {
+    formatMessage: fresh,
+    loadMessageParser,
+    loadMessageFormat,
+  } = (await import(`${new URL('frontend/src/ui/i18n.js', `file://${ROOT}/`).href}?fresh`)) as {
+    formatMessage: typeof formatMessage;
+    loadMessageParser: () => Promise<void>;
+    loadMessageFormat: () => Promise<void>;
+  };
   const [tree] = Object.values(compileCatalogue({ k: 'Hi {user}' }, 'en'));
   t.is(fresh(tree ?? '', { user: 'Ada' }, 'en'), 'Hi Ada');
   t.is(fresh('Sign in', {}, 'en'), 'Sign in');
   t.is(fresh('Hi {user}', { user: 'Ada' }, 'en'), 'Hi {user}', 'shown as written before the parser');
+  const [plural] = Object.values(compileCatalogue({ k: '{n, plural, one {# file} other {# files}}' }, 'en'));
+  t.is(
+    fresh(plural ?? '', { n: 2 }, 'en'),
+    '',
+    'a plural shows nothing, not its syntax, before the formatter',
+  );
+  await loadMessageFormat();
+  t.is(fresh(plural ?? '', { n: 2 }, 'en'), '2 files');
   await loadMessageParser();
   t.is(fresh('Hi {user}', { user: 'Ada' }, 'en'), 'Hi Ada');
   t.is(fresh('{n, plural, one {# file} other {# files}}', { n: 2 }, 'en'), '2 files');
@@ -201,12 +217,15 @@ test('text with ICU syntax waits for the parser; plain text and compiled message
 
 test('the build compiles locale files and gives intl-messageformat no parser, and nothing else', async (t) => {
   const plugin = compiledCatalogues();
-  const locale = path.join(ROOT, 'frontend', 'src', 'locales', 'en.js');
+  const locale = path.join(ROOT, 'frontend', 'src', 'locales', 'en', 'sign-in.js');
   const built = await plugin.transform("export default { plain: 'Sign in', hello: 'Hi {user}' };", locale);
   const { default: compiled } = (await import(
     `data:text/javascript,${encodeURIComponent(built?.code ?? '')}`
   )) as { default: Record<string, unknown> };
   t.deepEqual(compiled, compileCatalogue({ plain: 'Sign in', hello: 'Hi {user}' }, 'en'));
+  t.truthy(
+    await plugin.transform('export default {};', path.join(ROOT, 'frontend', 'src', 'locales', 'de.js')),
+  );
   t.is(await plugin.transform('export default {};', path.join(ROOT, 'frontend', 'src', 'app.js')), null);
 
   const parser = '@formatjs/icu-messageformat-parser';

@@ -178,7 +178,8 @@ export function Banner({ kind = 'info', title, children, action }) {
  */
 export function ErrorBanner({ error, title, field }) {
   const { message, hint, known } = personMessage(error, field);
-  const server = known && error instanceof ApiRequestError ? error : null;
+  // What Ward (or the browser, for a part of the page that failed to load) said, for an administrator.
+  const server = known && typeof error?.code === 'string' && typeof error.message === 'string' ? error : null;
   return html`<${Banner} kind="error" title=${title}>
     <p>${message}</p>
     ${hint && html`<p class="banner-hint">${hint}</p>`}

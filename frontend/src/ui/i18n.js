@@ -6,12 +6,14 @@
  * browser's own `Intl`: plural rules, numbers and dates come from the browser. The shell's own
  * catalogues arrive compiled (`frontend/catalogues.js`: plain text, or an ICU syntax tree), so the
  * first page needs no ICU parser; the parser loads with the module layers (`loadMessageParser`),
- * whose catalogues come as written. Only the English catalogue is part of the shell: another
- * language's loads when it is chosen (`loadLanguage`, ./languages.js). Dates and numbers use the
- * same locale (`formatDate`, `formatNumber`, `locale()`).
+ * whose catalogues come as written. The first page needs no formatter either: its messages are
+ * text with at most plain `{name}` arguments, filled in here; `intl-messageformat` (plurals,
+ * selects, numbers, dates) loads with the signed-in shell (`loadMessageFormat`). Only the sign-in
+ * page's English is on the first page (./strings.js); another language's catalogue loads when it
+ * is chosen (`loadLanguage`, ./languages.js). Dates and numbers use the same locale (`formatDate`,
+ * `formatNumber`, `locale()`).
  */
 import { signal } from '@preact/signals';
-import { IntlMessageFormat } from 'intl-messageformat';
 
 /** The languages the shell ships complete catalogues for; English is the fallback. */
 export const LANGUAGES = [
@@ -83,6 +85,42 @@ export function applyLanguage(code) {
 
 if (hasWindow) document.documentElement.lang = language.value;
 
+/** `intl-messageformat`'s formatter class, once `loadMessageFormat` has loaded it. */
+let IntlMessageFormat = null;
+/** Whether the formatter has loaded: a message that needed it before then is drawn again. */
+const formatterLoaded = signal(false);
+
+/**
+ * Loads `intl-messageformat`, which a message with more than plain arguments needs (a plural, a
+ * select, a number or date format). The signed-in shell awaits it before it renders.
+ * @returns {Promise<void>}
+ */
+export async function loadMessageFormat() {
+  if (IntlMessageFormat !== null) return;
+  ({ IntlMessageFormat } = await import('intl-messageformat'));
+  formatterLoaded.value = true;
+}
+
+// The ICU syntax tree's element types (`TYPE` of @formatjs/icu-messageformat-parser).
+const LITERAL = 0;
+const ARGUMENT = 1;
+
+/**
+ * A compiled message made only of text and plain `{name}` arguments, filled in with `values` as
+ * `intl-messageformat` does (a missing or empty value as nothing); null for anything else. Pure.
+ * @param {unknown[]} elements
+ * @param {Record<string, any> | undefined} values
+ */
+export function formatSimple(elements, values) {
+  let text = '';
+  for (const element of /** @type {{type: number, value: string}[]} */ (elements)) {
+    if (element.type === LITERAL) text += element.value;
+    else if (element.type === ARGUMENT) text += String(values?.[element.value] ?? '');
+    else return null;
+  }
+  return text;
+}
+
 /** The ICU parser, once `loadMessageParser` has loaded it. */
 let parse = null;
 
@@ -101,8 +139,12 @@ const PLAIN = /^[^{}']*$/;
 const PARSE_OPTIONS = { ignoreTag: true, shouldParseSkeletons: true };
 const formats = new Map();
 
-/** The formatter of `message` in `formatting`, or null when `message` is text and no parser is loaded. */
+/**
+ * The formatter of `message` in `formatting`, or null when the formatter, or the parser `message`
+ * as text needs, is not loaded yet.
+ */
 function compile(message, formatting) {
+  if (IntlMessageFormat === null) return null;
   if (typeof message !== 'string') return new IntlMessageFormat(message, formatting);
   if (parse === null) return null;
   return new IntlMessageFormat(
@@ -114,13 +156,18 @@ function compile(message, formatting) {
 /**
  * `message` with `values`, in `lang`: ICU MessageFormat as text, or as its syntax tree (a compiled
  * catalogue's). A message that cannot be parsed, or text with ICU syntax before the parser has
- * loaded, is shown as written.
+ * loaded, is shown as written; a syntax tree beyond text and plain arguments, before the formatter
+ * has loaded, as nothing until it has (it starts loading, and a component that asked redraws).
  * @param {string | unknown[]} message
  * @param {Record<string, any> | undefined} values
  * @param {string} lang
  */
 export function formatMessage(message, values, lang) {
   if (typeof message === 'string' && PLAIN.test(message)) return message;
+  if (Array.isArray(message)) {
+    const simple = formatSimple(message, values);
+    if (simple !== null) return simple;
+  }
   const formatting = formattingLocale(lang, browserLanguages());
   let byLocale = formats.get(formatting);
   if (byLocale === undefined) formats.set(formatting, (byLocale = new Map()));
@@ -131,8 +178,14 @@ export function formatMessage(message, values, lang) {
     } catch {
       format = { format: () => message };
     }
-    // Text seen before the parser loaded is not kept: the next call, after it, parses it.
-    if (format === null) return String(message);
+    // A message seen before the formatter or parser loaded is not kept: the next call, after, formats it.
+    if (format === null) {
+      if (typeof message === 'string') return message;
+      void loadMessageFormat().catch(() => undefined);
+      // Read so that a component showing nothing here redraws once the formatter is there.
+      void formatterLoaded.value;
+      return '';
+    }
     byLocale.set(message, format);
   }
   return String(format.format(values));

@@ -8,6 +8,8 @@ import { useState } from 'preact/hooks';
 import { html } from './html.js';
 import { Button } from './forms.js';
 import { t } from './strings.js';
+// A layer's page may meet any of the shell's words or error sentences: they are all loaded here.
+import './shell-catalogue.js';
 
 export { html };
 export {

@@ -1,7 +1,8 @@
 /**
  * The shell's catalogues beyond English. English (the shell's words and the error sentences) is
- * part of the shell, as the fallback every other language and every layer falls back to; each other
- * language is a chunk of its own, loaded only when it is the one to speak, so a browser downloads
+ * the fallback every other language and every layer falls back to: the sign-in page's part is on
+ * the first page, the rest loads with the signed-in shell (./strings.js). Each other language is a
+ * chunk of its own, whole, loaded only when it is the one to speak, so a browser downloads
  * the catalogues of no language it does not use. The shell awaits the language in use before its
  * first render (main.js), so a German browser sees German from the first frame.
  */

@@ -166,4 +166,8 @@ export const MESSAGES_DE = {
     message: 'In Ward ist etwas schiefgegangen.',
     hint: 'Versuchen Sie es erneut. Wenn es wieder passiert, sagen Sie Ihrer Administration, was Sie gerade getan haben.',
   },
+  shell_unavailable: {
+    message: 'Ein Teil von Ward konnte nicht geladen werden.',
+    hint: 'Prüfen Sie Ihre Netzwerkverbindung und laden Sie die Seite dann neu. Wenn es wieder passiert, sagen Sie es Ihrer Administration.',
+  },
 };

@@ -5,14 +5,17 @@
  * the field (`"conflict /mrn"`: a clash on the MRN field). One table keyed by code per language
  * (German in messages.de.js, with the same keys, loaded when German is in use). A code it does not
  * know keeps the server's own words: a module's own refusals are written for the people who use
- * its pages.
+ * its pages. English comes in two parts: the sign-in page's codes here, on the first page, and the
+ * signed-in shell's in messages.shell.js, merged into MESSAGES when the shell loads.
  */
 import { language } from './i18n.js';
-import { t } from './strings.js';
+import { loadShellCatalogue, shellCatalogue, t } from './strings.js';
 
-/** `{message, hint}` by error code, or by `"<code> <field pointer>"` for a form's field. */
+/**
+ * `{message, hint}` by error code, or by `"<code> <field pointer>"` for a form's field: the sign-in
+ * page's codes, and every other once the shell's part has loaded.
+ */
 export const MESSAGES = {
-  // Who may do what.
   unauthenticated: { message: 'Your session has ended.', hint: 'Sign in again to continue.' },
   invalid_credentials: {
     message: 'The username or password is not right.',
@@ -23,14 +26,6 @@ export const MESSAGES = {
     hint: 'Wait a few minutes, then try again.',
   },
   sign_in_busy: { message: 'Many people are signing in right now.', hint: 'Try again in a moment.' },
-  permission_denied: {
-    message: 'You do not have permission to do this.',
-    hint: 'If your work needs it, ask your administrator for a role that allows it.',
-  },
-  forbidden: {
-    message: 'You do not have permission to do this.',
-    hint: 'If your work needs it, ask your administrator for a role that allows it.',
-  },
   csrf_failed: { message: 'This page is out of date.', hint: 'Reload the page, then try again.' },
   password_change_required: {
     message: 'Choose your own password before you continue.',
@@ -39,17 +34,6 @@ export const MESSAGES = {
   user_disabled: {
     message: 'Your account is disabled.',
     hint: 'Ask your administrator if you should still have access.',
-  },
-
-  // Passwords.
-  wrong_password: {
-    message: 'The current password is not right.',
-    hint: 'Type the password you signed in with. If you have lost it, ask your administrator to set a new one.',
-  },
-  weak_password: {
-    message:
-      'Choose a password of at least 12 characters, with letters, digits or punctuation you can type (not only spaces).',
-    hint: 'A few unrelated words make a good password.',
   },
   wrong_code: {
     message: 'The code is not right.',
@@ -67,96 +51,14 @@ export const MESSAGES = {
     message: 'Your clinic requires two-factor sign-in, which you have not set up yet.',
     hint: 'Reload the page to set it up.',
   },
-  guessable_password: {
-    message:
-      'This password is too easy to guess: it is a common password, close to one, a pattern such as a repeat or a keyboard row, or it holds your username.',
-    hint: 'Three or four unrelated words make a good password.',
-  },
-  same_password: {
-    message: 'The new password is the one you have now.',
-    hint: 'Choose a different password.',
-  },
   password_change_in_progress: {
     message: 'Your password is already being changed.',
     hint: 'Wait a moment, then sign in with the new password.',
   },
-
-  // What was entered.
   invalid_body: {
     message: 'Some of what you entered needs correcting.',
     hint: 'Each field to correct says what it needs.',
   },
-  invalid_value: {
-    message: 'A value could not be stored.',
-    hint: 'Check what you entered (a date, for example), then try again.',
-  },
-  invalid_query: {
-    message: 'The search could not be read.',
-    hint: 'Change what you searched for, then try again.',
-  },
-  conflict: {
-    message: 'Someone else changed this at the same time.',
-    hint: 'Reload the page to see the latest version, then try again.',
-  },
-  'conflict /mrn': {
-    message: 'Another patient already has this MRN.',
-    hint: 'Search the patient list for it, or give this patient a different MRN.',
-  },
-  probable_duplicate: {
-    message: 'A patient of the same name and birth date is already registered.',
-    hint: 'Open the existing patient, or register this one anyway if it is another person.',
-  },
-  practitioner_exists: {
-    message:
-      'A practitioner of this name is already in Ward (the same but for case, accents or punctuation).',
-    hint: 'Book with that practitioner, or tell the two people apart by their names (a first name or an initial).',
-  },
-  practitioner_name_taken: {
-    message: 'This name already books with another practitioner.',
-    hint: 'Choose that practitioner, or rename them first.',
-  },
-  mrn_unavailable: {
-    message: 'Ward could not find a free MRN to assign.',
-    hint: 'Type an MRN for this patient, and tell your administrator.',
-  },
-  body_too_large: { message: 'This is too large to send.', hint: 'Send less at once.' },
-  checksum_mismatch: {
-    message: 'The file changed or was cut short while it was being sent.',
-    hint: 'Send it again.',
-  },
-  upload_interrupted: { message: 'The upload could not be finished.', hint: 'Send the file again.' },
-
-  // The page and Ward disagree: a bug or an old page.
-  not_found: {
-    message: 'This could not be found. It may have been removed.',
-    hint: 'Go back to the list and open it again.',
-  },
-  invalid_json: {
-    message: 'The page sent something Ward could not read.',
-    hint: 'Reload the page and try again. If it keeps happening, tell your administrator.',
-  },
-  duplicate_key: {
-    message: 'The page sent something Ward could not read.',
-    hint: 'Reload the page and try again. If it keeps happening, tell your administrator.',
-  },
-  invalid_utf8: {
-    message: 'The page sent something Ward could not read.',
-    hint: 'Reload the page and try again. If it keeps happening, tell your administrator.',
-  },
-  unsupported_media_type: {
-    message: 'The page sent something Ward could not read.',
-    hint: 'Reload the page and try again. If it keeps happening, tell your administrator.',
-  },
-  bad_request: {
-    message: 'The page sent something Ward could not read.',
-    hint: 'Reload the page and try again. If it keeps happening, tell your administrator.',
-  },
-  method_not_allowed: {
-    message: 'This page asked Ward for something it does not do.',
-    hint: 'Reload the page. If it keeps happening, tell your administrator.',
-  },
-
-  // Ward is not there, or failed.
   network_error: {
     message: 'Ward cannot be reached.',
     hint: 'Check your network connection, then try again. If it keeps happening, tell your administrator.',
@@ -178,13 +80,13 @@ export const MESSAGES = {
     message: 'Signing in is not available yet.',
     hint: 'Your administrator has not finished setting Ward up; tell them.',
   },
-  module_unavailable: {
-    message: 'This part of Ward is not working just now.',
-    hint: 'Other pages still work. Tell your administrator.',
-  },
   internal_error: {
     message: 'Something went wrong in Ward.',
     hint: 'Try again. If it keeps happening, tell your administrator what you were doing.',
+  },
+  shell_unavailable: {
+    message: 'Part of Ward could not be loaded.',
+    hint: 'Check your network connection, then reload the page. If it keeps happening, tell your administrator.',
   },
 };
 
@@ -208,6 +110,8 @@ export function personMessage(error, field) {
   const table = ERROR_MESSAGES[language.value] ?? MESSAGES;
   const found = code === null ? undefined : (table[`${code} ${field}`] ?? table[code]);
   if (found !== undefined) return { ...found, known: true };
+  // A code of the shell's part, met before it loaded: it loads, and a page showing this redraws.
+  if (code !== null && !shellCatalogue.value) void loadShellCatalogue().catch(() => undefined);
   const hint = typeof error?.hint === 'string' ? error.hint : '';
   if (error instanceof Error) return { message: error.message, hint, known: false };
   return { message: String(error), hint: '', known: false };

@@ -1,15 +1,9 @@
-/** The shell's and `@ward/ui`'s own words in English (ICU MessageFormat); de.js has the same keys. */
+/**
+ * The English words of the signed-in shell and `@ward/ui` (ICU MessageFormat), loaded with the
+ * shell; the first page's are in sign-in.js. de.js has the keys of both.
+ */
 export default {
-  'unreachable.title': 'Ward is not answering',
-  'unreachable.help': 'Check that the backend runs ({command}, or {npm}), then try again.',
-  'action.tryAgain': 'Try again',
   'action.reload': 'Reload',
-  'signIn.title': 'Sign in to Ward',
-  'signIn.expired': 'Your session ended. Sign in again to continue where you were.',
-  'signIn.failed': 'Sign-in failed',
-  'signIn.username': 'Username',
-  'signIn.password': 'Password',
-  'signIn.submit': 'Sign in',
   'password.title': 'Choose a new password',
   'password.intro':
     'Ward chose your current password when it created your account. Choose your own before you continue.',
@@ -26,8 +20,6 @@ export default {
   'shell.signedInAs': 'Signed in as {user}',
   'shell.noRoles': 'no roles',
   'shell.roles': 'Roles: {roles}',
-  'shell.language': 'Language',
-  'shell.languageFailed': 'That language could not be loaded: check the connection and choose it again.',
   'shell.sidebar': 'Modules',
   'shell.signOutFailed': 'Sign-out failed: you are still signed in',
   'shell.signOutFailedHint':
@@ -53,13 +45,10 @@ export default {
   'missing.modulePage': 'Module {module} has no page at {path}',
   'missing.page': 'There is no page at {path}',
   'missing.home': 'Go to the start page',
-  'ui.details': 'Details for your administrator',
-  'ui.loading': 'Loading…',
   'ui.pagination': 'Pagination',
   'ui.previousPage': 'Previous page',
   'ui.nextPage': 'Next page',
   'ui.page': 'Page {page}',
-  'ui.required': 'Fill in this field.',
   'ui.slotFailed': "The {module} module's part of this page failed",
   'ui.patient': 'Patient',
   'ui.choosePatient': 'Choose {patient}',
@@ -99,16 +88,6 @@ export default {
     'Nothing was done here for a while, so Ward will sign you out at {at}. Your page comes back when you sign in again.',
   'idle.failed': 'Could not keep you signed in',
   'twoFactor.title': 'Two-factor sign-in',
-  'twoFactor.signInTitle': 'Two-factor sign-in',
-  'twoFactor.recoveryIntro':
-    'Type one of the recovery codes you saved when you set up two-factor sign-in. Each works once.',
-  'twoFactor.codeIntro':
-    'Open the authenticator app on your phone and type the 6-digit code it shows for Ward.',
-  'twoFactor.recoveryCode': 'Recovery code',
-  'twoFactor.code': 'Code',
-  'twoFactor.useApp': 'Use the app instead',
-  'twoFactor.useRecovery': 'Use a recovery code',
-  'twoFactor.startOver': 'Start over',
   'twoFactor.setUpTitle': 'Set up two-factor sign-in',
   'twoFactor.required':
     'Your clinic requires a second step at sign-in for your account: a code from an authenticator app on your phone (such as Google Authenticator, Microsoft Authenticator or FreeOTP).',
