@@ -154,6 +154,21 @@ export const MESSAGES_DE = {
   },
   unavailable: UNAVAILABLE,
   database_unavailable: UNAVAILABLE,
+  ...Object.fromEntries(
+    [
+      'secret_key_missing',
+      'secret_key_mismatch',
+      'secret_not_sealed',
+      'sealed_secret_unreadable',
+      'sealed_secret_damaged',
+    ].map((code) => [
+      code,
+      {
+        message: 'Die Anmeldung mit zweitem Faktor ist gerade nicht verfügbar.',
+        hint: 'Sagen Sie es Ihrer Administration. Zum Anmelden können Sie solange einen Ihrer Wiederherstellungscodes verwenden.',
+      },
+    ]),
+  ),
   auth_unavailable: {
     message: 'Die Anmeldung ist noch nicht verfügbar.',
     hint: 'Ihre Administration hat die Einrichtung von Ward noch nicht abgeschlossen; sagen Sie es ihr.',
