@@ -190,52 +190,44 @@ function useModulesWatch(path) {
   }, [path]);
 }
 
-/** Reads the user's permissions again at each navigation (not at the first: they were just read). */
-function useAccessRefresh(path) {
+/**
+ * Runs `action` at each navigation but not at the first render: the page just loaded has
+ * nothing to refresh, no banner to clear, and its focus where the browser put it.
+ */
+function useOnNavigation(path, action) {
   const first = useRef(true);
   useEffect(() => {
     if (first.current) {
       first.current = false;
       return;
     }
-    void refreshAccess();
+    action();
   }, [path]);
 }
+
+/** Reads the user's permissions again (not at the first page: they were just read). */
+const refreshOnNavigation = () => void refreshAccess();
 
 /**
  * A failed sign-out is said until the next navigation: by then the person has acted on it (the
  * page shows whether they are still signed in), and a banner about a past action misleads.
  */
-function useSignOutErrorClears(path) {
-  const first = useRef(true);
-  useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
-    signOutError.value = null;
-  }, [path]);
-}
+const clearSignOutError = () => {
+  signOutError.value = null;
+};
 
-/** Moves focus to the page at each navigation (not at the first), so keyboard users start there. */
-function useFocusOnNavigation(path) {
-  const first = useRef(true);
-  useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
-    window.scrollTo(0, 0);
-    document.getElementById('main')?.focus({ preventScroll: true });
-  }, [path]);
-}
+/** Moves focus to the page, so keyboard users start there. */
+const focusPage = () => {
+  window.scrollTo(0, 0);
+  document.getElementById('main')?.focus({ preventScroll: true });
+};
 
 function Shell() {
   const { path, route } = useLocation();
   useModulesWatch(path);
-  useAccessRefresh(path);
-  useFocusOnNavigation(path);
-  useSignOutErrorClears(path);
+  useOnNavigation(path, refreshOnNavigation);
+  useOnNavigation(path, focusPage);
+  useOnNavigation(path, clearSignOutError);
   const user = me.value;
   return html`<a class="skip-link" href="#main">${t('shell.skip')}</a>
     <header class="topbar">
