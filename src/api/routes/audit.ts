@@ -4,6 +4,7 @@
  * other filters of `ward audit`, one page at a time by cursor; `?format=ndjson|fhir` streams every
  * matching event instead, as NDJSON lines or FHIR R4 AuditEvent resources (FHIR's bulk NDJSON).
  */
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
@@ -16,7 +17,7 @@ import {
   parseLimit,
   type AuditFilter,
 } from '../../audit/query.ts';
-import { trailExport, trailRead } from '../../audit/access.ts';
+import { trailExportEnd, trailExportStart, trailRead } from '../../audit/access.ts';
 import { auditEvents, readAuditPage } from '../../audit/read.ts';
 import { appendAlone, type AuditEvent } from '../../audit/record.ts';
 import { callerBy } from '../../auth/request-caller.ts';
@@ -148,12 +149,24 @@ export function auditRoutes(deps: { knex: Knex }): ApiRoute[] {
     const exportFormat = format as keyof typeof FORMATS;
     const text = queryText(ctx, 'limit');
     const max = text === undefined ? null : checked(() => parseLimit('limit', text, MAX_EXPORT_LIMIT));
+    const exportId = randomUUID();
+    // Recorded before anything is read: an export that cannot be recorded does not start, and one
+    // whose process dies part way still has its start on the trail.
+    await record(trailExportStart(filter, { exportId, format: exportFormat, limit: max, via: 'api' }));
+    const end = (count: number, complete: boolean) =>
+      record(trailExportEnd({ exportId, count, complete, via: 'api' }));
     const events = auditEvents(knex, filter, { before, max });
     // The first batch is read before answering, so that a failing database is still an error
     // response rather than a 200 cut short.
-    const first = await events.next();
-    // Recorded when the export ends, with how many events went out and whether all did: a
-    // client hanging up part way ends the stream early, and that is recorded too.
+    let first: IteratorResult<AuditEventJson>;
+    try {
+      first = await events.next();
+    } catch (error) {
+      await end(0, false);
+      throw error;
+    }
+    // The end is recorded with how many events went out and whether all did: a client hanging up
+    // part way ends the stream early (the stream is destroyed, which ends this generator).
     async function* lines() {
       let count = 0;
       let complete = false;
@@ -168,7 +181,7 @@ export function auditRoutes(deps: { knex: Knex }): ApiRoute[] {
         }
         complete = true;
       } finally {
-        await record(trailExport(filter, { format: exportFormat, limit: max, count, complete, via: 'api' }));
+        await end(count, complete);
       }
     }
     ctx.attachment(`audit-${new Date().toISOString().slice(0, 10)}.${extension}`);
