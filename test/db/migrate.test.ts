@@ -1,11 +1,13 @@
 /**
  * The core migrations in batches: one that must run outside a transaction (a concurrent index
  * build) runs alone, the others together in one. The audit trail's `patient_ids` index is built
- * concurrently: writes to the trail (every audited request) go on while it is built.
+ * concurrently: writes to the trail (every audited request) go on while it is built, and a second
+ * start waiting for the migration lock does not hold it up.
  */
 import test from 'ava';
 import fc from 'fast-check';
 import type { Knex } from 'knex';
+import { LOCK_KEYS, withAdvisoryLock } from '../../src/db/lock.ts';
 import { batchEnds, migrateCore } from '../../src/db/migrate.ts';
 import { insertAuditRows } from '../helpers/audit.ts';
 import { testDatabase } from '../helpers/database.ts';
@@ -100,5 +102,26 @@ test('an index a concurrent build left invalid (interrupted) is built again', as
   await knex('knex_migrations').where('name', INDEX_MIGRATION).delete();
   t.false((await patientsIndex(knex))?.valid);
   t.deepEqual(await migrateCore(knex), [INDEX_MIGRATION]);
+  t.true((await patientsIndex(knex))?.valid);
+});
+
+test('two starts at once both finish: the one waiting for the lock does not hold up the build', async (t) => {
+  const { knex, url } = await beforeConcurrentIndex(t);
+  const lockSessions = async () =>
+    (
+      (await knex.raw(
+        `select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and application_name = 'ward-lock'`,
+      )) as { rows: Array<{ n: number }> }
+    ).rows[0]!.n;
+  let second: Promise<string[]> = Promise.resolve([]);
+  const first = withAdvisoryLock(url, LOCK_KEYS.reconcile, async () => {
+    // The second start waits for the lock while the first one builds the index.
+    second = withAdvisoryLock(url, LOCK_KEYS.reconcile, () => migrateCore(knex));
+    while ((await lockSessions()) < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+    return migrateCore(knex);
+  });
+  t.deepEqual(await first, [INDEX_MIGRATION]);
+  t.deepEqual(await second, []);
   t.true((await patientsIndex(knex))?.valid);
 });
