@@ -24,6 +24,7 @@ import { callerBy } from '../../auth/request-caller.ts';
 import { USERNAME } from '../../auth/names.ts';
 import { findUser } from '../../auth/users.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import type { Logger } from '../../logger.ts';
 import { queryText } from '../../sdk/request.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute, QueryParameter } from '../route.ts';
@@ -120,8 +121,8 @@ async function filterOf(ctx: Context, knex: Knex): Promise<AuditFilter> {
   return { ...filter, userId: user.id };
 }
 
-export function auditRoutes(deps: { knex: Knex }): ApiRoute[] {
-  const { knex } = deps;
+export function auditRoutes(deps: { knex: Knex; logger: Logger }): ApiRoute[] {
+  const { knex, logger } = deps;
 
   const list = async (ctx: Context) => {
     const filter = await filterOf(ctx, knex);
@@ -165,28 +166,37 @@ export function auditRoutes(deps: { knex: Knex }): ApiRoute[] {
       await end(0, false);
       throw error;
     }
-    // The end is recorded with how many events went out and whether all did: a client hanging up
-    // part way ends the stream early (the stream is destroyed, which ends this generator).
+    // The end is recorded once, with how many events went out and whether all did. A complete
+    // export records it before its last byte goes, so the reader gets the end of the stream only
+    // once it is recorded. Any other end closes the stream: a client hanging up part way (or before
+    // the first line, while the first batch was read), a read failing part way.
+    let count = 0;
+    let ended = false;
+    const endOnce = (complete: boolean): Promise<void> => {
+      if (ended) return Promise.resolve();
+      ended = true;
+      return end(count, complete);
+    };
     async function* lines() {
-      let count = 0;
-      let complete = false;
-      try {
-        if (first.done !== true) {
-          yield ndjsonLine(line(first.value));
+      if (first.done !== true) {
+        yield ndjsonLine(line(first.value));
+        count++;
+        for await (const event of events) {
+          yield ndjsonLine(line(event));
           count++;
-          for await (const event of events) {
-            yield ndjsonLine(line(event));
-            count++;
-          }
         }
-        complete = true;
-      } finally {
-        await end(count, complete);
       }
+      await endOnce(true);
     }
+    const stream = Readable.from(lines());
+    stream.once('close', () => {
+      endOnce(false).catch((error: unknown) =>
+        logger.error({ err: error, exportId }, 'the end of an audit trail export could not be recorded'),
+      );
+    });
     ctx.attachment(`audit-${new Date().toISOString().slice(0, 10)}.${extension}`);
     ctx.type = type;
-    ctx.body = Readable.from(lines());
+    ctx.body = stream;
   };
 
   return [
