@@ -171,7 +171,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
       }),
       ...meRoutes({ map, idleMs: auth?.idleMs ?? null }),
       ...(auth === null ? [] : userRoutes({ knex, map, logger })),
-      ...(auth === null ? [] : auditRoutes({ knex })),
+      ...(auth === null ? [] : auditRoutes({ knex, logger })),
       ...moduleRoutes({
         knex,
         backend,

@@ -1,9 +1,11 @@
 /**
  * Reading the trail is itself recorded: who looked at whose history is part of the history. A page
- * (`ward audit`, `GET /api/v1/audit`, the chart's Record access panel) is `audit.read`; an export
- * (`--format`, `?format=`) is `audit.export`. Each row holds the filters used and how many events
- * were shown. The row names no patient of its own (`patient_id` stays empty): the chart's panel
- * would otherwise fill with its own reads; the filter is in its detail.
+ * (`ward audit`, `GET /api/v1/audit`, the chart's Record access panel) is `audit.read`, with the
+ * filters used and how many events were shown. An export (`--format`, `?format=`) is two rows
+ * sharing the export's id as their record id: `audit.export` before it starts (who, which filters,
+ * which format) and `audit.export_end` when it ends (how many events, whether all). These rows name
+ * no patient of their own (`patient_id` stays empty): the chart's panel would otherwise fill with
+ * its own reads; the filter is in their detail.
  */
 import type { AuditEvent } from './record.ts';
 import type { AuditFilter } from './query.ts';
@@ -43,31 +45,47 @@ export function trailRead(
   };
 }
 
+/** An export's format. */
+export type ExportFormat = 'ndjson' | 'fhir';
+
 /**
- * An export of the trail ended: its filters and format, its cap, how many events it wrote, and
- * whether it wrote them all (false when the reader hung up or a read failed part way).
+ * An export of the trail is starting: who (the row's actor), its filters, format and cap. It is
+ * recorded before the first event is read, and the export does not start unless it is: a run
+ * killed part way still leaves this row. `exportId` names the run; its end row carries the same.
  */
-export function trailExport(
+export function trailExportStart(
   filter: AuditFilter,
-  run: {
-    format: 'ndjson' | 'fhir';
-    limit: number | null;
-    count: number;
-    complete: boolean;
-    via: TrailReader;
-  },
+  run: { exportId: string; format: ExportFormat; limit: number | null; via: TrailReader },
 ): AuditEvent {
   return {
     action: 'audit.export',
     kind: 'audit_trail',
-    outcome: run.complete ? 'ok' : 'failed',
+    recordId: run.exportId,
     detail: {
       filters: filtersOf(filter),
       format: run.format,
       ...(run.limit === null ? {} : { limit: run.limit }),
-      count: run.count,
-      complete: run.complete,
       via: run.via,
     },
+  };
+}
+
+/**
+ * The export `exportId` ended: how many events it wrote, and whether it wrote them all (false,
+ * outcome `failed`, when the reader hung up or a read failed part way). A start without its end
+ * is an export whose process died.
+ */
+export function trailExportEnd(run: {
+  exportId: string;
+  count: number;
+  complete: boolean;
+  via: TrailReader;
+}): AuditEvent {
+  return {
+    action: 'audit.export_end',
+    kind: 'audit_trail',
+    recordId: run.exportId,
+    outcome: run.complete ? 'ok' : 'failed',
+    detail: { count: run.count, complete: run.complete, via: run.via },
   };
 }

@@ -100,7 +100,8 @@ function eventType(action: string, hasPatient: boolean): Coding {
   if (family === 'auth') return { system: DCM, code: '110114', display: 'User Authentication' };
   if (family === 'import') return { system: DCM, code: '110107', display: 'Import' };
   if (action === 'audit.read') return { system: DCM, code: '110112', display: 'Query' };
-  if (action === 'audit.export') return { system: DCM, code: '110106', display: 'Export' };
+  if (action === 'audit.export' || action === 'audit.export_end')
+    return { system: DCM, code: '110106', display: 'Export' };
   if (family === 'record') {
     if (verb === 'list') return { system: DCM, code: '110112', display: 'Query' };
     if (verb === 'download') return { system: DCM, code: '110106', display: 'Export' };

@@ -15,7 +15,7 @@ import type * as Otplib from 'otplib';
 import { appendBy, SYSTEM_BY, type By } from '../audit/record.ts';
 import type { TwoFactorPolicy } from '../config/backend-settings.ts';
 import { actingTransaction } from '../db/acting.ts';
-import { requireSealingKey, seal, unseal, type SealingKey } from './secret-seal.ts';
+import { isSealed, requireSealingKey, seal, unseal, type SealingKey } from './secret-seal.ts';
 import { hashSecret } from './tokens.ts';
 
 export const ISSUER = 'Ward';
@@ -110,6 +110,26 @@ async function matchCode(secret: string, code: string, after: number | null): Pr
   return step === null || (after !== null && step <= after) ? null : step;
 }
 
+/**
+ * The secret of the user's row (locked by the caller), sealed in place first when it is stored
+ * plain: a replica older than sealing, still serving during a rolling upgrade, may have just set
+ * one up. The other way needs nothing: such a replica cannot decode a sealed value as base32
+ * (`v1.` is not base32), so it fails the code step and never takes a code.
+ */
+async function openSecret(
+  trx: Knex.Transaction,
+  key: SealingKey | null,
+  userId: number,
+  stored: string,
+): Promise<string> {
+  const sealing = requireSealingKey(key);
+  if (isSealed(stored)) return unseal(sealing, stored, totpBound(userId));
+  await trx('base_user_totp')
+    .where({ user_id: userId })
+    .update({ secret: seal(sealing, stored, totpBound(userId)) });
+  return stored;
+}
+
 export type Confirmed = { recoveryCodes: string[] } | 'no_enrolment' | 'wrong_code' | 'already';
 
 /** Puts the second factor in force when `code` is right, with a fresh set of recovery codes. */
@@ -125,7 +145,7 @@ export async function confirmEnrolment(
       TotpRow | undefined;
     if (row === undefined) return 'no_enrolment';
     if (row.confirmed_at !== null) return 'already';
-    const secret = unseal(requireSealingKey(key), row.secret, totpBound(userId));
+    const secret = await openSecret(trx, key, userId, row.secret);
     const step = await matchCode(secret, code.trim(), null);
     if (step === null) return 'wrong_code';
     await trx('base_user_totp')
@@ -186,7 +206,7 @@ export async function checkSecondFactor(
     let right = false;
     if (answer.code !== undefined) {
       const last = row.last_time_step === null ? null : Number(row.last_time_step);
-      const secret = unseal(requireSealingKey(key), row.secret, totpBound(userId));
+      const secret = await openSecret(trx, key, userId, row.secret);
       const step = await matchCode(secret, answer.code.trim(), last);
       if (step !== null) {
         await trx('base_user_totp').where({ user_id: userId }).update({ last_time_step: step });

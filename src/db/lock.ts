@@ -4,6 +4,8 @@
  * pool while still holding the lock, or the lock could be taken twice on one session.
  */
 import type { Knex } from 'knex';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type pg from 'pg';
 import { connectClient } from './pg-client.ts';
 
 /** Advisory lock keys Ward uses. One constant per lock so two features never share one by accident. */
@@ -25,10 +27,23 @@ export const LOCK_KEYS = {
   audit: 0x77617267,
 } as const;
 
+/** How long a waiter for a lock sleeps between tries. */
+const RETRY_MS = 50;
+
+async function tryLock(client: pg.Client, key: number): Promise<boolean> {
+  const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [
+    key,
+  ]);
+  return rows[0]?.locked === true;
+}
+
 export async function withAdvisoryLock<T>(url: string, key: number, work: () => Promise<T>): Promise<T> {
   const client = await connectClient(url, 'ward-lock');
   try {
-    await client.query('select pg_advisory_lock($1)', [key]);
+    // Waits by trying again rather than in pg_advisory_lock: a statement waiting on the server
+    // holds a snapshot, and a concurrent index build (a migration the holder may be running)
+    // waits for every older snapshot to end, so holder and waiter would wait for each other.
+    while (!(await tryLock(client, key))) await sleep(RETRY_MS);
     return await work();
   } finally {
     // Closing the session releases the lock even if the unlock query itself fails.

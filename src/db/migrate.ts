@@ -61,6 +61,10 @@ const CORE_MIGRATIONS: BranchMigration[] = [
     name: 'core/20261127002200_audit_append',
     load: () => import('./migrations/core/20261127002200_audit_append.ts'),
   },
+  {
+    name: 'core/20261128000000_audit_patient_ids_concurrently',
+    load: () => import('./migrations/core/20261128000000_audit_patient_ids_concurrently.ts'),
+  },
 ];
 
 /**
@@ -104,14 +108,41 @@ export async function withKnexMigrator<T>(knex: Knex, run: () => Promise<T>): Pr
   }
 }
 
+/** Whether a migration asks to run outside a transaction (knex's `config.transaction = false`). */
+const outsideTransaction = (migration: Knex.Migration): boolean =>
+  (migration as { config?: { transaction?: boolean } }).config?.transaction === false;
+
 /**
- * Brings the core branch to head. Returns the names it applied (empty when already at head). The
- * caller holds the reconcile advisory lock (see withKnexMigrator).
+ * Where each batch of `flags` (one per migration: runs outside a transaction) ends, as prefix
+ * lengths: a migration outside a transaction is a batch of its own, and the ones between share
+ * one. knex runs a batch holding such a migration without a transaction around the batch, each
+ * other migration then committing before knex records it: a crash in between would run it again.
+ */
+export function batchEnds(flags: readonly boolean[]): number[] {
+  const ends: number[] = [];
+  flags.forEach((outside, index) => {
+    if (outside) ends.push(index, index + 1);
+  });
+  ends.push(flags.length);
+  return ends.filter((end, index) => end > 0 && end !== ends[index - 1]);
+}
+
+/**
+ * Brings the core branch to head, batch by batch (see batchEnds). Returns the names it applied
+ * (empty when already at head). The caller holds the reconcile advisory lock (see
+ * withKnexMigrator).
  */
 export async function migrateCore(knex: Knex): Promise<string[]> {
-  const [, applied] = (await withKnexMigrator(knex, () =>
-    knex.migrate.latest(migratorConfig(CORE_MIGRATIONS)),
-  )) as [number, string[]];
+  const flags = await Promise.all(
+    CORE_MIGRATIONS.map(async (migration) => outsideTransaction(await migration.load())),
+  );
+  const applied: string[] = [];
+  for (const end of batchEnds(flags)) {
+    const [, names] = (await withKnexMigrator(knex, () =>
+      knex.migrate.latest(migratorConfig(CORE_MIGRATIONS.slice(0, end))),
+    )) as [number, string[]];
+    applied.push(...names);
+  }
   return applied;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Reading the trail over HTTP is recorded: a page (the Audit page, the chart's Record access panel)
- * as `audit.read`, an export as `audit.export`, each with the reader, the filters, how many events
- * and the client; an export a client abandons part way is recorded as incomplete.
+ * as `audit.read`, an export as `audit.export` before it starts and `audit.export_end` when it
+ * ends, each with the reader, the filters, how many events and the client; an export a client
+ * abandons part way is recorded as incomplete, and one that cannot be recorded does not start.
  */
 import test from 'ava';
 import type { Knex } from 'knex';
@@ -81,38 +82,36 @@ test('the panel is not filled by its own reads: audit.read rows name no patient'
   t.is(reads.items.length, 4, 'every read is found by its action');
 });
 
-test('exports are recorded as audit.export with format, filters and how many events they wrote', async (t) => {
+test('an export is recorded as it starts (who, filters, format) and as it ends (how many, complete)', async (t) => {
   const { knex, base, token, alice } = await setup(t);
   const ndjson = await call(base, 'GET', '/api/v1/audit?patient=42&format=ndjson', { token });
   t.is(ndjson.status, 200, ndjson.text);
   t.is(ndjson.text.trim().split('\n').length, 10);
   const fhir = await call(base, 'GET', '/api/v1/audit?format=fhir&limit=5&since=2026-11-01', { token });
-  t.is(fhir.text.trim().split('\n').length, 5);
+  t.is(fhir.text.trim().split('\n').length, 5, 'the export does not include its own records');
   const recorded = await trailRows(knex);
   t.like(recorded, [
+    { action: 'audit.export', user_id: alice, kind: 'audit_trail', patient_id: null, outcome: 'ok' },
+    { action: 'audit.export_end', user_id: alice, kind: 'audit_trail', patient_id: null, outcome: 'ok' },
     { action: 'audit.export', user_id: alice, outcome: 'ok' },
-    { action: 'audit.export', user_id: alice, outcome: 'ok' },
+    { action: 'audit.export_end', user_id: alice, outcome: 'ok' },
   ]);
-  t.deepEqual(recorded[0].detail, {
-    filters: { patient: '42' },
-    format: 'ndjson',
-    count: 10,
-    complete: true,
-    via: 'api',
-  });
-  t.deepEqual(recorded[1].detail, {
+  t.deepEqual(recorded[0].detail, { filters: { patient: '42' }, format: 'ndjson', via: 'api' });
+  t.deepEqual(recorded[1].detail, { count: 10, complete: true, via: 'api' });
+  t.deepEqual(recorded[2].detail, {
     filters: { since: '2026-11-01T00:00:00.000Z' },
     format: 'fhir',
     limit: 5,
-    count: 5,
-    complete: true,
     via: 'api',
   });
-  const fhirLines = fhir.text.trim().split('\n');
-  t.is(fhirLines.length, 5, 'the export does not include its own record');
+  t.deepEqual(recorded[3].detail, { count: 5, complete: true, via: 'api' });
+  t.regex(recorded[0].record_id, /^[0-9a-f-]{36}$/);
+  t.is(recorded[1].record_id, recorded[0].record_id, 'the end names the export it ends');
+  t.is(recorded[3].record_id, recorded[2].record_id);
+  t.not(recorded[2].record_id, recorded[0].record_id, 'each export has its own id');
 });
 
-test('an export the client abandons part way is recorded as incomplete, with what it wrote', async (t) => {
+test('an export the client abandons part way has its start and an incomplete end, with what it wrote', async (t) => {
   const { knex, base, token } = await setup(t, 20_000);
   const controller = new AbortController();
   const answer = await fetch(`${base}/api/v1/audit?format=ndjson`, {
@@ -122,15 +121,44 @@ test('an export the client abandons part way is recorded as incomplete, with wha
   t.is(answer.status, 200);
   const reader = answer.body!.getReader();
   await reader.read();
+  const started = await trailRows(knex);
+  t.like(started, [{ action: 'audit.export', outcome: 'ok', detail: { format: 'ndjson' } }]);
   controller.abort();
   await reader.cancel().catch(() => undefined);
-  let recorded: Array<{ outcome: string; detail: { count: number; complete: boolean } }> = [];
-  while (recorded.length === 0) {
+  let recorded: Array<{
+    action: string;
+    record_id: string;
+    outcome: string;
+    detail: { count: number; complete: boolean };
+  }> = [];
+  while (recorded.length < 2) {
     recorded = await trailRows(knex);
-    if (recorded.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    if (recorded.length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  t.like(recorded[0], { outcome: 'failed', detail: { complete: false, format: 'ndjson' } });
-  t.true(recorded[0]!.detail.count < 20_000);
+  t.like(recorded[1], {
+    action: 'audit.export_end',
+    record_id: recorded[0]!.record_id,
+    outcome: 'failed',
+    detail: { complete: false },
+  });
+  t.true(recorded[1]!.detail.count < 20_000);
+});
+
+test('an export whose start cannot be recorded does not start: an error, no event sent', async (t) => {
+  const { knex, base, token } = await setup(t);
+  // Stands in for a trail that cannot take the row (a full disk, a revoked grant): every insert
+  // of an export's start fails, nothing else does.
+  await knex.raw(`create function refuse_export_start() returns trigger language plpgsql as $$
+    begin
+      if new.action = 'audit.export' then raise exception 'the trail is not writable'; end if;
+      return new;
+    end $$`);
+  await knex.raw(`create trigger refuse_export_start before insert on core_audit_event
+    for each row execute function refuse_export_start()`);
+  const answer = await call(base, 'GET', '/api/v1/audit?patient=42&format=ndjson', { token });
+  t.is(answer.status, 500, answer.text);
+  t.false(answer.text.includes('"patientId"'), 'no event was sent');
+  t.deepEqual(await trailRows(knex), []);
 });
 
 test('a refused or bad request records no read', async (t) => {

@@ -6,8 +6,9 @@
  */
 import test from 'ava';
 import type { Knex } from 'knex';
-import { generate } from 'otplib';
-import { sealingKey } from '../../src/auth/secret-seal.ts';
+import { generate, generateSecret, verify } from 'otplib';
+import { isSealed, sealingKey, unseal } from '../../src/auth/secret-seal.ts';
+import { TEST_SECRET_KEY } from '../helpers/cli.ts';
 import { PASSWORD, addUser, call, installedDatabase, signIn, startApp } from '../helpers/app.ts';
 
 const codeNow = (secret: string) => generate({ secret, epoch: Math.floor(Date.now() / 1000) });
@@ -102,4 +103,50 @@ test('a backend without SECRET_KEY refuses setting two-factor sign-in up, naming
       .then((row) => Number(row?.n)),
     0,
   );
+});
+
+// Rolling upgrades: replicas from before sealing (which stored and read the secret as plain base32)
+// may run beside new ones for a while.
+
+test('a replica from before sealing cannot take a code for a sealed secret: its check throws', async (t) => {
+  const { knex, secret } = await enrolled(t);
+  const { secret: sealed } = await stored(knex);
+  const code = await generate({ secret, epoch: Math.floor(Date.now() / 1000) });
+  // What the old code did with the stored value: otplib's verify, with the same tolerance.
+  await t.throwsAsync(() => verify({ secret: sealed, token: code, epochTolerance: 30 }), {
+    message: /Invalid Base32/,
+  });
+  await t.throwsAsync(() => generate({ secret: sealed }), { message: /Invalid Base32/ });
+});
+
+test('a secret a replica from before sealing set up (stored plain) signs in on a new one and is sealed then', async (t) => {
+  const { knex, base } = await enrolled(t);
+  const plain = generateSecret();
+  await knex('base_user_totp').update({ secret: plain });
+  const code = await generate({ secret: plain, epoch: Math.floor(Date.now() / 1000) + 30 });
+  const signed = await call(base, 'POST', '/api/v1/auth/login/second-factor', {
+    json: { challenge: await challengeAt(base), code },
+  });
+  t.is(signed.status, 200, signed.text);
+  const row = await stored(knex);
+  t.true(isSealed(row.secret), 'sealed at its first use');
+  t.is(unseal(sealingKey(TEST_SECRET_KEY)!, row.secret, 'base_user_totp:1'), plain);
+});
+
+test('a setup a replica from before sealing began (stored plain) is confirmed on a new one and sealed', async (t) => {
+  const { knex } = await installedDatabase(t);
+  await addUser(knex, 'bob', ['admin']);
+  const { base } = await startApp(t, knex);
+  const { token } = await signIn(base, 'bob');
+  t.is((await call(base, 'POST', '/api/v1/auth/two-factor/setup', { token })).status, 200);
+  const plain = generateSecret();
+  await knex('base_user_totp').update({ secret: plain });
+  const confirmed = await call(base, 'POST', '/api/v1/auth/two-factor/confirm', {
+    token,
+    json: { code: await codeNow(plain) },
+  });
+  t.is(confirmed.status, 200, confirmed.text);
+  const row = await stored(knex);
+  t.true(isSealed(row.secret));
+  t.is(unseal(sealingKey(TEST_SECRET_KEY)!, row.secret, 'base_user_totp:1'), plain);
 });

@@ -153,6 +153,11 @@ test('actions map to FHIR codes: reads R, lists a query, downloads an export, si
   const trail = { ...base, module: null, kind: 'audit_trail', recordId: null, patientId: null };
   t.like(toFhirAuditEvent({ ...trail, action: 'audit.read' }), { action: 'R', type: { code: '110112' } });
   t.like(toFhirAuditEvent({ ...trail, action: 'audit.export' }), { action: 'E', type: { code: '110106' } });
+  t.like(toFhirAuditEvent({ ...trail, action: 'audit.export_end', outcome: 'failed' }), {
+    action: 'E',
+    type: { code: '110106' },
+    outcome: '8',
+  });
   const refused = toFhirAuditEvent({ ...base, outcome: 'refused', detail: { code: 'permission_denied' } });
   t.like(refused, { outcome: '4', outcomeDesc: 'permission_denied' });
   const signIn = toFhirAuditEvent({

@@ -4,6 +4,7 @@
  * other filters of `ward audit`, one page at a time by cursor; `?format=ndjson|fhir` streams every
  * matching event instead, as NDJSON lines or FHIR R4 AuditEvent resources (FHIR's bulk NDJSON).
  */
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
@@ -16,13 +17,14 @@ import {
   parseLimit,
   type AuditFilter,
 } from '../../audit/query.ts';
-import { trailExport, trailRead } from '../../audit/access.ts';
+import { trailExportEnd, trailExportStart, trailRead } from '../../audit/access.ts';
 import { auditEvents, readAuditPage } from '../../audit/read.ts';
 import { appendAlone, type AuditEvent } from '../../audit/record.ts';
 import { callerBy } from '../../auth/request-caller.ts';
 import { USERNAME } from '../../auth/names.ts';
 import { findUser } from '../../auth/users.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import type { Logger } from '../../logger.ts';
 import { queryText } from '../../sdk/request.ts';
 import { API_PREFIX } from '../mount-modules.ts';
 import type { ApiRoute, QueryParameter } from '../route.ts';
@@ -119,8 +121,8 @@ async function filterOf(ctx: Context, knex: Knex): Promise<AuditFilter> {
   return { ...filter, userId: user.id };
 }
 
-export function auditRoutes(deps: { knex: Knex }): ApiRoute[] {
-  const { knex } = deps;
+export function auditRoutes(deps: { knex: Knex; logger: Logger }): ApiRoute[] {
+  const { knex, logger } = deps;
 
   const list = async (ctx: Context) => {
     const filter = await filterOf(ctx, knex);
@@ -148,32 +150,53 @@ export function auditRoutes(deps: { knex: Knex }): ApiRoute[] {
     const exportFormat = format as keyof typeof FORMATS;
     const text = queryText(ctx, 'limit');
     const max = text === undefined ? null : checked(() => parseLimit('limit', text, MAX_EXPORT_LIMIT));
+    const exportId = randomUUID();
+    // Recorded before anything is read: an export that cannot be recorded does not start, and one
+    // whose process dies part way still has its start on the trail.
+    await record(trailExportStart(filter, { exportId, format: exportFormat, limit: max, via: 'api' }));
+    const end = (count: number, complete: boolean) =>
+      record(trailExportEnd({ exportId, count, complete, via: 'api' }));
     const events = auditEvents(knex, filter, { before, max });
     // The first batch is read before answering, so that a failing database is still an error
     // response rather than a 200 cut short.
-    const first = await events.next();
-    // Recorded when the export ends, with how many events went out and whether all did: a
-    // client hanging up part way ends the stream early, and that is recorded too.
-    async function* lines() {
-      let count = 0;
-      let complete = false;
-      try {
-        if (first.done !== true) {
-          yield ndjsonLine(line(first.value));
-          count++;
-          for await (const event of events) {
-            yield ndjsonLine(line(event));
-            count++;
-          }
-        }
-        complete = true;
-      } finally {
-        await record(trailExport(filter, { format: exportFormat, limit: max, count, complete, via: 'api' }));
-      }
+    let first: IteratorResult<AuditEventJson>;
+    try {
+      first = await events.next();
+    } catch (error) {
+      await end(0, false);
+      throw error;
     }
+    // The end is recorded once, with how many events went out and whether all did. A complete
+    // export records it before its last byte goes, so the reader gets the end of the stream only
+    // once it is recorded. Any other end closes the stream: a client hanging up part way (or before
+    // the first line, while the first batch was read), a read failing part way.
+    let count = 0;
+    let ended = false;
+    const endOnce = (complete: boolean): Promise<void> => {
+      if (ended) return Promise.resolve();
+      ended = true;
+      return end(count, complete);
+    };
+    async function* lines() {
+      if (first.done !== true) {
+        yield ndjsonLine(line(first.value));
+        count++;
+        for await (const event of events) {
+          yield ndjsonLine(line(event));
+          count++;
+        }
+      }
+      await endOnce(true);
+    }
+    const stream = Readable.from(lines());
+    stream.once('close', () => {
+      endOnce(false).catch((error: unknown) =>
+        logger.error({ err: error, exportId }, 'the end of an audit trail export could not be recorded'),
+      );
+    });
     ctx.attachment(`audit-${new Date().toISOString().slice(0, 10)}.${extension}`);
     ctx.type = type;
-    ctx.body = Readable.from(lines());
+    ctx.body = stream;
   };
 
   return [

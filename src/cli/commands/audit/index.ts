@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { Flags } from '@oclif/core';
 import type { Knex } from 'knex';
 import { ndjsonLine, toFhirAuditEvent, type AuditEventJson } from '../../../audit/export.ts';
 import { AuditFilterError, parseFilter, parseLimit, type AuditFilter } from '../../../audit/query.ts';
-import { trailExport, trailRead } from '../../../audit/access.ts';
+import { trailExportEnd, trailExportStart, trailRead, type ExportFormat } from '../../../audit/access.ts';
 import { auditEvents, readAuditPage } from '../../../audit/read.ts';
 import { appendAlone, type AuditEvent } from '../../../audit/record.ts';
 import { USERNAME } from '../../../auth/names.ts';
@@ -94,12 +95,7 @@ export default class Audit extends WardCommand {
     const knex = await this.db();
     const withUser = await withActorUser(knex, filter, actorUser);
     if (format !== undefined) {
-      await this.export(
-        knex,
-        withUser,
-        format as 'ndjson' | 'fhir',
-        flags.limit === undefined ? null : limit,
-      );
+      await this.export(knex, withUser, format as ExportFormat, flags.limit === undefined ? null : limit);
       return undefined;
     }
     const page = await readAuditPage(knex, { filter: withUser, before: null, limit });
@@ -114,13 +110,19 @@ export default class Audit extends WardCommand {
     return appendAlone(knex, [{ ...event, actor: this.by.actor, client: this.by.client }]);
   }
 
-  /** Recorded when it ends, with how many events it wrote and whether it wrote them all. */
+  /**
+   * Recorded before it reads anything (an export that cannot be recorded does not start; one
+   * killed part way leaves its start) and when it ends, with how many events it wrote and whether
+   * it wrote them all.
+   */
   private async export(
     knex: Knex,
     filter: AuditFilter,
-    format: 'ndjson' | 'fhir',
+    format: ExportFormat,
     max: number | null,
   ): Promise<void> {
+    const exportId = randomUUID();
+    await this.record(knex, trailExportStart(filter, { exportId, format, limit: max, via: 'cli' }));
     let count = 0;
     let complete = false;
     try {
@@ -132,7 +134,7 @@ export default class Audit extends WardCommand {
       }
       complete = true;
     } finally {
-      await this.record(knex, trailExport(filter, { format, limit: max, count, complete, via: 'cli' }));
+      await this.record(knex, trailExportEnd({ exportId, count, complete, via: 'cli' }));
     }
   }
 }
