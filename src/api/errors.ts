@@ -241,30 +241,38 @@ export function errorHandler(logger: Logger): Middleware {
   return async (ctx: Context, next: Next) => {
     try {
       await next();
-      if (ctx.status >= 400 && ctx.body == null) {
-        const message =
-          ctx.status === 404
-            ? `nothing at ${ctx.method} ${ctx.path}`
-            : ctx.status === 405
-              ? `${ctx.method} is not allowed on ${ctx.path}`
-              : `${ctx.method} ${ctx.path} failed`;
-        const status = ctx.status;
-        ctx.body = errorFor(status, message);
-        ctx.status = status;
-      }
+      answerBodiless(ctx);
     } catch (error) {
-      if (clientGone(error, ctx)) {
-        // Nobody is left to answer.
-        reportClientGone(logger, ctx, error);
-        return;
-      }
-      const rendered = renderError(error);
-      if (rendered.unexpected)
-        logger.error({ err: error, method: ctx.method, path: ctx.path }, 'request failed');
-      else if (rendered.status < 500) logRefusal(logger, ctx, rendered);
-      ctx.status = rendered.status;
-      ctx.set(rendered.headers);
-      ctx.body = rendered.body;
+      answerError(logger, ctx, error);
     }
   };
+}
+
+/** After the middleware below answered: a 4xx or 5xx without a body (404, 405) gets the error shape. */
+export function answerBodiless(ctx: Context): void {
+  if (ctx.status < 400 || ctx.body != null) return;
+  const message =
+    ctx.status === 404
+      ? `nothing at ${ctx.method} ${ctx.path}`
+      : ctx.status === 405
+        ? `${ctx.method} is not allowed on ${ctx.path}`
+        : `${ctx.method} ${ctx.path} failed`;
+  const status = ctx.status;
+  ctx.body = errorFor(status, message);
+  ctx.status = status;
+}
+
+/** What the middleware below threw, answered in the error shape and logged as what it is. */
+export function answerError(logger: Logger, ctx: Context, error: unknown): void {
+  if (clientGone(error, ctx)) {
+    // Nobody is left to answer.
+    reportClientGone(logger, ctx, error);
+    return;
+  }
+  const rendered = renderError(error);
+  if (rendered.unexpected) logger.error({ err: error, method: ctx.method, path: ctx.path }, 'request failed');
+  else if (rendered.status < 500) logRefusal(logger, ctx, rendered);
+  ctx.status = rendered.status;
+  ctx.set(rendered.headers);
+  ctx.body = rendered.body;
 }
