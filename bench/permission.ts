@@ -6,13 +6,17 @@
  * each server process spent per request (from /proc/<pid>/stat: a busy machine distorts it less
  * than requests/s, which also depend on how much CPU autocannon and other work leave). With
  * `--metrics`, the backend also records Prometheus metrics (WARD_METRICS_PORT), to see what
- * measuring every request costs.
+ * measuring every request costs. With `--spin <µs>`, a third server joins the rounds: the bare Koa
+ * busy-waiting that many µs per request, a server with that much more JavaScript per request and
+ * nothing else different; its line shows what the extra JavaScript costs in requests/s on this
+ * machine, where autocannon shares the cores, and in CPU per request (which grows by more than the
+ * spin: a slower server pays more for each socket write, see docs/benchmarks.md).
  *
  * Then the audit trail's cost: a patient read through the patients module's route, which records
  * an audit row before it answers, against the same read through a fixture route that records
  * nothing (bench_read), on the same backend, alternating; prints their ratio (target >= 0.9x).
  *
- *   node bench/permission.ts [--metrics]
+ *   node bench/permission.ts [--metrics] [--spin <µs>]
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -26,6 +30,17 @@ const ROUNDS = 5;
 const SECONDS = 3;
 const CONNECTIONS = 32;
 const METRICS = process.argv.includes('--metrics');
+const SPIN = spinArgument(process.argv);
+
+/** The µs of `--spin <µs>`, or null without it. */
+function spinArgument(argv: readonly string[]): number | null {
+  const at = argv.indexOf('--spin');
+  if (at === -1) return null;
+  const micros = Number(argv[at + 1]);
+  if (!Number.isInteger(micros) || micros < 0)
+    throw new Error(`--spin takes the µs to busy-wait per request, a whole number: not ${argv[at + 1]}`);
+  return micros;
+}
 
 /** Linux's clock ticks per second in /proc (USER_HZ), the same on every architecture it runs on. */
 const TICKS_PER_SECOND = 100;
@@ -76,19 +91,32 @@ try {
   const token = ward(['tokens', 'create', '--user', 'bench', '--name', 'bench'], env);
   const authorization = { authorization: `Bearer ${token}` };
   const wardServer = await startServer(WARD, ['backend'], env, '/api/v1/bench_ping/ping', authorization);
-  const koaServer = await startServer(NODE, [path.join(ROOT, 'bench', 'koa-baseline.mjs')], env, '/');
+  const koaBaseline = [path.join(ROOT, 'bench', 'koa-baseline.mjs')];
+  const koaServer = await startServer(NODE, koaBaseline, env, '/');
+  const spinServer =
+    SPIN === null
+      ? null
+      : await startServer(NODE, koaBaseline, { ...env, BENCH_SPIN_MICROS: String(SPIN) }, '/');
   try {
     const wardRounds: Round[] = [];
     const koaRounds: Round[] = [];
+    const spinRounds: Round[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       wardRounds.push(await measure(wardServer.url, authorization, wardServer.pid));
       koaRounds.push(await measure(koaServer.url, {}, koaServer.pid));
+      if (spinServer !== null) spinRounds.push(await measure(spinServer.url, {}, spinServer.pid));
     }
     const [w, k] = [median(wardRounds.map((r) => r.rps)), median(koaRounds.map((r) => r.rps))];
     const [wc, kc] = [median(wardRounds.map((r) => r.cpu)), median(koaRounds.map((r) => r.cpu))];
     console.log(
       `permission-checked GET${METRICS ? ' (metrics on)' : ''}: ward ${w.toFixed(0)} req/s, bare Koa ${k.toFixed(0)} req/s -> ${ratio(w, k)} (target >= 0.8x; ${CONNECTIONS} connections, median of ${ROUNDS} alternating ${SECONDS} s rounds); CPU per request: ward ${micros(wc)}, bare Koa ${micros(kc)} -> ${(wc / kc).toFixed(2)}x`,
     );
+    if (spinServer !== null) {
+      const [sr, sc] = [median(spinRounds.map((r) => r.rps)), median(spinRounds.map((r) => r.cpu))];
+      console.log(
+        `bare Koa busy-waiting ${SPIN} µs per request: ${sr.toFixed(0)} req/s -> ${ratio(sr, k)} of bare Koa; CPU per request ${micros(sc)}, bare Koa's ${micros(kc)} + ${micros(sc - kc)} (of which the spin is ${SPIN} µs)`,
+      );
+    }
     const created = await fetch(`${wardServer.url.replace(/\/api\/v1\/.*$/, '')}/api/v1/patients/patients`, {
       method: 'POST',
       headers: { ...authorization, 'content-type': 'application/json' },
@@ -113,6 +141,7 @@ try {
   } finally {
     await wardServer.stop();
     await koaServer.stop();
+    await spinServer?.stop();
   }
 } finally {
   await rm(storage, { recursive: true, force: true });
