@@ -55,7 +55,7 @@ export function requestContext(options: RequestContextOptions): Middleware {
   // Once loaded, a request pays one boolean test.
   let loaded = loadKnex === undefined;
 
-  const handle = async (ctx: Context, next: Next): Promise<void> => {
+  const handle: Handling = async (ctx, next) => {
     try {
       if (!loaded && loadKnex !== undefined && ctx.path !== '/health') {
         await loadKnex();
@@ -68,12 +68,28 @@ export function requestContext(options: RequestContextOptions): Middleware {
     }
   };
 
-  const measured = async (ctx: Context, next: Next): Promise<void> => {
+  const handling = observe === null ? handle : measured(observe, handle);
+  return (ctx: Context, next: Next) => {
+    const given = ctx.req.headers[REQUEST_ID_LOWER];
+    const requestId = requestIdOf(typeof given === 'string' && given !== '' ? given : undefined);
+    const res = ctx.res;
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    return requestScope.run({ requestId }, handling, ctx, next);
+  };
+}
+
+type Handling = (ctx: Context, next: Next) => Promise<void>;
+
+/** `handle`, and then `observe` told of the answer and the seconds it took. */
+function measured(observe: (request: AnsweredRequest, seconds: number) => void, handle: Handling): Handling {
+  return async (ctx, next) => {
     const start = performance.now();
     try {
       await handle(ctx, next);
     } finally {
-      observe?.(
+      observe(
         {
           method: ctx.method,
           path: ctx.path,
@@ -83,16 +99,5 @@ export function requestContext(options: RequestContextOptions): Middleware {
         (performance.now() - start) / 1000,
       );
     }
-  };
-
-  const handling = observe === null ? handle : measured;
-  return (ctx: Context, next: Next) => {
-    const given = ctx.req.headers[REQUEST_ID_LOWER];
-    const requestId = requestIdOf(typeof given === 'string' && given !== '' ? given : undefined);
-    const res = ctx.res;
-    res.setHeader(REQUEST_ID_HEADER, requestId);
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    return requestScope.run({ requestId }, handling, ctx, next);
   };
 }
