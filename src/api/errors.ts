@@ -4,7 +4,7 @@
  * (`ctx.throw(404)`) keep their status; anything else is a bug, logged with its stack and answered
  * with a 500 that reveals nothing.
  */
-import type { Context, Middleware, Next } from 'koa';
+import type { Context } from 'koa';
 import { ApiError } from '../errors/api-error.ts';
 import { isWardError } from '../errors/ward-error.ts';
 import type { Logger } from '../logger.ts';
@@ -234,18 +234,6 @@ function logRefusal(logger: Logger, ctx: Context, rendered: Rendered): void {
     },
     'request refused',
   );
-}
-
-/** Outermost middleware: renders errors, and gives bodiless 4xx/5xx answers (404, 405) the shape too. */
-export function errorHandler(logger: Logger): Middleware {
-  return async (ctx: Context, next: Next) => {
-    try {
-      await next();
-      answerBodiless(ctx);
-    } catch (error) {
-      answerError(logger, ctx, error);
-    }
-  };
 }
 
 /** After the middleware below answered: a 4xx or 5xx without a body (404, 405) gets the error shape. */
