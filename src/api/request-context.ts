@@ -14,8 +14,7 @@
  * One middleware rather than four (request id, headers, errors, knex): every link of a Koa chain
  * costs every request a dispatch, a bound function and a promise, and the profile of a
  * permission-checked GET showed them. For the same reason the headers are read and written on
- * Node's request and response directly rather than through Koa's `ctx.get` and `ctx.set`, and the
- * log scope runs the handling function with its arguments rather than a closure made per request.
+ * Node's request and response directly rather than through Koa's `ctx.get` and `ctx.set`.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
