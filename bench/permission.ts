@@ -6,13 +6,19 @@
  * each server process spent per request (from /proc/<pid>/stat: a busy machine distorts it less
  * than requests/s, which also depend on how much CPU autocannon and other work leave). With
  * `--metrics`, the backend also records Prometheus metrics (WARD_METRICS_PORT), to see what
- * measuring every request costs.
+ * measuring every request costs. With `--spin <µs>`, a third server joins the rounds: the bare Koa
+ * busy-waiting that many µs per request, a server with that much more JavaScript per request and
+ * nothing else different; its line shows what the extra JavaScript costs in requests/s on this
+ * machine, where autocannon shares the cores, and in CPU per request (which grows by more than the
+ * spin: a slower server pays more for each socket write, see docs/benchmarks.md). With
+ * `--against <dir>`, the backend of another Ward checkout in `dir` (its `npm ci` done; the same
+ * migrations) joins the rounds too, on the same database: a before-and-after of a change in one run.
  *
  * Then the audit trail's cost: a patient read through the patients module's route, which records
  * an audit row before it answers, against the same read through a fixture route that records
  * nothing (bench_read), on the same backend, alternating; prints their ratio (target >= 0.9x).
  *
- *   node bench/permission.ts [--metrics]
+ *   node bench/permission.ts [--metrics] [--spin <µs>] [--against <dir>]
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -26,6 +32,22 @@ const ROUNDS = 5;
 const SECONDS = 3;
 const CONNECTIONS = 32;
 const METRICS = process.argv.includes('--metrics');
+const SPIN = spinArgument(process.argv);
+const AGAINST = process.argv.includes('--against')
+  ? process.argv[process.argv.indexOf('--against') + 1]
+  : undefined;
+if (process.argv.includes('--against') && AGAINST === undefined)
+  throw new Error('--against takes the folder of another Ward checkout');
+
+/** The µs of `--spin <µs>`, or null without it. */
+function spinArgument(argv: readonly string[]): number | null {
+  const at = argv.indexOf('--spin');
+  if (at === -1) return null;
+  const micros = Number(argv[at + 1]);
+  if (!Number.isInteger(micros) || micros < 0)
+    throw new Error(`--spin takes the µs to busy-wait per request, a whole number: not ${argv[at + 1]}`);
+  return micros;
+}
 
 /** Linux's clock ticks per second in /proc (USER_HZ), the same on every architecture it runs on. */
 const TICKS_PER_SECOND = 100;
@@ -76,19 +98,54 @@ try {
   const token = ward(['tokens', 'create', '--user', 'bench', '--name', 'bench'], env);
   const authorization = { authorization: `Bearer ${token}` };
   const wardServer = await startServer(WARD, ['backend'], env, '/api/v1/bench_ping/ping', authorization);
-  const koaServer = await startServer(NODE, [path.join(ROOT, 'bench', 'koa-baseline.mjs')], env, '/');
+  const koaBaseline = [path.join(ROOT, 'bench', 'koa-baseline.mjs')];
+  const koaServer = await startServer(NODE, koaBaseline, env, '/');
+  const spinServer =
+    SPIN === null
+      ? null
+      : await startServer(NODE, koaBaseline, { ...env, BENCH_SPIN_MICROS: String(SPIN) }, '/');
+  const otherServer =
+    AGAINST === undefined
+      ? null
+      : await startServer(
+          path.join(path.resolve(AGAINST), 'bin', 'ward'),
+          ['backend'],
+          env,
+          '/api/v1/bench_ping/ping',
+          authorization,
+        );
   try {
     const wardRounds: Round[] = [];
     const koaRounds: Round[] = [];
+    const spinRounds: Round[] = [];
+    const otherRounds: Round[] = [];
     for (let round = 0; round < ROUNDS; round++) {
+      // The other checkout first in every other round: neither always follows the bare Koa.
+      if (otherServer !== null && round % 2 === 1)
+        otherRounds.push(await measure(otherServer.url, authorization, otherServer.pid));
       wardRounds.push(await measure(wardServer.url, authorization, wardServer.pid));
+      if (otherServer !== null && round % 2 === 0)
+        otherRounds.push(await measure(otherServer.url, authorization, otherServer.pid));
       koaRounds.push(await measure(koaServer.url, {}, koaServer.pid));
+      if (spinServer !== null) spinRounds.push(await measure(spinServer.url, {}, spinServer.pid));
     }
     const [w, k] = [median(wardRounds.map((r) => r.rps)), median(koaRounds.map((r) => r.rps))];
     const [wc, kc] = [median(wardRounds.map((r) => r.cpu)), median(koaRounds.map((r) => r.cpu))];
     console.log(
       `permission-checked GET${METRICS ? ' (metrics on)' : ''}: ward ${w.toFixed(0)} req/s, bare Koa ${k.toFixed(0)} req/s -> ${ratio(w, k)} (target >= 0.8x; ${CONNECTIONS} connections, median of ${ROUNDS} alternating ${SECONDS} s rounds); CPU per request: ward ${micros(wc)}, bare Koa ${micros(kc)} -> ${(wc / kc).toFixed(2)}x`,
     );
+    if (otherServer !== null) {
+      const [or, oc] = [median(otherRounds.map((r) => r.rps)), median(otherRounds.map((r) => r.cpu))];
+      console.log(
+        `  the same GET on ${AGAINST}: ${or.toFixed(0)} req/s -> ${ratio(or, k)}; CPU per request ${micros(oc)} -> ${(oc / kc).toFixed(2)}x (this checkout: ${micros(wc)}, ${(wc / oc).toFixed(2)}x of it)`,
+      );
+    }
+    if (spinServer !== null) {
+      const [sr, sc] = [median(spinRounds.map((r) => r.rps)), median(spinRounds.map((r) => r.cpu))];
+      console.log(
+        `bare Koa busy-waiting ${SPIN} µs per request: ${sr.toFixed(0)} req/s -> ${ratio(sr, k)} of bare Koa; CPU per request ${micros(sc)}, bare Koa's ${micros(kc)} + ${micros(sc - kc)} (of which the spin is ${SPIN} µs)`,
+      );
+    }
     const created = await fetch(`${wardServer.url.replace(/\/api\/v1\/.*$/, '')}/api/v1/patients/patients`, {
       method: 'POST',
       headers: { ...authorization, 'content-type': 'application/json' },
@@ -113,6 +170,8 @@ try {
   } finally {
     await wardServer.stop();
     await koaServer.stop();
+    await spinServer?.stop();
+    await otherServer?.stop();
   }
 } finally {
   await rm(storage, { recursive: true, force: true });

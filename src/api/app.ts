@@ -25,7 +25,7 @@ import type { Logger } from '../logger.ts';
 import { doctorReport, type ModuleSources } from '../inspect/module-reports.ts';
 import { DEFAULT_JSON_LIMIT } from '../config/size.ts';
 import { DEFAULT_SESSION_IDLE_MINUTES } from '../config/backend-settings.ts';
-import { appErrorListener, errorHandler } from './errors.ts';
+import { appErrorListener } from './errors.ts';
 import { requestContext } from './request-context.ts';
 import type { AnsweredRequest } from './http-metrics.ts';
 import { frontendMiddleware } from './frontend.ts';
@@ -194,9 +194,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     koa.maxIpsCount = 1;
     koa.on('error', appErrorListener(logger));
     koa
-      .use(requestContext(deps.observeRequest ?? null))
-      .use(errorHandler(logger))
-      .use(knexLoaded(deps.loadKnex))
+      .use(requestContext({ logger, observe: deps.observeRequest ?? null, loadKnex: deps.loadKnex }))
       .use(router)
       .use(frontendMiddleware(frontendFiles(deps, active)));
     // Serving without the listener is safe (the cache stays off), only slower; it keeps retrying.
@@ -268,22 +266,6 @@ function listenForAuth(deps: AppDeps, installed: readonly InstalledModule[]): Au
   if (!installed.some(({ module }) => module.name === AUTH_MODULE)) return null;
   const cache = new PrincipalCache();
   return { cache, listener: listenForAuthChanges(deps.databaseUrl ?? deps.knex, cache, deps.logger) };
-}
-
-/**
- * Holds every request but `/health` until knex is loaded (src/db/lazy-knex.ts): a backend
- * listens without it and starts loading it at once, so only requests in its first moments wait.
- * Once loaded, a request pays one boolean test.
- */
-function knexLoaded(load: (() => Promise<Knex>) | undefined): Koa.Middleware {
-  let loaded = load === undefined;
-  return (ctx, next) =>
-    loaded || load === undefined || ctx.path === '/health'
-      ? next()
-      : load().then(() => {
-          loaded = true;
-          return next();
-        });
 }
 
 function startAuth(deps: AppDeps, listening: AuthListening | null, map: PermissionMap): Authenticator | null {

@@ -52,7 +52,10 @@ export function authenticate(
   // Not async: a principal from the cache is checked at once, without a promise (see Authenticator).
   return (ctx: Context) => {
     if (auth === null) throw authUnavailable();
-    const presented = presentedCredential(ctx.get('Authorization'), () => ctx.cookies.get(SESSION_COOKIE));
+    // Node's header rather than ctx.get('Authorization'): this runs on every authenticated request.
+    const presented = presentedCredential(ctx.req.headers.authorization, () =>
+      ctx.cookies.get(SESSION_COOKIE),
+    );
     if (presented.kind === 'none')
       throw unauthenticated('this route needs a signed-in user, and the request has no credential');
     if (presented.kind === 'malformed') throw unauthenticated(presented.problem);

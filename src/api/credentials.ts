@@ -10,13 +10,15 @@ export type Presented =
   | { kind: 'malformed'; problem: string }
   | { kind: 'credential'; source: 'cookie' | 'bearer'; secret: string };
 
+const BEARER = /^Bearer +(\S+)\s*$/i;
+
 /** Pure. `cookie` is read only when there is no Authorization header: parsing cookies costs. */
 export function presentedCredential(
   authorization: string | undefined,
   cookie: () => string | undefined,
 ): Presented {
   if (authorization !== undefined && authorization !== '') {
-    const match = /^Bearer +(\S+)\s*$/i.exec(authorization);
+    const match = BEARER.exec(authorization);
     if (match === null)
       return { kind: 'malformed', problem: 'the Authorization header is not of the form "Bearer <token>"' };
     return { kind: 'credential', source: 'bearer', secret: match[1] as string };

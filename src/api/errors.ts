@@ -4,7 +4,7 @@
  * (`ctx.throw(404)`) keep their status; anything else is a bug, logged with its stack and answered
  * with a 500 that reveals nothing.
  */
-import type { Context, Middleware, Next } from 'koa';
+import type { Context } from 'koa';
 import { ApiError } from '../errors/api-error.ts';
 import { isWardError } from '../errors/ward-error.ts';
 import type { Logger } from '../logger.ts';
@@ -236,35 +236,31 @@ function logRefusal(logger: Logger, ctx: Context, rendered: Rendered): void {
   );
 }
 
-/** Outermost middleware: renders errors, and gives bodiless 4xx/5xx answers (404, 405) the shape too. */
-export function errorHandler(logger: Logger): Middleware {
-  return async (ctx: Context, next: Next) => {
-    try {
-      await next();
-      if (ctx.status >= 400 && ctx.body == null) {
-        const message =
-          ctx.status === 404
-            ? `nothing at ${ctx.method} ${ctx.path}`
-            : ctx.status === 405
-              ? `${ctx.method} is not allowed on ${ctx.path}`
-              : `${ctx.method} ${ctx.path} failed`;
-        const status = ctx.status;
-        ctx.body = errorFor(status, message);
-        ctx.status = status;
-      }
-    } catch (error) {
-      if (clientGone(error, ctx)) {
-        // Nobody is left to answer.
-        reportClientGone(logger, ctx, error);
-        return;
-      }
-      const rendered = renderError(error);
-      if (rendered.unexpected)
-        logger.error({ err: error, method: ctx.method, path: ctx.path }, 'request failed');
-      else if (rendered.status < 500) logRefusal(logger, ctx, rendered);
-      ctx.status = rendered.status;
-      ctx.set(rendered.headers);
-      ctx.body = rendered.body;
-    }
-  };
+/** After the middleware below answered: a 4xx or 5xx without a body (404, 405) gets the error shape. */
+export function answerBodiless(ctx: Context): void {
+  if (ctx.status < 400 || ctx.body != null) return;
+  const message =
+    ctx.status === 404
+      ? `nothing at ${ctx.method} ${ctx.path}`
+      : ctx.status === 405
+        ? `${ctx.method} is not allowed on ${ctx.path}`
+        : `${ctx.method} ${ctx.path} failed`;
+  const status = ctx.status;
+  ctx.body = errorFor(status, message);
+  ctx.status = status;
+}
+
+/** What the middleware below threw, answered in the error shape and logged as what it is. */
+export function answerError(logger: Logger, ctx: Context, error: unknown): void {
+  if (clientGone(error, ctx)) {
+    // Nobody is left to answer.
+    reportClientGone(logger, ctx, error);
+    return;
+  }
+  const rendered = renderError(error);
+  if (rendered.unexpected) logger.error({ err: error, method: ctx.method, path: ctx.path }, 'request failed');
+  else if (rendered.status < 500) logRefusal(logger, ctx, rendered);
+  ctx.status = rendered.status;
+  ctx.set(rendered.headers);
+  ctx.body = rendered.body;
 }

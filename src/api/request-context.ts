@@ -1,21 +1,30 @@
 /**
- * The outermost middleware: gives each request its id and, when metrics are on, measures it.
+ * The outermost middleware: what every request gets before any route sees it, and what every
+ * answer gets after.
  *
- * The id is the caller's `X-Request-Id` when that is well-formed (a proxy in front, such as the
- * frontend's nginx, or a client, can then follow one request through several logs), otherwise a
- * new UUID. It is sent back in the answer's `X-Request-Id` and carried by every log line written
- * while the request is handled (src/logger.ts). It also sets the headers every answer carries
- * (patient data: no shared cache may keep an answer, and no browser may guess its type; a later
- * part, such as the web shell's files, may replace them). One middleware rather than three: each
- * link of a Koa chain costs every request a dispatch and a promise, which a profile of the
- * permission-checked GET showed as a few percent of its time.
+ * Each request has an id: the caller's `X-Request-Id` when that is well-formed (a proxy in front,
+ * such as the frontend's nginx, or a client, can then follow one request through several logs),
+ * otherwise a new UUID. It is sent back in the answer's `X-Request-Id` and carried by every log
+ * line written while the request is handled (src/logger.ts). Every answer also carries the headers
+ * for patient data: no shared cache may keep it, and no browser may guess its type (a later part,
+ * such as the web shell's files, may replace them). Errors are rendered here (errors.ts), inside
+ * the log scope; a request waits for knex while it loads (but `/health`); when metrics are on,
+ * each answer is measured.
+ *
+ * One middleware rather than four (request id, headers, errors, knex): every link of a Koa chain
+ * costs every request a dispatch, a bound function and a promise, and the profile of a
+ * permission-checked GET showed them. For the same reason the headers are read and written on
+ * Node's request and response directly rather than through Koa's `ctx.get` and `ctx.set`.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
-import { requestScope } from '../logger.ts';
+import { requestScope, type Logger } from '../logger.ts';
+import { answerBodiless, answerError } from './errors.ts';
 import type { AnsweredRequest } from './http-metrics.ts';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
+/** As Node keys it in `req.headers`. */
+const REQUEST_ID_LOWER = 'x-request-id';
 
 /**
  * Letters, digits and `._:+=/-`, 1 to 128 of them: UUIDs, nginx's `$request_id`, the ids of
@@ -28,19 +37,56 @@ export function requestIdOf(given: string | undefined, fresh: () => string = ran
   return given !== undefined && WELL_FORMED.test(given) ? given : fresh();
 }
 
-/** `observe`: told of each answered request and the seconds it took; null when metrics are off. */
-export function requestContext(
-  observe: ((request: AnsweredRequest, seconds: number) => void) | null,
-): Middleware {
-  return async (ctx: Context, next: Next) => {
-    const requestId = requestIdOf(ctx.get(REQUEST_ID_HEADER) || undefined);
-    ctx.set(REQUEST_ID_HEADER, requestId);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    if (observe === null) return requestScope.run({ requestId }, next);
+export interface RequestContextOptions {
+  logger: Logger;
+  /** Told of each answered request and the seconds it took; null when metrics are off. */
+  observe: ((request: AnsweredRequest, seconds: number) => void) | null;
+  /**
+   * Loads knex when the app was given lazy-knex.ts's stand-in (src/db/lazy-knex.ts): a backend
+   * listens without it and starts loading it at once, so only requests in its first moments wait.
+   * Default: knex is loaded.
+   */
+  loadKnex?: () => Promise<unknown>;
+}
+
+export function requestContext(options: RequestContextOptions): Middleware {
+  const { logger, observe, loadKnex } = options;
+  // Once loaded, a request pays one boolean test.
+  let loaded = loadKnex === undefined;
+
+  const handle: Handling = async (ctx, next) => {
+    try {
+      if (!loaded && loadKnex !== undefined && ctx.path !== '/health') {
+        await loadKnex();
+        loaded = true;
+      }
+      await next();
+      answerBodiless(ctx);
+    } catch (error) {
+      answerError(logger, ctx, error);
+    }
+  };
+
+  const handling = observe === null ? handle : measured(observe, handle);
+  return (ctx: Context, next: Next) => {
+    const given = ctx.req.headers[REQUEST_ID_LOWER];
+    const requestId = requestIdOf(typeof given === 'string' && given !== '' ? given : undefined);
+    const res = ctx.res;
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    return requestScope.run({ requestId }, handling, ctx, next);
+  };
+}
+
+type Handling = (ctx: Context, next: Next) => Promise<void>;
+
+/** `handle`, and then `observe` told of the answer and the seconds it took. */
+function measured(observe: (request: AnsweredRequest, seconds: number) => void, handle: Handling): Handling {
+  return async (ctx, next) => {
     const start = performance.now();
     try {
-      await requestScope.run({ requestId }, next);
+      await handle(ctx, next);
     } finally {
       observe(
         {

@@ -109,13 +109,15 @@ export function createAuthenticator(deps: {
       // A cached session that looks idle is read again: another backend may have served it since.
       const fresh =
         cached === undefined || isExpired(cached.credential, at) || idle(cached, key, at) ? null : cached;
-      const used = (principal: Principal | null) => {
+      if (fresh !== null) {
+        touch(key, kind, at);
+        return fresh;
+      }
+      if (cached !== undefined) cache.delete(key);
+      return load(key, kind, at).then((principal) => {
         if (principal !== null) touch(key, kind, at);
         return principal;
-      };
-      if (fresh !== null) return used(fresh);
-      if (cached !== undefined) cache.delete(key);
-      return load(key, kind, at).then(used);
+      });
     },
   };
 }

@@ -13,7 +13,7 @@ import type { Knex } from 'knex';
 import { loadModuleRoutes } from '../../src/api/mount-modules.ts';
 import { compileRoute, type ApiRoute } from '../../src/api/route.ts';
 import { compileBody } from '../../src/api/validation.ts';
-import { errorHandler } from '../../src/api/errors.ts';
+import { requestContext } from '../../src/api/request-context.ts';
 import { ajvPerModule } from '../../src/sdk/schema.ts';
 import { silentLogger } from '../../src/logger.ts';
 import type { DiskModule } from '../../src/planner/types.ts';
@@ -125,7 +125,7 @@ async function serveBodyRoute(t: ExecutionContext, body: object): Promise<string
     },
   };
   const app = new Koa();
-  app.use(errorHandler(silentLogger));
+  app.use(requestContext({ logger: silentLogger, observe: null }));
   app.use(compileRoute(route, { auth: null, ajvFor: ajvPerModule(), jsonLimit: 1024 }));
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');

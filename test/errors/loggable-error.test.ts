@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { errorHandler } from '../../src/api/errors.ts';
+import { requestContext } from '../../src/api/request-context.ts';
 import { WardError } from '../../src/errors/ward-error.ts';
 import { loggableError, redactQuoted } from '../../src/errors/loggable-error.ts';
 import { LOG_SERIALIZERS } from '../../src/logger.ts';
@@ -157,7 +157,7 @@ test("a 500's log line names the database error without the value that caused it
   const knex = await patientTable(t);
   const { logger, lines } = capture();
   const app = new Koa();
-  app.use(errorHandler(logger));
+  app.use(requestContext({ logger, observe: null }));
   app.use(async () => {
     await knex('patient').insert({ id: 9, mrn: 'MRN-LOG-7731', family_name: 'Quilla' });
   });
