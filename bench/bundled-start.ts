@@ -1,9 +1,9 @@
 /**
  * An experiment, not a shipped path: how fast a backend's cold start would be if its start-up code
  * were one bundled file instead of some 390 files resolved and loaded one by one. It bundles
- * src/server/backend-main.ts with rolldown (Vite's bundler) into .scratch/bundled-backend/ (one
- * level below the Ward folder, as src/ is, so that paths Ward computes from its own files still
- * hold), then alternates a bare Koa start, the backend from its sources and the bundled backend,
+ * src/server/backend-main.ts with rolldown (Vite's bundler) into .bundled-backend/ (one level
+ * below the Ward folder, as src/ is, so that paths Ward computes from its own files still hold),
+ * then alternates a bare Koa start, the backend from its sources and the bundled backend,
  * each to its first 200 from /health, with 50 installed modules and nothing to change.
  *
  *   node bench/bundled-start.ts
@@ -17,7 +17,7 @@ import { migrateCore } from '../src/db/migrate.ts';
 import { COMPILE_CACHE, fiftyModules, median, NODE, ratio, scratchDatabase, startToHealthy } from './lib.ts';
 
 const RUNS = 15;
-const OUT = path.join(ROOT, '.scratch', 'bundled-backend');
+const OUT = path.join(ROOT, '.bundled-backend');
 
 await rm(OUT, { recursive: true, force: true });
 await build({
