@@ -206,7 +206,8 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
       .use(router)
       .use(frontendMiddleware(frontendFiles(deps, active)));
     // Serving without the listener is safe (the cache stays off), only slower; it keeps retrying.
-    // Awaited last, so that its handshake overlaps building the router.
+    // Unless it waits for the first answer, awaited last, so that its handshake overlaps building
+    // the router.
     if (deps.authListenerAfter === undefined) await listening?.listener.ready.catch(() => undefined);
     // Last, so that a service's start (which may define jobs that start running at once) sees the
     // app complete; still before the caller listens. A service may query as it starts: knex first.
