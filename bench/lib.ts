@@ -125,3 +125,32 @@ export const WARD_NODE_FLAGS: readonly string[] = (() => {
   if (line === null) throw new Error('bench/lib.ts: bin/ward has no exec line of the expected shape');
   return line[1]!.split(' ').filter((flag) => flag !== '');
 })();
+
+/** Milliseconds from spawn to the first 200 from /health; then stops the process and waits. */
+export async function startToHealthy(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(command, args, {
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', process.env.BENCH_DEBUG ? 'inherit' : 'ignore'],
+  });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  try {
+    for (;;) {
+      const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+        (response) => response.status === 200,
+        () => false,
+      );
+      if (ok) return performance.now() - started;
+      if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited ${child.exitCode}`);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}

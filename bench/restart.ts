@@ -12,7 +12,6 @@
  *
  *   node bench/restart.ts
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,34 +21,18 @@ import { ROOT } from '../src/config.ts';
 import { migrateCore } from '../src/db/migrate.ts';
 import { requestRestart } from '../src/db/restart-signal.ts';
 import { serve, type Served } from '../test/helpers/serve.ts';
-import { COMPILE_CACHE, fiftyModules, freePort, median, NODE, ratio, scratchDatabase } from './lib.ts';
+import {
+  COMPILE_CACHE,
+  fiftyModules,
+  freePort,
+  median,
+  NODE,
+  ratio,
+  scratchDatabase,
+  startToHealthy,
+} from './lib.ts';
 
 const RUNS = 15;
-
-/** Milliseconds from spawn to the first 200 from /health; then stops the process and waits. */
-async function startToHealthy(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const port = await freePort();
-  const started = performance.now();
-  const child = spawn(command, args, {
-    env: { ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', process.env.BENCH_DEBUG ? 'inherit' : 'ignore'],
-  });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  try {
-    for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
-        (response) => response.status === 200,
-        () => false,
-      );
-      if (ok) return performance.now() - started;
-      if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited ${child.exitCode}`);
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-  } finally {
-    child.kill('SIGTERM');
-    await exited;
-  }
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

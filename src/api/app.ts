@@ -101,6 +101,12 @@ export interface AppDeps {
   twoFactorPolicy?: TwoFactorPolicy;
   /** Seals the two-factor secrets in the database (SECRET_KEY). Default: none, and two-factor sign-in is refused. */
   sealingKey?: SealingKey | null;
+  /**
+   * When given, the `ward_auth` listener connects once this resolves (a backend: after its first
+   * answer) instead of before the app is returned, so a start pays no handshake for it; the
+   * principal cache stays off, every request reading the database, until it listens.
+   */
+  authListenerAfter?: Promise<void>;
 }
 
 export interface WardApp {
@@ -198,8 +204,9 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
       .use(router)
       .use(frontendMiddleware(frontendFiles(deps, active)));
     // Serving without the listener is safe (the cache stays off), only slower; it keeps retrying.
-    // Awaited last, so that its handshake overlaps building the router.
-    await listening?.listener.ready.catch(() => undefined);
+    // Unless it waits for the first answer, awaited last, so that its handshake overlaps building
+    // the router.
+    if (deps.authListenerAfter === undefined) await listening?.listener.ready.catch(() => undefined);
     // Last, so that a service's start (which may define jobs that start running at once) sees the
     // app complete; still before the caller listens. A service may query as it starts: knex first.
     if (deps.loadKnex !== undefined && active.some(({ module }) => module.services !== null))
@@ -265,7 +272,28 @@ interface AuthListening {
 function listenForAuth(deps: AppDeps, installed: readonly InstalledModule[]): AuthListening | null {
   if (!installed.some(({ module }) => module.name === AUTH_MODULE)) return null;
   const cache = new PrincipalCache();
-  return { cache, listener: listenForAuthChanges(deps.databaseUrl ?? deps.knex, cache, deps.logger) };
+  const open = () => listenForAuthChanges(deps.databaseUrl ?? deps.knex, cache, deps.logger);
+  if (deps.authListenerAfter === undefined) return { cache, listener: open() };
+  let closed = false;
+  let opened: ChangeListener | null = null;
+  const ready = deps.authListenerAfter.then(() => {
+    if (closed) return;
+    opened = open();
+    return opened.ready;
+  });
+  ready.catch(() => undefined);
+  return {
+    cache,
+    listener: {
+      ready,
+      async close() {
+        // An app closed before its first answer never opens the listener.
+        closed = true;
+        cache.setEnabled(false);
+        await opened?.close();
+      },
+    },
+  };
 }
 
 function startAuth(deps: AppDeps, listening: AuthListening | null, map: PermissionMap): Authenticator | null {

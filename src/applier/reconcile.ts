@@ -7,8 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
+import pg from 'pg';
 import { startDb, type StartDb } from '../db/lazy-knex.ts';
-import { LOCK_KEYS, withAdvisoryLock } from '../db/lock.ts';
+import { LOCK_KEYS, withAdvisoryLock, withPooledAdvisoryLock } from '../db/lock.ts';
 import { coreAtHead, migrateCore } from '../db/migrate.ts';
 import { missingModuleTables, readModuleRows, recordError } from '../db/modules.ts';
 import { readReferences } from '../db/references.ts';
@@ -39,8 +40,15 @@ export async function reconcile(
   logger: Logger,
   listeners: readonly StepListener[] = [],
 ): Promise<Reconciled> {
-  const db = startDb(given);
-  return withAdvisoryLock(url, LOCK_KEYS.reconcile, async () => {
+  const start = startDb(given);
+  // A backend's start holds the lock on its pool's open connection and checks on that session.
+  const locked = (work: (db: StartDb) => Promise<Reconciled>) =>
+    start.sql instanceof pg.Pool
+      ? withPooledAdvisoryLock(start.sql, url, LOCK_KEYS.reconcile, (session) =>
+          work({ ...start, sql: session }),
+        )
+      : withAdvisoryLock(url, LOCK_KEYS.reconcile, () => work(start));
+  return locked(async (db) => {
     // Reading the disk needs nothing from the database: it proceeds while the core schema
     // queries wait on the server. A migration error still comes first, as it did when in order.
     const discovering = discover(config);
@@ -49,7 +57,7 @@ export async function reconcile(
       const applied = await migrateCore(await db.knex());
       if (applied.length > 0) logger.info({ applied }, 'core schema migrated');
     }
-    // On the one pooled connection, while the disk is still being read.
+    // On the locked session, while the disk is still being read.
     const rows = await readModuleRows(db.sql);
     const missingTables = await missingModuleTables(db.sql);
     // Uninstalls are ordered by foreign keys too; nothing else needs them, so no query without one.

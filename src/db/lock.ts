@@ -1,11 +1,13 @@
 /**
  * Cross-process mutual exclusion with a session-level PostgreSQL advisory lock, held on a
- * dedicated connection rather than a pooled one: a pooled connection could be handed back to the
- * pool while still holding the lock, or the lock could be taken twice on one session.
+ * dedicated connection, or on one checked out of a pool for as long as it is held (and unlocked
+ * before it goes back): a pooled connection must never go back to the pool still holding the
+ * lock, nor the lock be taken twice on one session.
  */
 import type { Knex } from 'knex';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
+import { databaseError } from './connection.ts';
 import { connectClient } from './pg-client.ts';
 
 /** Advisory lock keys Ward uses. One constant per lock so two features never share one by accident. */
@@ -30,7 +32,7 @@ export const LOCK_KEYS = {
 /** How long a waiter for a lock sleeps between tries. */
 const RETRY_MS = 50;
 
-async function tryLock(client: pg.Client, key: number): Promise<boolean> {
+async function tryLock(client: pg.ClientBase, key: number): Promise<boolean> {
   const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [
     key,
   ]);
@@ -48,6 +50,38 @@ export async function withAdvisoryLock<T>(url: string, key: number, work: () => 
   } finally {
     // Closing the session releases the lock even if the unlock query itself fails.
     await client.end();
+  }
+}
+
+/**
+ * `withAdvisoryLock` on a connection of `pool`, which `work` gets to query on: a backend's start
+ * takes its lock and runs its checks on the one connection its pool already opened, rather than
+ * paying a second handshake. The connection goes back to the pool unlocked, or is closed (which
+ * releases the lock) if the unlock fails.
+ */
+export async function withPooledAdvisoryLock<T>(
+  pool: pg.Pool,
+  url: string,
+  key: number,
+  work: (session: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const session = await pool.connect().catch((error: unknown) => {
+    throw databaseError(error, url);
+  });
+  let locked = false;
+  try {
+    // Tries again rather than waiting in pg_advisory_lock, as withAdvisoryLock does and for its reason.
+    while (!(await tryLock(session, key))) await sleep(RETRY_MS);
+    locked = true;
+    return await work(session);
+  } finally {
+    const unlocked =
+      locked &&
+      (await session.query<{ released: boolean }>('select pg_advisory_unlock($1) as released', [key]).then(
+        (result) => result.rows[0]?.released === true,
+        () => false,
+      ));
+    session.release(!unlocked);
   }
 }
 

@@ -4,21 +4,17 @@
  * runtime, `ward modules restart` (NOTIFY), `POST /api/v1/modules/-/restart` — stop gracefully and
  * exit 0, for the supervisor to start a fresh one that applies the new plan.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.ts';
 import { announceRefusal, listenForRestart, type RestartRequest } from '../db/restart-signal.ts';
 import { watchDatabase } from '../db/watchdog.ts';
 import type { Logger } from '../logger.ts';
-import { startBackend, type Backend } from './server.ts';
+import { firstAnswer, SETUP_AFTER_MS, startBackend, type Backend } from './server.ts';
 import { watchModules } from './watcher.ts';
 import { discover } from '../manifests/discover.ts';
 import { diffInventories } from '../planner/drift.ts';
 import type { Finding } from '../planner/preflight.ts';
 import { isWardMessage } from './spare.ts';
-
-/** The longest the restart listener and the drift watcher wait for the first request to be answered. */
-const SETUP_AFTER_MS = 100;
 
 /** `onServing`: called once the backend answers and its restart listener and drift watcher run. */
 export async function runBackend(
@@ -145,20 +141,6 @@ export function boundAddress(address: AddressInfo): { url: string; everyInterfac
     url: `http://${host}:${address.port}`,
     everyInterface: address.address === '0.0.0.0' || address.address === '::',
   };
-}
-
-/** Resolves once the server has answered its first request, or after `ms` without one. */
-function firstAnswer(server: Server, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      server.off('request', onRequest);
-      resolve();
-    };
-    const onRequest = (_request: IncomingMessage, response: ServerResponse) => response.once('close', done);
-    const timer = setTimeout(done, ms);
-    server.once('request', onRequest);
-  });
 }
 
 /** Logs drift once per distinct difference and keeps it where /health reads it. */

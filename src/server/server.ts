@@ -7,7 +7,7 @@ import { sealAtStart } from '../auth/seal-stored.ts';
 import { embeddedSecretKey } from '../config/embedded-secret-key.ts';
 import { sealingKey } from '../auth/secret-seal.ts';
 import { startAuditRetention } from './audit-retention.ts';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import type { Knex } from 'knex';
 import { createApp, type WardApp } from '../api/app.ts';
@@ -19,7 +19,7 @@ import type { Config } from '../config.ts';
 import type { DriftEntry } from '../planner/drift.ts';
 import type { Finding } from '../planner/preflight.ts';
 import { announceSteps } from '../applier/listeners.ts';
-import { serveMetrics, type MetricsEndpoint } from './metrics-endpoint.ts';
+import type { MetricsEndpoint } from './metrics-endpoint.ts';
 import { observeRequest } from '../api/http-metrics.ts';
 import { watchPool } from '../metrics/pool.ts';
 import { enableMetrics, type MetricsRegistry } from '../metrics/registry.ts';
@@ -104,6 +104,9 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
     await lazy.destroy();
     await sql.end();
   };
+  // Resolved after the first answer: the sign-in listener's connection waits for it (app.ts).
+  let answered: () => void = () => undefined;
+  const authListenerAfter = new Promise<void>((resolve) => (answered = resolve));
   const drift = { current: [] as DriftEntry[] };
   const preflight = async () => recheck(await lazy.load(), config);
   let reconciled: Reconciled;
@@ -149,6 +152,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
       sealingKey: sealing,
       grants,
       observeRequest: metrics === null ? undefined : observeRequest,
+      authListenerAfter,
     });
   } catch (error) {
     unwatchPool();
@@ -172,6 +176,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
     await closeDatabase();
     throw listenError(error, port, host);
   }
+  void firstAnswer(server, SETUP_AFTER_MS).then(answered);
   return {
     server,
     url,
@@ -198,6 +203,26 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
   };
 }
 
+/**
+ * The longest that work set up once a backend serves (its sign-in and restart listeners, the drift
+ * watcher, loading knex) waits for the first request to be answered.
+ */
+export const SETUP_AFTER_MS = 100;
+
+/** Resolves once the server has answered its first request, or after `ms` without one. */
+export function firstAnswer(server: Server, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      server.off('request', onRequest);
+      resolve();
+    };
+    const onRequest = (_request: IncomingMessage, response: ServerResponse) => response.once('close', done);
+    const timer = setTimeout(done, ms);
+    server.once('request', onRequest);
+  });
+}
+
 /** Listens for scrapes and starts loading prom-client, which `registry` waits for. */
 async function startMetrics(
   settings: MetricsSettings,
@@ -207,6 +232,9 @@ async function startMetrics(
   // Awaited before the reconcile; a failure to load is reported there, not as an unhandled rejection.
   registry.catch(() => undefined);
   try {
+    // Imported here, not at start: an ES module importing `node:http` makes Node build all its
+    // exports, which loads its bundled fetch and WebSocket client (undici), some 25 ms of a start.
+    const { serveMetrics } = await import('./metrics-endpoint.ts');
     return { endpoint: await serveMetrics(settings, registry, logger), registry };
   } catch (error) {
     throw listenError(error, settings.port, settings.host, METRICS_ADDRESS);

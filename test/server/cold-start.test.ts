@@ -1,12 +1,13 @@
 /**
  * A backend start with nothing to change does without knex (src/db/lazy-knex.ts): its checks are
  * plain queries, `/health` answers from a plain pool, and knex is loaded once the backend serves,
- * before any other request is answered.
+ * before any other request is answered; the sign-in change listener connects after that answer too.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import test from 'ava';
+import type { Knex } from 'knex';
 import { ROOT } from '../../src/config.ts';
 import { scratchDir } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
@@ -50,4 +51,19 @@ test('a start with nothing to change listens without loading knex; sign-in then 
     body: JSON.stringify({ username: 'admin', password }),
   });
   t.is(signedIn.status, 200);
+  // Connected after the first answer rather than before listening: until then the principal
+  // cache is off and every request reads the database.
+  for (let attempt = 0; (await authListeners(knex)) === 0; attempt++) {
+    if (attempt > 200) return t.fail('the sign-in change listener never connected');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  t.pass();
 });
+
+const authListeners = async (knex: Knex): Promise<number> => {
+  const [row] = await knex('pg_stat_activity')
+    .where('datname', knex.raw('current_database()'))
+    .andWhere('query', 'LISTEN ward_auth')
+    .count<{ n: string }[]>('* as n');
+  return Number(row?.n);
+};
