@@ -61,6 +61,10 @@ const CORE_MIGRATIONS: BranchMigration[] = [
     name: 'core/20261127002200_audit_append',
     load: () => import('./migrations/core/20261127002200_audit_append.ts'),
   },
+  {
+    name: 'core/20261128000000_audit_append_texts',
+    load: () => import('./migrations/core/20261128000000_audit_append_texts.ts'),
+  },
 ];
 
 /**
