@@ -65,6 +65,10 @@ const CORE_MIGRATIONS: BranchMigration[] = [
     name: 'core/20261128000000_audit_append_texts',
     load: () => import('./migrations/core/20261128000000_audit_append_texts.ts'),
   },
+  {
+    name: 'core/20261128000100_audit_read_indexes',
+    load: () => import('./migrations/core/20261128000100_audit_read_indexes.ts'),
+  },
 ];
 
 /**

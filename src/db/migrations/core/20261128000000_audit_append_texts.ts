@@ -49,8 +49,9 @@ export async function up(knex: Knex): Promise<void> {
                   else array(select p.value from jsonb_array_elements_text(r.j->12)
                                     with ordinality as p(value, ord) order by p.ord) end,
              r.j->>9, r.j->>10, nullif(r.j->11, 'null'::jsonb), r.hash
+        -- offset 0 keeps the subquery whole: flattened, each column would parse the text again.
         from (select u.text::jsonb as j, u.hash, u.ord
-                from unnest(v_texts, v_hashes) with ordinality as u(text, hash, ord)) r
+                from unnest(v_texts, v_hashes) with ordinality as u(text, hash, ord) offset 0) r
        order by r.ord;
     end
     $$`);
