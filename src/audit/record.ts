@@ -64,7 +64,9 @@ function patientList(
   ids: ReadonlyArray<string | number> | null | undefined,
   patientId: string | null,
 ): string[] | null {
-  const others = [...new Set((ids ?? []).map(String))].filter((id) => id !== patientId);
+  // Most events (a read, a change of one record) name no list: no set to build for them.
+  if (ids === null || ids === undefined || ids.length === 0) return null;
+  const others = [...new Set(ids.map(String))].filter((id) => id !== patientId);
   return others.length === 0 ? null : others;
 }
 
