@@ -64,7 +64,9 @@ function patientList(
   ids: ReadonlyArray<string | number> | null | undefined,
   patientId: string | null,
 ): string[] | null {
-  const others = [...new Set((ids ?? []).map(String))].filter((id) => id !== patientId);
+  // Most events (a read, a change of one record) name no list: no set to build for them.
+  if (ids === null || ids === undefined || ids.length === 0) return null;
+  const others = [...new Set(ids.map(String))].filter((id) => id !== patientId);
   return others.length === 0 ? null : others;
 }
 
@@ -89,38 +91,24 @@ function fieldsOf(event: ActorEvent, client: string | null): Omit<AuditFields, '
 }
 
 /** Prepared once per connection on the group-commit path (pg names it so). */
-const STATEMENT = 'ward_audit_append';
+const STATEMENT = 'ward_audit_append_texts';
 
-const APPEND_SQL = `select core_audit_append($1::text[], $2::int[], $3::text[], $4::text[], $5::text[],
-  $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])`;
+const APPEND_SQL = 'select core_audit_append($1::text)';
 
 /**
- * The statement's parameters: one PostgreSQL array per column, so one statement whatever the
- * number of events; the database adds the time and the hashes (see the function's migration).
+ * The statement's one parameter: each event's canonical text without its time (the part before
+ * the time, then the part after), one per line; the database reads the columns back from these
+ * texts and adds the time and the hashes (see the function's migration). A canonical text is JSON
+ * without whitespace, so it never holds a line break, and one text needs no escaping: an audited
+ * read spent more on serialising one PostgreSQL array per column than on the rest of its record.
  */
-function columnsOf(events: readonly ActorEvent[], client: string | null): unknown[][] {
-  const columns: unknown[][] = Array.from({ length: 13 }, () => []);
+function textsOf(events: readonly ActorEvent[], client: string | null): string {
+  let texts = '';
   for (const event of events) {
-    const fields = fieldsOf(event, client);
-    const { head, tail } = canonicalParts(fields);
-    const values = [
-      fields.actor,
-      fields.userId,
-      fields.action,
-      fields.module,
-      fields.kind,
-      fields.recordId,
-      fields.patientId,
-      fields.patientIds === null ? null : JSON.stringify(fields.patientIds),
-      fields.client,
-      fields.outcome,
-      fields.detail === null ? null : JSON.stringify(fields.detail),
-      head,
-      tail,
-    ];
-    values.forEach((value, index) => columns[index]!.push(value));
+    const { head, tail } = canonicalParts(fieldsOf(event, client));
+    texts += texts === '' ? head + tail : `\n${head}${tail}`;
   }
-  return columns;
+  return texts;
 }
 
 /**
@@ -133,8 +121,8 @@ export async function appendAudit(
   client: string | null = null,
 ): Promise<void> {
   if (events.length === 0) return;
-  // knex's ? placeholders: the same statement with PostgreSQL's numbered ones turned back.
-  await trx.raw(APPEND_SQL.replace(/\$\d+/g, '?'), columnsOf(events, client) as Knex.Value[]);
+  // knex's ? placeholders: the same statement with PostgreSQL's numbered one turned back.
+  await trx.raw(APPEND_SQL.replace(/\$\d+/g, '?'), [textsOf(events, client)]);
 }
 
 /**
@@ -148,7 +136,7 @@ export async function appendOnConnection(
   client: string | null = null,
 ): Promise<void> {
   if (events.length === 0) return;
-  await connection.query({ name: STATEMENT, text: APPEND_SQL, values: columnsOf(events, client) });
+  await connection.query({ name: STATEMENT, text: APPEND_SQL, values: [textsOf(events, client)] });
 }
 
 interface Waiting {

@@ -65,6 +65,14 @@ const CORE_MIGRATIONS: BranchMigration[] = [
     name: 'core/20261128000000_audit_patient_ids_concurrently',
     load: () => import('./migrations/core/20261128000000_audit_patient_ids_concurrently.ts'),
   },
+  {
+    name: 'core/20261128000100_audit_append_texts',
+    load: () => import('./migrations/core/20261128000100_audit_append_texts.ts'),
+  },
+  {
+    name: 'core/20261128000200_audit_read_indexes',
+    load: () => import('./migrations/core/20261128000200_audit_read_indexes.ts'),
+  },
 ];
 
 /**

@@ -125,20 +125,41 @@ test('reads arriving together are written together: one statement, one time, for
   t.like(await verifyChain(knex), { intact: true, rows: 40 });
 });
 
-test('a NUL typed into an id or a detail is kept as U+FFFD, and the chain verifies', async (t) => {
+test('a NUL or a lone surrogate typed into an id or a detail is kept as U+FFFD, and the chain verifies', async (t) => {
   const { knex } = await testDatabase(t, { migrated: true });
   await Promise.all([
     recordAudit(acting(knex, 'user:1:token:1'), read(1)),
     recordAudit(acting(knex, 'user:2:token:1'), {
       ...read(2),
-      recordId: 'a\0b',
+      recordId: 'a\0b\uD800',
       detail: { 'k\0': 'v\0', literal: '\\u0000' },
     }),
   ]);
   const row = await knex('core_audit_event').where({ user_id: 2 }).first();
-  t.is(row.record_id, 'a\uFFFDb');
+  t.is(row.record_id, 'a\uFFFDb\uFFFD');
   t.deepEqual(row.detail, { 'k\uFFFD': 'v\uFFFD', literal: '\\u0000' });
   t.like(await verifyChain(knex), { intact: true, rows: 2 });
+});
+
+test('line breaks, quotes and backslashes in the fields of grouped reads are kept as typed, and the chain verifies', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  const odd = 'a\nb\r\n"c"\\d\te';
+  await Promise.all([
+    recordAudit(acting(knex, 'user:1:token:1'), { ...read(1), client: odd }),
+    recordAudit(acting(knex, 'user:2:token:1'), {
+      ...read(2),
+      recordId: odd,
+      detail: { [odd]: [odd, 1.5, null] },
+    }),
+    recordAudit(acting(knex, 'user:3:token:1'), { ...read(3), patientIds: [odd, '4'] }),
+  ]);
+  const rows = await knex('core_audit_event').orderBy('user_id');
+  t.is(rows[0].client, odd);
+  t.is(rows[1].record_id, odd);
+  t.deepEqual(rows[1].detail, { [odd]: [odd, 1.5, null] });
+  t.deepEqual(rows[2].patient_ids, [odd, '4']);
+  t.is(rows[0].detail, null);
+  t.like(await verifyChain(knex), { intact: true, rows: 3 });
 });
 
 test('an event the database refuses fails its own request only, not the others grouped with it', async (t) => {

@@ -237,7 +237,7 @@ test('a database without the core tables says to run `ward db migrate`, which fi
   t.is(migrate.code, 0, migrate.stderr);
   t.is(
     migrate.stdout,
-    'Applied core/20260101000000_core_schema, core/20260102000000_module_tables, core/20261127000000_module_requires, core/20261127000100_sign_in_throttle, core/20261127000200_audit, core/20261127002100_audit_patient_ids, core/20261127002200_audit_append, core/20261128000000_audit_patient_ids_concurrently.\n',
+    'Applied core/20260101000000_core_schema, core/20260102000000_module_tables, core/20261127000000_module_requires, core/20261127000100_sign_in_throttle, core/20261127000200_audit, core/20261127002100_audit_patient_ids, core/20261127002200_audit_append, core/20261128000000_audit_patient_ids_concurrently, core/20261128000100_audit_append_texts, core/20261128000200_audit_read_indexes.\n',
   );
   t.is(
     (await ward(['db', 'migrate'], { DATABASE_URL: url })).stdout,
