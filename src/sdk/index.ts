@@ -618,8 +618,8 @@ export interface SdkBatch {
     rows: ReadonlyArray<{ id?: number; columns: Row }>,
   ): Promise<number[]>;
   /**
-   * Copies rows into a new temporary table through one `COPY` (cheaper for the server to read
-   * than arrays of values), for one statement that joins the whole batch: inserts, updates and
+   * Copies rows into a new temporary table through one `COPY`, for one statement that joins the
+   * whole batch: inserts, updates and
    * lookups together. Inside a transaction only; the table is dropped when it ends. Its columns:
    * `ord` (the row's index in `rows`), `id` (null for a row without) and `table`'s columns, a
    * `cast` column already of its cast type. Returns the table's name (`pg_temp.…`) to select from.
