@@ -46,6 +46,34 @@ const SPEC: BatchTable<PatientFields> = {
   touch: 'updated_at',
 };
 
+const COLUMNS = SPEC.columns.map((column) => column.name);
+
+/**
+ * One statement over a staged batch (`sdk.batch.stage`): updates the rows with an id, inserts
+ * those without in the batch's order, skipping a taken MRN, and returns the new patients
+ * (`created`) and the patients that already held a skipped row's MRN. That lookup reads the
+ * table as the statement began, so a MRN an earlier row of the batch took has no owner here; an
+ * `= any` of the skipped MRNs keeps it on the MRN index whatever the planner guesses of the
+ * staged table, which has no statistics.
+ */
+const writeStaged = (staged: string): string => `
+  with updated as (
+    update ${TABLE} as t set ${COLUMNS.map((name) => `${name} = s.${name}`).join(', ')}, ${SPEC.touch} = now()
+    from ${staged} as s where s.id is not null and t.id = s.id
+  ),
+  inserted as (
+    insert into ${TABLE} (${COLUMNS.join(', ')})
+    select ${COLUMNS.join(', ')} from ${staged} where id is null order by ord
+    on conflict (mrn) do nothing returning id, mrn
+  )
+  select true as created, id, mrn from inserted
+  union all
+  select false, id, mrn from ${TABLE}
+  where mrn = any (array(
+    select s.mrn from ${staged} as s
+    where s.id is null and not exists (select from inserted as i where i.mrn = s.mrn)
+  ))`;
+
 const api = (({ sdk }) => {
   /** The rules the patients routes apply, applied to rows that come in by the batch. */
   const refuse = (index: number, message: string) =>
@@ -101,16 +129,27 @@ const api = (({ sdk }) => {
     },
 
     /**
-     * Creates and changes many patients in the caller's transaction: one INSERT and one UPDATE
+     * Creates and changes many patients in the caller's transaction: the batch goes to the server
+     * through one COPY, then one statement inserts, updates and finds the owners of taken MRNs,
      * whatever their number. A new patient whose MRN is taken (by a patient already there or an
      * earlier row of the batch) is not created: it comes back `mrn_taken` with the owner. A row
      * breaking the module's rules throws WardError `invalid_patient`, and nothing is written.
      */
     async upsertMany(acting: Acting, rows: readonly PatientUpsert[]): Promise<UpsertOutcome[]> {
       rows.forEach(check);
+      if (rows.length === 0) return [];
       return acting.transaction(async (trx, bound) => {
-        const creates = rows.filter((row) => row.id === undefined);
-        const inserted = await sdk.batch.insertUnique(trx, SPEC, creates, 'mrn');
+        const staged = await sdk.batch.stage(
+          trx,
+          SPEC,
+          rows.map((row) => ({ id: row.id, columns: row })),
+        );
+        const written = (await trx.raw(writeStaged(staged))) as {
+          rows: Array<{ created: boolean; id: number; mrn: string }>;
+        };
+        const inserted = new Map<string, number>();
+        const owners = new Map<string, number>();
+        for (const row of written.rows) (row.created ? inserted : owners).set(row.mrn, row.id);
         const claimed = new Set<number>();
         type Written = Extract<UpsertOutcome, { id: number }>;
         const outcomes: Array<Written | null> = rows.map((row) => {
@@ -121,13 +160,6 @@ const api = (({ sdk }) => {
           claimed.add(id);
           return { status: 'created', id };
         });
-        const taken = rows.filter((_, index) => outcomes[index] === null).map((row) => row.mrn);
-        const owners = taken.length === 0 ? new Map<string, number>() : await mrnOwners(trx, taken);
-        await sdk.batch.updateRows(
-          trx,
-          SPEC,
-          rows.flatMap((row) => (row.id === undefined ? [] : [{ id: row.id, columns: row }])),
-        );
         await recordBatch(
           bound,
           outcomes.filter((outcome) => outcome !== null),

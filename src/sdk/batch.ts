@@ -5,7 +5,11 @@
  * column in RETURNING (patients' MRN), or is drawn from the table's sequence beforehand; the order
  * of RETURNING is never relied upon.
  */
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import type { BatchTable } from './index.ts';
 
 type Db = Knex | Knex.Transaction;
@@ -117,4 +121,48 @@ export async function upsertRows<Row>(
     withIds.filter((row) => !row.fresh),
   );
   return withIds.map((row) => row.id);
+}
+
+/** What COPY's text format reads as a backslash, line break, carriage return and tab. */
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** One field of a COPY text row: `\N` for NULL, the text with COPY's four special characters escaped. */
+export function copyField(value: unknown): string {
+  if (value === null || value === undefined) return '\\N';
+  return String(value).replace(/[\\\n\r\t]/g, (char) => COPY_ESCAPES[char]!);
+}
+
+/** Names temporary tables uniquely in this process, so two batches of one transaction never meet. */
+let staged = 0;
+
+/**
+ * Copies `rows` into a new temporary table, dropped when the transaction ends, through one `COPY`:
+ * its columns are `ord` (the row's index in `rows`), `id` (null for a row without) and the
+ * columns of `spec` (a `cast` column already of its cast type). Returns the table's qualified
+ * name, for one statement that joins the whole batch.
+ */
+export async function stage<Row>(
+  trx: Db,
+  spec: TableSpec<Row>,
+  rows: ReadonlyArray<{ id?: number; columns: Row }>,
+): Promise<string> {
+  // Outside a transaction the table would be dropped as soon as it was made.
+  if (trx.isTransaction !== true) throw new Error('sdk.batch.stage needs a transaction');
+  const name = `ward_stage_${++staged}`;
+  const columns = spec.columns.map((column) => `${column.name} ${column.cast ?? column.type}`);
+  await trx.raw(
+    `create temporary table ${name} (ord int not null, id int, ${columns.join(', ')}) on commit drop`,
+  );
+  if (rows.length === 0) return `pg_temp.${name}`;
+  const lines = rows.map((row, index) =>
+    [
+      String(index),
+      copyField(row.id),
+      ...spec.columns.map((column) => copyField(column.of(row.columns))),
+    ].join('\t'),
+  );
+  // knex lends a transaction's own connection, so the COPY joins the transaction.
+  const client = (await trx.client.acquireConnection()) as pg.Client;
+  await pipeline(Readable.from([lines.join('\n') + '\n']), client.query(copyFrom(`copy ${name} from stdin`)));
+  return `pg_temp.${name}`;
 }

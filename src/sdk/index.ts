@@ -617,6 +617,18 @@ export interface SdkBatch {
     table: BatchTable<Row>,
     rows: ReadonlyArray<{ id?: number; columns: Row }>,
   ): Promise<number[]>;
+  /**
+   * Copies rows into a new temporary table through one `COPY`, for one statement that joins the
+   * whole batch: inserts, updates and
+   * lookups together. Inside a transaction only; the table is dropped when it ends. Its columns:
+   * `ord` (the row's index in `rows`), `id` (null for a row without) and `table`'s columns, a
+   * `cast` column already of its cast type. Returns the table's name (`pg_temp.…`) to select from.
+   */
+  stage<Row>(
+    knex: Knex,
+    table: BatchTable<Row>,
+    rows: ReadonlyArray<{ id?: number; columns: Row }>,
+  ): Promise<string>;
 }
 
 /** `sdk.modules`: the public APIs of the modules this one depends on. */

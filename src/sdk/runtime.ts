@@ -21,7 +21,7 @@ import {
 import { bodyTooLarge, invalidBody, invalidQuery, notFound } from './errors.ts';
 import type { SdkJobs, WardSdk } from './index.ts';
 import { noJobs } from './jobs.ts';
-import { insertRows, insertUnique, nextIds, updateRows, upsertRows } from './batch.ts';
+import { insertRows, insertUnique, nextIds, stage, updateRows, upsertRows } from './batch.ts';
 import { pageRequest, toPage } from './page.ts';
 import { requestActing } from '../auth/request-caller.ts';
 import { recordAudit, type AuditEvent } from '../audit/record.ts';
@@ -32,7 +32,7 @@ import { parseSize } from './settings.ts';
 import { identifierProblem, textProblem } from '../text/text.ts';
 
 /** Semantic version of the contract in index.ts: a minor adds members, a major changes or removes one. */
-export const SDK_VERSION = '1.3.0';
+export const SDK_VERSION = '1.4.0';
 
 /** What every view shares: nothing here keeps state. */
 const stateless = {
@@ -57,7 +57,7 @@ const stateless = {
   settings: Object.freeze({ parseSize }),
   text: Object.freeze({ identifierProblem, textProblem }),
   files: Object.freeze({ newPartialFile, removeAbandoned }),
-  batch: Object.freeze({ nextIds, insertRows, insertUnique, updateRows, upsertRows }),
+  batch: Object.freeze({ nextIds, insertRows, insertUnique, updateRows, upsertRows, stage }),
 };
 
 /** What a module's view of the SDK is bound to. */
