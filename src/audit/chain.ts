@@ -88,10 +88,14 @@ export function chainHash(prev: Uint8Array, fields: AuditFields): Buffer {
  */
 export function jsonDetail(detail: unknown): unknown {
   if (detail === undefined || detail === null) return null;
-  // jsonb refuses NUL (\u0000) in a string or key: one typed into a URL must not make a row, and
-  // every row grouped with it, fail. It reads back as U+FFFD. The lookbehind leaves an escaped
-  // backslash followed by the text "u0000" alone.
-  const text = JSON.stringify(detail).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd');
+  // jsonb refuses NUL (\u0000) and lone surrogates in a string or key: one typed into a URL must
+  // not make a row, and every row grouped with it, fail. Each reads back as U+FFFD. JSON.stringify
+  // writes a lone surrogate, and only a lone one, as a \udXXX escape. The lookbehind leaves an
+  // escaped backslash followed by such text alone.
+  const text = JSON.stringify(detail).replace(
+    /(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/g,
+    '$1\\ufffd',
+  );
   return JSON.parse(text) as unknown;
 }
 

@@ -68,6 +68,10 @@ export async function withPooledAdvisoryLock<T>(
   const session = await pool.connect().catch((error: unknown) => {
     throw databaseError(error, url);
   });
+  // pg-pool stops listening for a checked-out client's errors: a server ending this session mid-work
+  // (which releases the lock) must fail the work's next query, not crash the process unhandled.
+  const lost = () => undefined;
+  session.on('error', lost);
   let locked = false;
   try {
     // Tries again rather than waiting in pg_advisory_lock, as withAdvisoryLock does and for its reason.
@@ -81,6 +85,7 @@ export async function withPooledAdvisoryLock<T>(
         (result) => result.rows[0]?.released === true,
         () => false,
       ));
+    session.off('error', lost);
     session.release(!unlocked);
   }
 }

@@ -1,5 +1,6 @@
 import test from 'ava';
 import type { Knex } from 'knex';
+import { canonicalParts } from '../../src/audit/chain.ts';
 import { readAuditPage } from '../../src/audit/read.ts';
 import { appendAudit, recordAudit } from '../../src/audit/record.ts';
 import { purgeAudit } from '../../src/audit/retention.ts';
@@ -132,12 +133,24 @@ test('a NUL or a lone surrogate typed into an id or a detail is kept as U+FFFD, 
     recordAudit(acting(knex, 'user:2:token:1'), {
       ...read(2),
       recordId: 'a\0b\uD800',
-      detail: { 'k\0': 'v\0', literal: '\\u0000' },
+      detail: {
+        'k\0': 'v\0',
+        literal: '\\u0000',
+        's\uDC00': 'x\uD800y',
+        pair: '\uD83D\uDE00',
+        text: '\\uD800',
+      },
     }),
   ]);
   const row = await knex('core_audit_event').where({ user_id: 2 }).first();
   t.is(row.record_id, 'a\uFFFDb\uFFFD');
-  t.deepEqual(row.detail, { 'k\uFFFD': 'v\uFFFD', literal: '\\u0000' });
+  t.deepEqual(row.detail, {
+    'k\uFFFD': 'v\uFFFD',
+    literal: '\\u0000',
+    's\uFFFD': 'x\uFFFDy',
+    pair: '\uD83D\uDE00',
+    text: '\\uD800',
+  });
   t.like(await verifyChain(knex), { intact: true, rows: 2 });
 });
 
@@ -351,4 +364,51 @@ test('deleting the oldest rows without a purge row, or behind a real purge, fail
   const verdict = await verifyChain(other);
   t.false(verdict.intact);
   t.regex(verdict.intact ? '' : verdict.reason, /had already removed rows through/);
+});
+
+test('a backend of the version before, still serving during an upgrade, appends with its function into the same chain', async (t) => {
+  const { knex } = await testDatabase(t, { migrated: true });
+  await recordAudit(acting(knex, 'user:1:token:1'), read(1));
+  // What the version before sent: one array per column, the canonical text around the time.
+  const fields = {
+    actor: 'user:2:token:1',
+    userId: 2,
+    action: 'record.read',
+    module: 'patients',
+    kind: 'patient',
+    recordId: '2',
+    patientId: '2',
+    patientIds: null,
+    client: '127.0.0.1',
+    outcome: 'ok' as const,
+    detail: null,
+  };
+  const { head, tail } = canonicalParts(fields);
+  await knex.raw(
+    `select core_audit_append(?::text[], ?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+       ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])`,
+    [
+      [fields.actor],
+      [fields.userId],
+      [fields.action],
+      [fields.module],
+      [fields.kind],
+      [fields.recordId],
+      [fields.patientId],
+      [null],
+      [fields.client],
+      [fields.outcome],
+      [null],
+      [head],
+      [tail],
+    ],
+  );
+  await recordAudit(acting(knex, 'user:3:token:1'), read(3));
+  t.deepEqual(
+    (await knex('core_audit_event').orderBy('id').select('user_id')).map(
+      (row: { user_id: number }) => row.user_id,
+    ),
+    [1, 2, 3],
+  );
+  t.like(await verifyChain(knex), { intact: true, rows: 3 });
 });

@@ -1,9 +1,5 @@
 import type { Knex } from 'knex';
 import { LOCK_KEYS } from '../../lock.ts';
-import * as columns from './20261127002200_audit_append.ts';
-
-const COLUMNS_SIGNATURE =
-  'text[], integer[], text[], text[], text[], text[], text[], text[], text[], text[], text[], text[], text[]';
 
 /**
  * `core_audit_append(texts)` takes the place of the one taking an array per column: the writer
@@ -18,9 +14,12 @@ const COLUMNS_SIGNATURE =
  * and, in form 2, the patients a list showed after `detail` (src/audit/chain.ts); the time goes
  * between the quotes after the form's one digit. A JSON null `detail` is stored as SQL null, as
  * the writer never stores a JSON null there.
+ *
+ * The function taking an array per column stays beside it (the two signatures coexist): a backend
+ * of the version before, still serving while a new one starts and migrates (a rolling upgrade),
+ * keeps recording with it, in the same chain under the same lock.
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw(`drop function core_audit_append(${COLUMNS_SIGNATURE})`);
   await knex.raw(`
     create function core_audit_append(p_texts text) returns void language plpgsql volatile as $$
     declare
@@ -59,5 +58,4 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop function core_audit_append(text)');
-  await columns.up(knex);
 }

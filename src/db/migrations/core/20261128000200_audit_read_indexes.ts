@@ -9,8 +9,9 @@ import { createIndexConcurrently } from '../../concurrent-index.ts';
  *   is found by walking the trail newest first, while a rarer action still has its index (the
  *   query names `action <> 'record.read'` so that PostgreSQL may use it: src/audit/query.ts).
  * - `at` is a BRIN index: rows arrive in time order, so block ranges summarise it in a few pages,
- *   and the retention purge, which reads every row older than its cutoff, still finds them by
- *   range. Pages are read newest first by `id`, never through `at`.
+ *   so it costs a read's row almost nothing. No query needs a btree on it: pages are read newest
+ *   first by `id`, and the retention purge finds its last row by reading the trail by `id` before
+ *   it takes the chain's turn (src/audit/retention.ts).
  *
  * Built CONCURRENTLY under new names and only then are the old ones dropped, outside a
  * transaction (`config`, a batch of its own: see migrateCore), so that on a clinic's large trail
@@ -35,9 +36,7 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw(
-    'create index concurrently if not exists core_audit_event_action on core_audit_event (action, id desc)',
-  );
-  await knex.raw('create index concurrently if not exists core_audit_event_at on core_audit_event (at)');
+  await createIndexConcurrently(knex, 'core_audit_event_action', 'on core_audit_event (action, id desc)');
+  await createIndexConcurrently(knex, 'core_audit_event_at', 'on core_audit_event (at)');
   for (const { name } of NEW_INDEXES) await knex.raw(`drop index concurrently if exists ${name}`);
 }
