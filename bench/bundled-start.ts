@@ -10,13 +10,11 @@
  *
  *   node bench/bundled-start.ts
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { build } from 'rolldown';
 import { ROOT } from '../src/config.ts';
-import { migrateCore } from '../src/db/migrate.ts';
-import { COMPILE_CACHE, fiftyModules, median, NODE, ratio, scratchDatabase, startToHealthy } from './lib.ts';
+import { COMPILE_CACHE, fiftyModuleDatabase, median, NODE, ratio, startToHealthy } from './lib.ts';
 
 const RUNS = 15;
 const ALL = path.join(ROOT, '.bundled-backend');
@@ -40,20 +38,8 @@ const bundledAll = await bundle(ALL, []);
 // A bare specifier (a package, or a `node:` module) is not Ward's own code.
 const bundledOwn = await bundle(OWN, [/^[a-z@][^:]*$/, /^node:/]);
 
-const db = await scratchDatabase();
-const modulesDir = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-bundled-'));
-const storage = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-storage-'));
+const { env, remove } = await fiftyModuleDatabase();
 try {
-  await migrateCore(db.knex);
-  const names = await fiftyModules(modulesDir);
-  await db.knex('core_module').insert(names.map((name) => ({ name, state: 'to_install' })));
-  const env = {
-    PATH: process.env.PATH,
-    DATABASE_URL: db.url,
-    WARD_MODULE_PATHS: modulesDir,
-    WARD_STORAGE_DIR: storage,
-    LOG_LEVEL: 'warn',
-  };
   const withCache = { ...env, NODE_COMPILE_CACHE: COMPILE_CACHE };
   const sources = () =>
     startToHealthy(NODE, [path.join(ROOT, 'src', 'server', 'backend-main.ts')], withCache);
@@ -78,7 +64,5 @@ try {
   console.log(`  Ward's own code bundled (experiment): ${o.toFixed(0)} ms -> ${ratio(o, k)} of bare Koa`);
   console.log(`  everything bundled (experiment): ${b.toFixed(0)} ms -> ${ratio(b, k)} of bare Koa`);
 } finally {
-  await rm(modulesDir, { recursive: true, force: true });
-  await rm(storage, { recursive: true, force: true });
-  await db.drop();
+  await remove();
 }

@@ -5,11 +5,13 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROOT } from '../src/config.ts';
+import { migrateCore } from '../src/db/migrate.ts';
 import { WARD } from '../test/helpers/cli.ts';
 import { newDatabase } from '../test/helpers/database.ts';
 import type { ScratchDatabase } from '../test/helpers/database.ts';
@@ -67,6 +69,45 @@ export async function fiftyModules(dir: string): Promise<string[]> {
     await writeFile(path.join(dir, name, 'manifest.json'), JSON.stringify(manifest));
   }
   return names;
+}
+
+/** A scratch database with fifty modules, and the environment a backend starts on it with. */
+export interface FiftyModules {
+  db: ScratchDatabase;
+  env: NodeJS.ProcessEnv;
+  /** Drops the database and removes the modules' and the storage's folders. */
+  remove(): Promise<void>;
+}
+
+/**
+ * A scratch database whose fifty modules (fiftyModules) are scheduled for install: the first start
+ * on it installs them, and the starts after it have nothing to change.
+ */
+export async function fiftyModuleDatabase(): Promise<FiftyModules> {
+  const db = await scratchDatabase();
+  const modulesDir = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-modules-'));
+  const storage = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-storage-'));
+  const remove = async () => {
+    await rm(modulesDir, { recursive: true, force: true });
+    await rm(storage, { recursive: true, force: true });
+    await db.drop();
+  };
+  try {
+    await migrateCore(db.knex);
+    const names = await fiftyModules(modulesDir);
+    await db.knex('core_module').insert(names.map((name) => ({ name, state: 'to_install' })));
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  const env = {
+    PATH: process.env.PATH,
+    DATABASE_URL: db.url,
+    WARD_MODULE_PATHS: modulesDir,
+    WARD_STORAGE_DIR: storage,
+    LOG_LEVEL: 'warn',
+  };
+  return { db, env, remove };
 }
 
 export function freePort(): Promise<number> {

@@ -12,25 +12,13 @@
  *
  *   node bench/restart.ts
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
 import { ROOT } from '../src/config.ts';
-import { migrateCore } from '../src/db/migrate.ts';
 import { requestRestart } from '../src/db/restart-signal.ts';
 import { serve, type Served } from '../test/helpers/serve.ts';
-import {
-  COMPILE_CACHE,
-  fiftyModules,
-  freePort,
-  median,
-  NODE,
-  ratio,
-  scratchDatabase,
-  startToHealthy,
-} from './lib.ts';
+import { COMPILE_CACHE, fiftyModuleDatabase, freePort, median, NODE, ratio, startToHealthy } from './lib.ts';
 
 const RUNS = 15;
 
@@ -67,21 +55,8 @@ async function restartToHealthy(served: Served, knex: Knex): Promise<number> {
   return elapsed;
 }
 
-const db = await scratchDatabase();
-const modulesDir = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-restart-'));
-const storage = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-storage-'));
+const { db, env, remove } = await fiftyModuleDatabase();
 try {
-  await migrateCore(db.knex);
-  const names = await fiftyModules(modulesDir);
-  // Installed for real by the warm-up start below; the measured starts then have an empty plan.
-  await db.knex('core_module').insert(names.map((name) => ({ name, state: 'to_install' })));
-  const env = {
-    PATH: process.env.PATH,
-    DATABASE_URL: db.url,
-    WARD_MODULE_PATHS: modulesDir,
-    WARD_STORAGE_DIR: storage,
-    LOG_LEVEL: 'warn',
-  };
   // What `ward serve` (and a container) starts: the backend entry point, on the pinned Node.
   const ward = () =>
     startToHealthy(NODE, [path.join(ROOT, 'src', 'server', 'backend-main.ts')], {
@@ -136,7 +111,5 @@ try {
     `  the stack alone (Koa + knex + pg + pino, one query): ${f.toFixed(0)} ms -> ${ratio(f, k)} of bare Koa; the cold start is ${ratio(c, f)} of it`,
   );
 } finally {
-  await rm(modulesDir, { recursive: true, force: true });
-  await rm(storage, { recursive: true, force: true });
-  await db.drop();
+  await remove();
 }

@@ -401,7 +401,7 @@ test('a backend of the version before, still serving during an upgrade, appends 
       [null],
       [head],
       [tail],
-    ],
+    ] as Knex.Value[],
   );
   await recordAudit(acting(knex, 'user:3:token:1'), read(3));
   t.deepEqual(
