@@ -103,7 +103,7 @@ export function jsonDetail(detail: unknown): unknown {
  * `value` without NUL characters, which PostgreSQL's text refuses, nor lone surrogates, which
  * UTF-8 cannot carry and jsonb refuses (each as U+FFFD instead).
  */
-export const withoutNul = (value: string): string => value.toWellFormed().replaceAll('\0', '\uFFFD');
+export const storableText = (value: string): string => value.toWellFormed().replaceAll('\0', '\uFFFD');
 
 /** The user id in an actor `user:<id>:…`, or null for any other actor. */
 export function actorUserId(actor: string): number | null {

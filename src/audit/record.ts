@@ -22,7 +22,7 @@ import {
   actorUserId,
   canonicalParts,
   jsonDetail,
-  withoutNul,
+  storableText,
   type AuditFields,
   type AuditOutcome,
 } from './chain.ts';
@@ -57,7 +57,7 @@ export interface ActorEvent extends AuditEvent {
 }
 
 const text = (value: string | number | null | undefined): string | null =>
-  value === null || value === undefined ? null : withoutNul(String(value));
+  value === null || value === undefined ? null : storableText(String(value));
 
 /** Each patient once, in the order first given, but the row's own patient; null for none. */
 function patientList(
@@ -73,15 +73,15 @@ function patientList(
 function fieldsOf(event: ActorEvent, client: string | null): Omit<AuditFields, 'at'> {
   const patientId = text(event.patientId);
   return {
-    actor: withoutNul(event.actor),
+    actor: storableText(event.actor),
     userId: actorUserId(event.actor),
-    action: withoutNul(event.action),
+    action: storableText(event.action),
     module: text(event.module),
     kind: text(event.kind),
     recordId: text(event.recordId),
     patientId,
     patientIds: patientList(
-      event.patientIds?.map((id) => withoutNul(String(id))),
+      event.patientIds?.map((id) => storableText(String(id))),
       patientId,
     ),
     client: text(event.client ?? client),
@@ -103,12 +103,12 @@ const APPEND_SQL = 'select core_audit_append($1::text)';
  * read spent more on serialising one PostgreSQL array per column than on the rest of its record.
  */
 function textsOf(events: readonly ActorEvent[], client: string | null): string {
-  let texts = '';
-  for (const event of events) {
-    const { head, tail } = canonicalParts(fieldsOf(event, client));
-    texts += texts === '' ? head + tail : `\n${head}${tail}`;
-  }
-  return texts;
+  return events
+    .map((event) => {
+      const { head, tail } = canonicalParts(fieldsOf(event, client));
+      return head + tail;
+    })
+    .join('\n');
 }
 
 /**

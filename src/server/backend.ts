@@ -9,7 +9,7 @@ import type { Config } from '../config.ts';
 import { announceRefusal, listenForRestart, type RestartRequest } from '../db/restart-signal.ts';
 import { watchDatabase } from '../db/watchdog.ts';
 import type { Logger } from '../logger.ts';
-import { firstAnswer, SETUP_AFTER_MS, startBackend, type Backend } from './server.ts';
+import { startBackend, type Backend } from './server.ts';
 import { watchModules } from './watcher.ts';
 import { discover } from '../manifests/discover.ts';
 import { diffInventories } from '../planner/drift.ts';
@@ -89,7 +89,7 @@ export async function runBackend(
   };
   // Serving comes first: a restart is done when health checks pass, and setting these up (a
   // connection handshake, a directory scan) would delay the first answer.
-  await firstAnswer(running.server, SETUP_AFTER_MS);
+  await running.firstAnswered;
   // Then knex, which the start did without (src/db/lazy-knex.ts): requests but /health wait for it,
   // and the database watch below reads its pool. Loading it is synchronous work (CommonJS) that
   // would hold the first answer back if it began as soon as the server listened.

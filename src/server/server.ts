@@ -47,6 +47,11 @@ export interface Backend {
   /** Loads knex (once); the backend calls it as soon as it serves. */
   loadKnex(): Promise<Knex>;
   app: WardApp;
+  /**
+   * Resolves once the server has answered its first request, or SETUP_AFTER_MS after listening
+   * without one: work set up once a backend serves waits for it rather than delay that answer.
+   */
+  firstAnswered: Promise<void>;
   /** The metrics listener, when WARD_METRICS_PORT is set. */
   metrics: MetricsEndpoint | null;
   reconciled: Reconciled;
@@ -176,9 +181,11 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
     await closeDatabase();
     throw listenError(error, port, host);
   }
-  void firstAnswer(server, SETUP_AFTER_MS).then(answered);
+  const firstAnswered = firstAnswer(server, SETUP_AFTER_MS);
+  void firstAnswered.then(answered);
   return {
     server,
+    firstAnswered,
     url,
     knex,
     loadKnex: lazy.load,
@@ -207,10 +214,10 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
  * The longest that work set up once a backend serves (its sign-in and restart listeners, the drift
  * watcher, loading knex) waits for the first request to be answered.
  */
-export const SETUP_AFTER_MS = 100;
+const SETUP_AFTER_MS = 100;
 
 /** Resolves once the server has answered its first request, or after `ms` without one. */
-export function firstAnswer(server: Server, ms: number): Promise<void> {
+function firstAnswer(server: Server, ms: number): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);

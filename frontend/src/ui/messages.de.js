@@ -1,4 +1,6 @@
 /** MESSAGES (messages.js) in German: the same codes, what the web UI says when Ward refuses a request. */
+import { forSealingCodes } from './sealing-codes.js';
+
 const ADMIN =
   'Laden Sie die Seite neu und versuchen Sie es erneut. Wenn es wieder passiert, sagen Sie es Ihrer Administration.';
 const UNREADABLE = { message: 'Die Seite hat etwas gesendet, das Ward nicht lesen konnte.', hint: ADMIN };
@@ -154,21 +156,10 @@ export const MESSAGES_DE = {
   },
   unavailable: UNAVAILABLE,
   database_unavailable: UNAVAILABLE,
-  ...Object.fromEntries(
-    [
-      'secret_key_missing',
-      'secret_key_mismatch',
-      'secret_not_sealed',
-      'sealed_secret_unreadable',
-      'sealed_secret_damaged',
-    ].map((code) => [
-      code,
-      {
-        message: 'Die Anmeldung mit zweitem Faktor ist gerade nicht verfügbar.',
-        hint: 'Sagen Sie es Ihrer Administration. Zum Anmelden können Sie solange einen Ihrer Wiederherstellungscodes verwenden.',
-      },
-    ]),
-  ),
+  ...forSealingCodes({
+    message: 'Die Anmeldung mit zweitem Faktor ist gerade nicht verfügbar.',
+    hint: 'Sagen Sie es Ihrer Administration. Zum Anmelden können Sie solange einen Ihrer Wiederherstellungscodes verwenden.',
+  }),
   auth_unavailable: {
     message: 'Die Anmeldung ist noch nicht verfügbar.',
     hint: 'Ihre Administration hat die Einrichtung von Ward noch nicht abgeschlossen; sagen Sie es ihr.',

@@ -10,6 +10,7 @@
  */
 import { language } from './i18n.js';
 import { loadShellCatalogue, shellCatalogue, t } from './strings.js';
+import { forSealingCodes } from './sealing-codes.js';
 
 /**
  * `{message, hint}` by error code, or by `"<code> <field pointer>"` for a form's field: the sign-in
@@ -76,21 +77,10 @@ export const MESSAGES = {
     message: 'Ward is not available just now.',
     hint: 'Try again in a minute. If it keeps happening, tell your administrator.',
   },
-  ...Object.fromEntries(
-    [
-      'secret_key_missing',
-      'secret_key_mismatch',
-      'secret_not_sealed',
-      'sealed_secret_unreadable',
-      'sealed_secret_damaged',
-    ].map((code) => [
-      code,
-      {
-        message: 'Two-factor sign-in is not available just now.',
-        hint: 'Tell your administrator. To sign in meanwhile, use one of your recovery codes.',
-      },
-    ]),
-  ),
+  ...forSealingCodes({
+    message: 'Two-factor sign-in is not available just now.',
+    hint: 'Tell your administrator. To sign in meanwhile, use one of your recovery codes.',
+  }),
   auth_unavailable: {
     message: 'Signing in is not available yet.',
     hint: 'Your administrator has not finished setting Ward up; tell them.',
