@@ -79,7 +79,15 @@ const layerRules = LAYERS.slice(0, -1).map((folder, index) => {
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'storage/', '.scratch/', 'generated/', 'frontend/dist/'],
+    ignores: [
+      'node_modules/',
+      'storage/',
+      '.scratch/',
+      'generated/',
+      'frontend/dist/',
+      '.bundled-backend/',
+      '.bundled-own/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.strict,

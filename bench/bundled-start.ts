@@ -6,7 +6,7 @@
  * as now) into .bundled-own/. Both are one level below the Ward folder, as src/ is, so that paths
  * Ward computes from its own files still hold. It then alternates a bare Koa start, the backend
  * from its sources and the two bundles, each to its first 200 from /health, with 50 installed
- * modules and nothing to change.
+ * modules and nothing to change. The bundles are removed when it ends.
  *
  *   node bench/bundled-start.ts
  */
@@ -65,4 +65,7 @@ try {
   console.log(`  everything bundled (experiment): ${b.toFixed(0)} ms -> ${ratio(b, k)} of bare Koa`);
 } finally {
   await remove();
+  // Build output in the Ward folder: left there, the linters would read it as source.
+  await rm(ALL, { recursive: true, force: true });
+  await rm(OWN, { recursive: true, force: true });
 }
