@@ -13,6 +13,9 @@ import type { Knex } from 'knex';
  *   by source id from it, reading every mapping of the source system; an index on the Ward id
  *   alone serves the reverse lookup (and a job's own appointments), is smaller to keep, and leaves
  *   the primary key the only index a lookup by source id can use.
+ * - A batch takes its source system's lock and then looks up which of its patients are mapped:
+ *   one call of a function instead of two round trips. The lookup runs after the lock is held (a
+ *   statement of its own in the function, so it sees what the batch it waited for committed).
  */
 const NULL_GONE_JOBS = `
 create function migration_import_source_map_job_gone() returns trigger language plpgsql as $$
@@ -20,6 +23,21 @@ begin
   update migration_import_source_map set job_id = null
    where job_id in (select id from gone_jobs);
   return null;
+end
+$$`;
+
+const LOCKED_WARD_IDS = `
+create function migration_import_locked_ward_ids(system text, record_kind text, ids text[])
+returns table (source_id text, ward_id integer) language plpgsql as $$
+#variable_conflict use_column
+begin
+  perform pg_advisory_xact_lock(hashtext('migration_import:' || system));
+  return query
+    select m.source_id::text, m.ward_id from unnest(ids) as s(id)
+    cross join lateral (
+      select t.source_id, t.ward_id from migration_import_source_map as t
+      where t.source_system = system and t.kind = record_kind and t.source_id = s.id limit 1
+    ) as m;
 end
 $$`;
 
@@ -35,9 +53,11 @@ export async function up(knex: Knex): Promise<void> {
        referencing old table as gone_jobs
        for each statement execute function migration_import_source_map_job_gone()`,
   );
+  await knex.raw(LOCKED_WARD_IDS);
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.raw('drop function migration_import_locked_ward_ids(text, text, text[])');
   await knex.raw('drop trigger migration_import_job_gone on migration_import_job');
   await knex.raw('drop function migration_import_source_map_job_gone()');
   await knex.schema.alterTable('migration_import_source_map', (table) => {

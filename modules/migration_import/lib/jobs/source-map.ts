@@ -35,6 +35,25 @@ export async function wardIds(
   return new Map(rows.map((row) => [row.source_id, row.ward_id]));
 }
 
+/**
+ * Takes the batch lock of `sourceSystem` (held until the transaction ends), then `wardIds` of
+ * `sourceIds`, read once the lock is held: one round trip. The lock is the one
+ * `lockSourceSystem` takes.
+ */
+export async function lockedWardIds(
+  trx: Knex.Transaction,
+  sourceSystem: string,
+  kind: RecordKind,
+  sourceIds: readonly string[],
+): Promise<Map<string, number>> {
+  const { rows } = (await trx.raw('select * from migration_import_locked_ward_ids(?, ?, ?::text[])', [
+    sourceSystem,
+    kind,
+    [...new Set(sourceIds)],
+  ])) as { rows: Array<{ source_id: string; ward_id: number }> };
+  return new Map(rows.map((row) => [row.source_id, row.ward_id]));
+}
+
 /** Source ids of the given Ward ids, for showing an existing record in import terms. */
 export async function sourceIds(
   db: Db,
