@@ -191,7 +191,7 @@ const cases: Array<[string, Refusal, { message: string; hint: string }]> = [
     },
     {
       message:
-        'upgrading documents would leave modules outside a version range they require: migration_import 1.2.0 requires documents ^1.0.0, and documents would be 2.0.0; reports 1.0.0 requires documents ~1.4.0, and documents would be 2.0.0',
+        'upgrading documents would leave modules outside a version range they require: migration_import 1.1.0 requires documents ^1.0.0, and documents would be 2.0.0; reports 1.0.0 requires documents ~1.4.0, and documents would be 2.0.0',
       hint: 'pass --cascade to upgrade migration_import to 1.2.0, its version on disk, which accepts documents 2.0.0; put a version of reports that accepts documents 2.0.0 on disk (then upgrade with --cascade), or of documents in ~1.4.0; or pass --force to upgrade anyway and leave them outside (`ward modules doctor` reports it until mended)',
     },
   ],
