@@ -20,7 +20,7 @@ test('list prints NAME VERSION STATE CATEGORY DEPENDS with - for no dependencies
       'appointments      1.2.0    uninstalled  official  patients',
       'base              1.0.0    installed    official  -',
       'documents         1.0.0    uninstalled  official  patients',
-      'migration_import  1.1.0    uninstalled  official  patients,appointments,documents',
+      'migration_import  1.2.0    uninstalled  official  patients,appointments,documents',
       'patients          1.3.0    uninstalled  official  base',
       '',
     ].join('\n'),

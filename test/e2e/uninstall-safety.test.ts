@@ -166,7 +166,7 @@ test('uninstall patients --cascade --force takes the referencing modules first a
       .filter((line) => line.startsWith('  - '))
       .map((line) => line.trim().split(/\s{2,}/)),
     [
-      ['- migration_import', '1.1.0', 'dependent of patients'],
+      ['- migration_import', '1.2.0', 'dependent of patients'],
       ['- appointments', '1.2.0', 'dependent of patients'],
       ['- documents', '1.0.0', 'dependent of patients'],
       ['- patients', '1.3.0', 'requested'],

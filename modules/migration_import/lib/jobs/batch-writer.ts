@@ -11,6 +11,7 @@ import { planAppointments, writeAppointments } from './kinds/appointments.ts';
 import { planDocuments, writeDocuments } from './kinds/documents.ts';
 import { planPatients, writePatients } from './kinds/patients.ts';
 import type { KindOutcome, Scope } from './kinds/types.ts';
+import { lockedWardIds } from './source-map.ts';
 import type { StoredWarning } from './warning-store.ts';
 
 type ItemOf<K extends RecordKind> = Extract<ImportRecordItem, { kind: K }>;
@@ -32,6 +33,7 @@ export interface BatchOutcome {
   failures: StoredWarning[];
 }
 
+/** The lock `lockedWardIds` takes too (its key is spelled alike in its function). */
 export async function lockSourceSystem(trx: Knex.Transaction, sourceSystem: string): Promise<void> {
   await trx.raw(`select pg_advisory_xact_lock(hashtext('migration_import:' || ?))`, [sourceSystem]);
 }
@@ -42,8 +44,18 @@ export async function writeBatch(
   scope: Scope,
   items: readonly ImportRecordItem[],
 ): Promise<BatchOutcome> {
-  await lockSourceSystem(acting.knex as Knex.Transaction, scope.sourceSystem);
   const kinds = byKind(items);
+  const trx = acting.knex as Knex.Transaction;
+  // A batch with patients takes the lock with its lookup of their mappings, a round trip fewer.
+  let mapped: Map<string, number> | undefined;
+  if (kinds.patient.length > 0)
+    mapped = await lockedWardIds(
+      trx,
+      scope.sourceSystem,
+      'patient',
+      kinds.patient.map((item) => item.record.sourceId),
+    );
+  else await lockSourceSystem(trx, scope.sourceSystem);
   const results = emptyResults();
   const failures: StoredWarning[] = [];
   const add = (kind: RecordKind, outcome: KindOutcome) => {
@@ -51,7 +63,10 @@ export async function writeBatch(
     failures.push(...outcome.failures);
   };
   if (kinds.patient.length > 0)
-    add('patient', await writePatients(acting, scope, await planPatients(acting, scope, kinds.patient)));
+    add(
+      'patient',
+      await writePatients(acting, scope, await planPatients(acting, scope, kinds.patient, mapped)),
+    );
   if (kinds.appointment.length > 0)
     add(
       'appointment',

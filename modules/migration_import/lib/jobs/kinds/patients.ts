@@ -65,12 +65,14 @@ function columns(after: Values<'patient'>, sourceId: string): PatientColumns {
   };
 }
 
+/** `mapped`: the items' mappings when the caller already looked them up (`lockedWardIds`). */
 export async function planPatients(
   acting: Acting,
   scope: Scope,
   items: readonly Item[],
+  mapped?: ReadonlyMap<string, number>,
 ): Promise<KindPlan<PatientColumns>> {
-  const mapped = await wardIds(
+  mapped ??= await wardIds(
     acting.knex,
     scope.sourceSystem,
     'patient',
