@@ -4,7 +4,9 @@ import { backendSettings, parseLogLevel } from '../../config/backend-settings.ts
 import { parseSwitch, type Config } from '../../config.ts';
 import { checkDatabaseUrl } from '../../db/connection.ts';
 import { listenAsSupervisor } from '../../db/restart-signal.ts';
-import { createLogger } from '../../logger.ts';
+import { createLogger, type Logger } from '../../logger.ts';
+import { BUNDLE_ENTRY, bundleStaleness, staleBundleError } from '../../server/backend-bundle.ts';
+import { buildBackendBundle } from '../../server/build-bundle.ts';
 import { assertAddressFree, METRICS_ADDRESS } from '../../server/server.ts';
 import { supervise } from '../../server/supervisor.ts';
 import { watchModules, watchStartInputs } from '../../server/watcher.ts';
@@ -35,7 +37,8 @@ export default class Serve extends WardCommand {
     await assertAddressFree(port, host);
     if (metrics !== null) await assertAddressFree(metrics.port, metrics.host, METRICS_ADDRESS);
     const spare = parseSwitch('WARD_SPARE_BACKEND', this.settings.spareBackend, true);
-    const entry = path.join(this.settings.root, 'src', 'server', 'backend-main.ts');
+    await freshBundle(this.settings.root, logger);
+    const entry = path.join(this.settings.root, BUNDLE_ENTRY);
     const supervisor = supervise(
       process.execPath,
       // The backend runs with the Node flags `ward` itself got (bin/ward's memory limits), as fork would.
@@ -67,6 +70,23 @@ export default class Serve extends WardCommand {
       : null;
     process.exitCode = await supervisor.done;
     await Promise.all([watcher?.close(), (await inputs)?.close(), requests.close()]);
+  }
+}
+
+/**
+ * `npm start` after editing Ward's code: a bundle that is not the code on disk is built again before
+ * any backend starts from it. Without rolldown (an install without development dependencies) it
+ * cannot be, and serve refuses as a backend would.
+ */
+async function freshBundle(root: string, logger: Logger): Promise<void> {
+  const stale = bundleStaleness(root);
+  if (stale === null) return;
+  logger.info({ reason: stale }, 'building the backend bundle (npm run build:backend)');
+  try {
+    await buildBackendBundle(root);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND') throw staleBundleError(stale);
+    throw error;
   }
 }
 
