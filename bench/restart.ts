@@ -5,8 +5,10 @@
  * - restart: `ward serve` running, `ward modules restart`'s NOTIFY sent, until a new backend
  *   answers `GET /health` 200. The old backend stops gracefully; the supervisor's warm spare
  *   (src/server/spare.ts) takes over. This is the restart an operator asks for (CLI or HTTP).
- * - cold start: spawning the backend entry point to its first 200, what a container restart costs
- *   (and a restart when the spare is off or Ward's code changed).
+ * - cold start: `ward backend`, the container's command, spawned to its first 200: what every
+ *   container or Kubernetes restart costs (and a restart when the spare is off or Ward's code
+ *   changed). It runs the backend's bundle (src/server/backend-bundle.ts), built first if it is
+ *   not the code on disk, as `npm start` does.
  * - bench/stack-floor.mjs (Koa + knex + pg + pino, one query, nothing of Ward's) shows how much of
  *   the cold start the stack itself costs.
  *
@@ -17,6 +19,8 @@ import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
 import { ROOT } from '../src/config.ts';
 import { requestRestart } from '../src/db/restart-signal.ts';
+import { freshBundle } from '../src/server/build-bundle.ts';
+import { WARD } from '../test/helpers/cli.ts';
 import { serve, type Served } from '../test/helpers/serve.ts';
 import { COMPILE_CACHE, fiftyModuleDatabase, freePort, median, NODE, ratio, startToHealthy } from './lib.ts';
 
@@ -55,14 +59,11 @@ async function restartToHealthy(served: Served, knex: Knex): Promise<number> {
   return elapsed;
 }
 
+await freshBundle(ROOT, (reason) => console.error(`building the backend bundle: ${reason}`));
 const { db, env, remove } = await fiftyModuleDatabase();
 try {
-  // What `ward serve` (and a container) starts: the backend entry point, on the pinned Node.
-  const ward = () =>
-    startToHealthy(NODE, [path.join(ROOT, 'src', 'server', 'backend-main.ts')], {
-      ...env,
-      NODE_COMPILE_CACHE: COMPILE_CACHE,
-    });
+  // What a container runs; bin/ward sets the compile cache and Node flags, as there.
+  const ward = () => startToHealthy(WARD, ['backend'], env);
   const koa = () => startToHealthy(NODE, [path.join(ROOT, 'bench', 'koa-baseline.mjs')], env);
   // With Ward's compile cache: it separates library cost from Ward's own, on equal terms.
   const floor = () =>

@@ -13,22 +13,17 @@ import {
   BUNDLE_DIR,
   BUNDLE_ENTRY,
   BUNDLE_INPUTS,
+  bundleStaleness,
   sha256,
+  staleBundleError,
   type BundledFile,
-  type BundledPackage,
   type BundleInputs,
 } from './backend-bundle.ts';
 
 const posix = (file: string) => file.split(path.sep).join('/');
 
-/** The package folder a bundled file of node_modules comes from (`node_modules/@scope/name`). */
-export function packageDir(relative: string): string | null {
-  const parts = relative.split('/');
-  const last = parts.lastIndexOf('node_modules');
-  if (last === -1) return null;
-  const name = parts[last + 1]?.startsWith('@') ? 2 : 1;
-  return parts.slice(0, last + 1 + name).join('/');
-}
+/** Recorded as an input: it pins the bundled packages' versions (src/server/backend-bundle.ts). */
+const LOCKFILE = 'package-lock.json';
 
 /** Builds the bundle of the Ward folder `root` into its build/; resolves with what it recorded. */
 export async function buildBackendBundle(root: string): Promise<BundleInputs> {
@@ -47,25 +42,32 @@ export async function buildBackendBundle(root: string): Promise<BundleInputs> {
   const ids = new Set<string>();
   for (const chunk of output.output)
     if (chunk.type === 'chunk') for (const id of chunk.moduleIds) if (path.isAbsolute(id)) ids.add(id);
+  // Packages are pinned by the lockfile; Ward's own files are recorded one by one.
+  const own = [...ids].filter((id) => !id.split(path.sep).includes('node_modules'));
   const files: BundledFile[] = [];
-  const packages = new Map<string, BundledPackage>();
-  for (const id of [...ids].sort()) {
-    const relative = posix(path.relative(root, id));
-    const pkg = packageDir(relative);
-    if (pkg !== null) {
-      if (!packages.has(pkg)) {
-        const { version } = JSON.parse(await readFile(path.join(root, pkg, 'package.json'), 'utf8')) as {
-          version: string;
-        };
-        packages.set(pkg, { dir: pkg, version });
-      }
-      continue;
-    }
+  for (const id of [...own.sort(), path.join(root, LOCKFILE)]) {
     const { size, mtimeMs } = await lstat(id);
-    files.push({ path: relative, size, mtimeMs, sha256: sha256(await readFile(id)) });
+    files.push({ path: posix(path.relative(root, id)), size, mtimeMs, sha256: sha256(await readFile(id)) });
   }
-  const inputs: BundleInputs = { files, packages: [...packages.values()] };
+  const inputs: BundleInputs = { files };
   await mkdir(dir, { recursive: true });
   await writeFile(path.join(root, BUNDLE_INPUTS), `${JSON.stringify(inputs, null, 1)}\n`);
   return inputs;
+}
+
+/**
+ * Builds the bundle of `root` again if it is not the code on disk (`building` is told why first).
+ * Without rolldown (an install without development dependencies) it cannot, and refuses as a
+ * backend would.
+ */
+export async function freshBundle(root: string, building: (reason: string) => void): Promise<void> {
+  const stale = bundleStaleness(root);
+  if (stale === null) return;
+  building(stale);
+  try {
+    await buildBackendBundle(root);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND') throw staleBundleError(stale);
+    throw error;
+  }
 }

@@ -4,9 +4,9 @@ import { backendSettings, parseLogLevel } from '../../config/backend-settings.ts
 import { parseSwitch, type Config } from '../../config.ts';
 import { checkDatabaseUrl } from '../../db/connection.ts';
 import { listenAsSupervisor } from '../../db/restart-signal.ts';
-import { createLogger, type Logger } from '../../logger.ts';
-import { BUNDLE_ENTRY, bundleStaleness, staleBundleError } from '../../server/backend-bundle.ts';
-import { buildBackendBundle } from '../../server/build-bundle.ts';
+import { createLogger } from '../../logger.ts';
+import { BUNDLE_ENTRY } from '../../server/backend-bundle.ts';
+import { freshBundle } from '../../server/build-bundle.ts';
 import { assertAddressFree, METRICS_ADDRESS } from '../../server/server.ts';
 import { supervise } from '../../server/supervisor.ts';
 import { watchModules, watchStartInputs } from '../../server/watcher.ts';
@@ -37,7 +37,10 @@ export default class Serve extends WardCommand {
     await assertAddressFree(port, host);
     if (metrics !== null) await assertAddressFree(metrics.port, metrics.host, METRICS_ADDRESS);
     const spare = parseSwitch('WARD_SPARE_BACKEND', this.settings.spareBackend, true);
-    await freshBundle(this.settings.root, logger);
+    // `npm start` after editing Ward's code: the backends start from a bundle of the code on disk.
+    await freshBundle(this.settings.root, (reason) =>
+      logger.info({ reason }, 'building the backend bundle (npm run build:backend)'),
+    );
     const entry = path.join(this.settings.root, BUNDLE_ENTRY);
     const supervisor = supervise(
       process.execPath,
@@ -70,23 +73,6 @@ export default class Serve extends WardCommand {
       : null;
     process.exitCode = await supervisor.done;
     await Promise.all([watcher?.close(), (await inputs)?.close(), requests.close()]);
-  }
-}
-
-/**
- * `npm start` after editing Ward's code: a bundle that is not the code on disk is built again before
- * any backend starts from it. Without rolldown (an install without development dependencies) it
- * cannot be, and serve refuses as a backend would.
- */
-async function freshBundle(root: string, logger: Logger): Promise<void> {
-  const stale = bundleStaleness(root);
-  if (stale === null) return;
-  logger.info({ reason: stale }, 'building the backend bundle (npm run build:backend)');
-  try {
-    await buildBackendBundle(root);
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND') throw staleBundleError(stale);
-    throw error;
   }
 }
 
