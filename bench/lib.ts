@@ -162,8 +162,8 @@ export async function startServer(
  */
 export const WARD_NODE_FLAGS: readonly string[] = (() => {
   const launcher = readFileSync(path.join(ROOT, 'bin', 'ward'), 'utf8');
-  const line = /^exec "\$node" (.*)"\$root\/bin\/ward\.ts" "\$@"$/m.exec(launcher);
-  if (line === null) throw new Error('bench/lib.ts: bin/ward has no exec line of the expected shape');
+  const line = /^flags="(.*)"$/m.exec(launcher);
+  if (line === null) throw new Error('bench/lib.ts: bin/ward has no flags="…" line');
   return line[1]!.split(' ').filter((flag) => flag !== '');
 })();
 

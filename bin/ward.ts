@@ -1,8 +1,8 @@
 import { leanListRequest } from '../src/cli/lean-route.ts';
 
 const argv = process.argv.slice(2);
-// `ward backend` is what a container runs: the backend's bundle, without loading oclif first (the
-// `backend` command runs the same bundle when oclif does reach it, for help or a bad flag).
+// `ward backend` reaches this file only when the backend's bundle was never built (bin/ward runs the
+// bundle itself otherwise): say how to build it, without loading oclif first.
 if (argv.length === 1 && argv[0] === 'backend') {
   await (await import('../src/server/run-bundle.ts')).runBundledBackend();
 } else {
