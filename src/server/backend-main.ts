@@ -1,8 +1,8 @@
 /**
- * The backend process's own entry point, without the CLI framework: what `ward serve` spawns and
- * what a container may run (`node src/server/backend-main.ts`), so that a restart does not pay for
- * loading oclif. `ward backend` runs the same thing through the CLI. Errors are rendered the way
- * the CLI renders them: message and hint, exit 1, no stack trace for an expected failure.
+ * The backend process's own code, without the CLI framework, run from the backend's bundle
+ * (src/server/bundle-entry.ts): what `ward serve` spawns and what `ward backend`, a container's
+ * command, runs, so that a start does not pay for loading oclif. Errors are rendered the way the
+ * CLI renders them: message and hint, exit 1, no stack trace for an expected failure.
  */
 import { runBackend } from './backend.ts';
 import { applyModuleSettings, loadConfig } from '../config.ts';
