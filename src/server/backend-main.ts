@@ -44,7 +44,10 @@ try {
     stderr: (text) => process.stderr.write(`${text}\n`),
   });
   if (rendered === null) throw caught;
-  // For the supervisor, any failure to start is exit 1, whatever the error's CLI exit code, except
-  // an address another process holds: starting again cannot help, so the supervisor gives up.
-  process.exitCode = isWardError(caught) && caught.code === 'port_in_use' ? EXIT_ADDRESS_TAKEN : 1;
+  // Any failure to start is exit 1, whatever the error's CLI exit code. Under the supervisor (its
+  // IPC channel), an address another process holds is told apart: starting again cannot help, so
+  // the supervisor gives up. `ward backend` on its own keeps exit 1 there too.
+  const underSupervisor = process.send !== undefined;
+  process.exitCode =
+    underSupervisor && isWardError(caught) && caught.code === 'port_in_use' ? EXIT_ADDRESS_TAKEN : 1;
 }
