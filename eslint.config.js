@@ -79,15 +79,7 @@ const layerRules = LAYERS.slice(0, -1).map((folder, index) => {
 
 export default tseslint.config(
   {
-    ignores: [
-      'node_modules/',
-      'storage/',
-      '.scratch/',
-      'generated/',
-      'frontend/dist/',
-      '.bundled-backend/',
-      '.bundled-own/',
-    ],
+    ignores: ['node_modules/', 'storage/', '.scratch/', 'generated/', 'frontend/dist/', 'build/'],
   },
   js.configs.recommended,
   ...tseslint.configs.strict,

@@ -7,6 +7,7 @@
  * down per request: the id travels with the request's asynchronous work (AsyncLocalStorage).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createRequire } from 'node:module';
 import { pino, stdSerializers, type Logger, type LoggerOptions } from 'pino';
 import { loggableError } from './errors/loggable-error.ts';
 
@@ -33,8 +34,21 @@ export const LOG_SERIALIZERS: LoggerOptions['serializers'] = {
   err: (error: unknown) => stdSerializers.err(loggableError(error) as Error),
 };
 
+/**
+ * pino runs a transport in a worker thread whose file it finds beside its own code; in the backend's
+ * bundle (src/server/backend-bundle.ts) that code is in build/, so pino is told where the file is,
+ * through the override it offers bundlers.
+ */
+function locateTransportWorker(): void {
+  const fromPino = createRequire(createRequire(import.meta.url).resolve('pino'));
+  Object.assign(globalThis, {
+    __bundlerPathsOverrides: { 'thread-stream-worker': fromPino.resolve('thread-stream/lib/worker.js') },
+  });
+}
+
 export function createLogger(level: string, name = 'ward'): Logger {
-  if (process.stdout.isTTY)
+  if (process.stdout.isTTY) {
+    locateTransportWorker();
     return pino({
       name,
       level,
@@ -42,6 +56,7 @@ export function createLogger(level: string, name = 'ward'): Logger {
       serializers: LOG_SERIALIZERS,
       transport: { target: 'pino-pretty', options: { ignore: 'pid,hostname' } },
     });
+  }
   return pino({ name, level, mixin: withRequestId, serializers: LOG_SERIALIZERS });
 }
 

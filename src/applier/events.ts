@@ -95,7 +95,12 @@ export type StepEvent =
 
 export type StepListener = (event: StepEvent) => void | Promise<void>;
 
-const observers: StepListener[] = [];
+/**
+ * One list per process, not per copy of this file: a backend runs the bundle's copy
+ * (src/server/backend-bundle.ts) while a test's preload imports this one from src/.
+ */
+const OBSERVERS = Symbol.for('ward.applier.step-observers');
+const observers = ((globalThis as Record<symbol, unknown>)[OBSERVERS] ??= []) as StepListener[];
 
 /** Adds a listener to every plan this process applies, after the applier's own; returns its removal. */
 export function observeSteps(listener: StepListener): () => void {

@@ -1,8 +1,8 @@
 /**
- * The backend process's own entry point, without the CLI framework: what `ward serve` spawns and
- * what a container may run (`node src/server/backend-main.ts`), so that a restart does not pay for
- * loading oclif. `ward backend` runs the same thing through the CLI. Errors are rendered the way
- * the CLI renders them: message and hint, exit 1, no stack trace for an expected failure.
+ * The backend process's own code, without the CLI framework, run from the backend's bundle
+ * (src/server/bundle-entry.ts): what `ward serve` spawns and what `ward backend`, a container's
+ * command, runs, so that a start does not pay for loading oclif. Errors are rendered the way the
+ * CLI renders them: message and hint, exit 1, no stack trace for an expected failure.
  */
 import { runBackend } from './backend.ts';
 import { applyModuleSettings, loadConfig } from '../config.ts';
@@ -44,7 +44,10 @@ try {
     stderr: (text) => process.stderr.write(`${text}\n`),
   });
   if (rendered === null) throw caught;
-  // For the supervisor, any failure to start is exit 1, whatever the error's CLI exit code, except
-  // an address another process holds: starting again cannot help, so the supervisor gives up.
-  process.exitCode = isWardError(caught) && caught.code === 'port_in_use' ? EXIT_ADDRESS_TAKEN : 1;
+  // Any failure to start is exit 1, whatever the error's CLI exit code. Under the supervisor (its
+  // IPC channel), an address another process holds is told apart: starting again cannot help, so
+  // the supervisor gives up. `ward backend` on its own keeps exit 1 there too.
+  const underSupervisor = process.send !== undefined;
+  process.exitCode =
+    underSupervisor && isWardError(caught) && caught.code === 'port_in_use' ? EXIT_ADDRESS_TAKEN : 1;
 }

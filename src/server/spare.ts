@@ -69,17 +69,18 @@ export async function waitAsSpare(): Promise<void> {
 }
 
 /**
- * Whether the code a spare loaded may differ from the code on disk: any file of Ward's own source
- * or of the validators built at install in generated/ (or one of those folders: a file added or
- * removed), its package.json or its installed dependencies
+ * Whether the code a spare loaded may differ from the code on disk: any file of Ward's own source,
+ * of its bundle in build/ or of the validators built at install in generated/ (or one of those
+ * folders: a file added or removed), its package.json or its installed dependencies
  * (npm rewrites node_modules/.package-lock.json on every install) changed at or after `since` (ms
  * since the epoch). It reads the inode change time, which every write, rename or copy sets to the
  * present even when the tool keeps the release's modification times (`rsync -a`, `tar x`, `cp -p`).
  * Module code is not included: a spare has not loaded any.
  */
 export async function codeChangedSince(root: string, since: number): Promise<boolean> {
-  // src/ and generated/ (the validators built at install, src/generated.ts).
-  const dirs = [path.join(root, 'src'), path.join(root, 'generated')];
+  // src/, generated/ (the validators built at install, src/generated.ts) and build/ (the bundle
+  // every backend runs, src/server/backend-bundle.ts).
+  const dirs = [path.join(root, 'src'), path.join(root, 'generated'), path.join(root, 'build')];
   const sources = await Promise.all(
     dirs.map(async (dir) =>
       [dir, ...(await readdir(dir, { recursive: true }).catch(() => []))].map((file) =>

@@ -33,10 +33,17 @@ export async function scratchDir(prefix = 'ward-test-'): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), prefix));
 }
 
-/** `options.input` is written to the command's stdin (passwords); without it stdin is closed. */
-export function ward(args: string[], env: WardEnv, options: { input?: string } = {}): Promise<Run> {
+/**
+ * `options.input` is written to the command's stdin (passwords); without it stdin is closed.
+ * `options.bin` is the `bin/ward` of another Ward folder (a copy a test changes).
+ */
+export function ward(
+  args: string[],
+  env: WardEnv,
+  options: { input?: string; bin?: string } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(WARD, args, {
+    const child = spawn(options.bin ?? WARD, args, {
       cwd: ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],

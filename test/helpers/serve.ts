@@ -29,11 +29,12 @@ export interface Exited {
 
 /**
  * Resolves once the backend listens; rejects with its output if it exits first. Runs `ward
- * backend` (one process, as a container does) unless `command` says `serve` (the supervisor).
+ * backend` (one process, as a container does) unless `command` says `serve` (the supervisor);
+ * `bin` is the `bin/ward` of another Ward folder (a copy a test changes).
  */
-export function serve(env: WardEnv, command: 'backend' | 'serve' = 'backend'): Promise<Served> {
+export function serve(env: WardEnv, command: 'backend' | 'serve' = 'backend', bin = WARD): Promise<Served> {
   return new Promise((resolve, reject) => {
-    const child = spawn(WARD, [command], {
+    const child = spawn(bin, [command], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,6 @@
 /**
- * A backend start with nothing to change does without knex (src/db/lazy-knex.ts): its checks are
+ * A backend runs from its bundle (src/server/backend-bundle.ts), and answers /health and the API
+ * from it. A start with nothing to change does without knex (src/db/lazy-knex.ts): its checks are
  * plain queries, `/health` answers from a plain pool, and knex is loaded once the backend serves,
  * before any other request is answered; the sign-in change listener connects after that answer too.
  */
@@ -16,7 +17,7 @@ import { serve } from '../helpers/serve.ts';
 
 const RECORD_LOADS = pathToFileURL(path.join(ROOT, 'test', 'helpers', 'record-loads.ts')).href;
 
-test('a start with nothing to change listens without loading knex; sign-in then works through it', async (t) => {
+test('a backend from the bundle listens without loading knex; sign-in then works through it', async (t) => {
   const { url, knex } = await testDatabase(t, { migrated: true });
   await setRows(knex, [{ name: 'base', state: 'to_install' }]);
   const env = { DATABASE_URL: url, WARD_STORAGE_DIR: await scratchDir(), LOG_LEVEL: 'warn' };
@@ -33,8 +34,9 @@ test('a start with nothing to change listens without loading knex; sign-in then 
   });
   t.teardown(() => second.stop());
   const loaded = await readFile(file, 'utf8');
-  t.regex(loaded, /\/src\/server\/server\.ts/, 'the loads were recorded as the backend listened');
-  t.notRegex(loaded, /node_modules\/(knex|lodash)\//, 'knex was not loaded to start');
+  t.regex(loaded, /\/build\/backend\.mjs$/m, 'the loads were recorded as the backend listened');
+  t.notRegex(loaded, /\/src\/(server\/(server|backend|backend-main)|api\/app)\.ts/, 'it ran from the bundle');
+  t.notRegex(loaded, /node_modules\/(knex|lodash)\/|\/build\/knex-/, 'knex was not loaded to start');
 
   const health = await fetch(`${second.base}/health`);
   t.is(health.status, 200);

@@ -1,7 +1,4 @@
-import { applyModuleSettings } from '../../config.ts';
-import { createLogger } from '../../logger.ts';
-import { runBackend } from '../../server/backend.ts';
-import { parseLogLevel } from '../../config/backend-settings.ts';
+import { runBundledBackend } from '../../server/run-bundle.ts';
 import { WardCommand } from '../base.ts';
 
 export default class Backend extends WardCommand {
@@ -9,9 +6,8 @@ export default class Backend extends WardCommand {
     'Run one backend process (no supervisor): what a container runs. Applies pending module changes, then serves HTTP on PORT; stops gracefully on SIGTERM or a restart request';
   static override examples = ['<%= config.bin %> backend'];
 
+  // bin/ward runs `ward backend` without oclif; this is the same start when oclif parses the line.
   async run(): Promise<void> {
-    // Modules read their settings from process.env: values from a settings file are put there.
-    applyModuleSettings(this.settings);
-    await runBackend(this.settings, createLogger(parseLogLevel(this.settings)), (line) => this.log(line));
+    await runBundledBackend(this.settings.root);
   }
 }

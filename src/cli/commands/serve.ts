@@ -5,6 +5,8 @@ import { parseSwitch, type Config } from '../../config.ts';
 import { checkDatabaseUrl } from '../../db/connection.ts';
 import { listenAsSupervisor } from '../../db/restart-signal.ts';
 import { createLogger } from '../../logger.ts';
+import { BUNDLE_ENTRY } from '../../server/backend-bundle.ts';
+import { freshBundle } from '../../server/build-bundle.ts';
 import { assertAddressFree, METRICS_ADDRESS } from '../../server/server.ts';
 import { supervise } from '../../server/supervisor.ts';
 import { watchModules, watchStartInputs } from '../../server/watcher.ts';
@@ -35,7 +37,11 @@ export default class Serve extends WardCommand {
     await assertAddressFree(port, host);
     if (metrics !== null) await assertAddressFree(metrics.port, metrics.host, METRICS_ADDRESS);
     const spare = parseSwitch('WARD_SPARE_BACKEND', this.settings.spareBackend, true);
-    const entry = path.join(this.settings.root, 'src', 'server', 'backend-main.ts');
+    // `npm start` after editing Ward's code: the backends start from a bundle of the code on disk.
+    await freshBundle(this.settings.root, (reason) =>
+      logger.info({ reason }, 'building the backend bundle (npm run build:backend)'),
+    );
+    const entry = path.join(this.settings.root, BUNDLE_ENTRY);
     const supervisor = supervise(
       process.execPath,
       // The backend runs with the Node flags `ward` itself got (bin/ward's memory limits), as fork would.

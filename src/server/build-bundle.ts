@@ -1,0 +1,73 @@
+/**
+ * Builds the backend's bundle (src/server/backend-bundle.ts) with rolldown, Vite's bundler: the
+ * entry point src/server/bundle-entry.ts and everything it imports, libraries included, into
+ * build/, with the inputs it read recorded beside it. What a start imports later (knex, the
+ * applier, pg-boss, prom-client, the password dictionaries, ...) stays in chunks of its own, loaded
+ * when first needed, as from the sources. Module code and generated/ are left out: they are loaded
+ * at run time from their folders. rolldown is a development dependency: `npm install` runs this
+ * (`prepare`), and the container image builds it in a stage that has it.
+ */
+import { lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  BUNDLE_DIR,
+  BUNDLE_ENTRY,
+  BUNDLE_INPUTS,
+  bundleStaleness,
+  sha256,
+  staleBundleError,
+  type BundledFile,
+  type BundleInputs,
+} from './backend-bundle.ts';
+
+const posix = (file: string) => file.split(path.sep).join('/');
+
+/** Recorded as an input: it pins the bundled packages' versions (src/server/backend-bundle.ts). */
+const LOCKFILE = 'package-lock.json';
+
+/** Builds the bundle of the Ward folder `root` into its build/; resolves with what it recorded. */
+export async function buildBackendBundle(root: string): Promise<BundleInputs> {
+  const { build } = await import('rolldown');
+  const dir = path.join(root, BUNDLE_DIR);
+  await rm(dir, { recursive: true, force: true });
+  const output = await build({
+    input: { [path.basename(BUNDLE_ENTRY, '.mjs')]: path.join(root, 'src', 'server', 'bundle-entry.ts') },
+    platform: 'node',
+    // Loaded at run time from their own folders, as the sources load them.
+    external: [/\/modules\//, /\/generated\//],
+    output: { dir, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
+    // Direct eval in a library (a warning about minifying, which this build does not do) is noise.
+    logLevel: 'silent',
+  });
+  const ids = new Set<string>();
+  for (const chunk of output.output)
+    if (chunk.type === 'chunk') for (const id of chunk.moduleIds) if (path.isAbsolute(id)) ids.add(id);
+  // Packages are pinned by the lockfile; Ward's own files are recorded one by one.
+  const own = [...ids].filter((id) => !id.split(path.sep).includes('node_modules'));
+  const files: BundledFile[] = [];
+  for (const id of [...own.sort(), path.join(root, LOCKFILE)]) {
+    const { size, mtimeMs } = await lstat(id);
+    files.push({ path: posix(path.relative(root, id)), size, mtimeMs, sha256: sha256(await readFile(id)) });
+  }
+  const inputs: BundleInputs = { files };
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(root, BUNDLE_INPUTS), `${JSON.stringify(inputs, null, 1)}\n`);
+  return inputs;
+}
+
+/**
+ * Builds the bundle of `root` again if it is not the code on disk (`building` is told why first).
+ * Without rolldown (an install without development dependencies) it cannot, and refuses as a
+ * backend would.
+ */
+export async function freshBundle(root: string, building: (reason: string) => void): Promise<void> {
+  const stale = bundleStaleness(root);
+  if (stale === null) return;
+  building(stale);
+  try {
+    await buildBackendBundle(root);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND') throw staleBundleError(stale);
+    throw error;
+  }
+}
