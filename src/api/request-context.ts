@@ -17,7 +17,7 @@
  * Node's request and response directly rather than through Koa's `ctx.get` and `ctx.set`.
  */
 import { randomUUID } from 'node:crypto';
-import type { Context, Middleware, Next } from 'koa';
+import type { Context, Middleware, Next } from '../http/context.ts';
 import { requestScope, type Logger } from '../logger.ts';
 import { answerBodiless, answerError } from './errors.ts';
 import type { AnsweredRequest } from './http-metrics.ts';
@@ -93,7 +93,7 @@ function measured(observe: (request: AnsweredRequest, seconds: number) => void, 
           method: ctx.method,
           path: ctx.path,
           status: ctx.status,
-          matchedRoute: (ctx as { _matchedRoute?: unknown })._matchedRoute,
+          matchedRoute: ctx.matchedRoute,
         },
         (performance.now() - start) / 1000,
       );

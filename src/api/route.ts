@@ -5,7 +5,7 @@
  */
 import type { Ajv } from 'ajv';
 import type { Knex } from 'knex';
-import type { Context, Middleware } from 'koa';
+import type { Context, Middleware } from '../http/context.ts';
 import { isRefusal, recordRefusal } from './audit-refusals.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { authenticate, requirePermission } from './auth-middleware.ts';

@@ -6,7 +6,7 @@
  * contexts write with, which APIs `modules.get` hands out (module-apis.ts loads them).
  */
 import { newPartialFile, removeAbandoned } from './partial-files.ts';
-import type { Context } from 'koa';
+import type { Context } from '../http/context.ts';
 import type { Knex } from 'knex';
 import { ApiError } from '../errors/api-error.ts';
 import { acting, jobActor, type Acting } from '../db/acting.ts';

@@ -3,7 +3,7 @@
  * helpers read requests, pages, settings and schemas as the official modules rely on.
  */
 import test from 'ava';
-import type { Context } from 'koa';
+import type { Context } from '../../src/sdk/index.ts';
 import { rememberCaller } from '../../src/auth/request-caller.ts';
 import { renderError } from '../../src/api/errors.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
