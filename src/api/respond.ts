@@ -8,7 +8,6 @@
  * the stream when the client leaves and reports a failure part way.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { STATUS_CODES } from 'node:http';
 import { pipeline } from 'node:stream';
 import { INTERNAL_ERROR } from './errors.ts';
 import { REQUEST_ID_HEADER } from './request-context.ts';
@@ -45,6 +44,9 @@ export function serve(middleware: Middleware, trust: ProxyTrust, failed: AnswerF
   };
 }
 
+// Not an ES import of node:http, which would load its fetch client at start (app.ts).
+const STATUS_TEXT = process.getBuiltinModule('node:http').STATUS_CODES;
+
 /** Writes the answer the middleware left on `ctx`. */
 export function respond(ctx: WardContext, failed: AnswerFailed): void {
   const res = ctx.res;
@@ -78,7 +80,7 @@ export function respond(ctx: WardContext, failed: AnswerFailed): void {
       res.end();
       return;
     }
-    const text = STATUS_CODES[status] ?? String(status);
+    const text = STATUS_TEXT[status] ?? String(status);
     if (!res.headersSent) {
       ctx.type = 'text';
       ctx.length = Buffer.byteLength(text);

@@ -32,7 +32,7 @@ import { parseSize } from './settings.ts';
 import { identifierProblem, textProblem } from '../text/text.ts';
 
 /** Semantic version of the contract in index.ts: a minor adds members, a major changes or removes one. */
-export const SDK_VERSION = '1.4.0';
+export const SDK_VERSION = '2.0.0';
 
 /** What every view shares: nothing here keeps state. */
 const stateless = {
