@@ -25,7 +25,7 @@ import type { Logger } from '../logger.ts';
 import { doctorReport, type ModuleSources } from '../inspect/module-reports.ts';
 import { DEFAULT_JSON_LIMIT } from '../config/size.ts';
 import { DEFAULT_SESSION_IDLE_MINUTES } from '../config/backend-settings.ts';
-import { appErrorListener } from './errors.ts';
+import { answerFailureLogger } from './errors.ts';
 import { requestContext } from './request-context.ts';
 import { serve } from './respond.ts';
 import type { AnsweredRequest } from './http-metrics.ts';
@@ -210,7 +210,7 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
       (ctx, next) => context(ctx, () => router(ctx, () => frontend(ctx, next))),
       // Trusting a proxy, the client's address is the last X-Forwarded-For entry (context.ts).
       { proxy: deps.trustProxy ?? false },
-      appErrorListener(logger),
+      answerFailureLogger(logger),
     );
     // Serving without the listener is safe (the cache stays off), only slower; it keeps retrying.
     // Unless it waits for the first answer, awaited last, so that its handshake overlaps building

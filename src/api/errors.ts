@@ -198,10 +198,10 @@ function reportClientGone(logger: Logger, ctx: Context, error: unknown): void {
 }
 
 /**
- * For Koa's `error` event: errors met after the middleware ran (sending the answer, the client's
- * socket). Replaces Koa's default, which writes stack traces on stderr, outside the log.
+ * For respond.ts: errors met after the middleware ran (writing the answer, a streamed body failing
+ * or its client leaving part way), logged as what they are.
  */
-export function appErrorListener(logger: Logger): (error: unknown, ctx?: Context) => void {
+export function answerFailureLogger(logger: Logger): (error: unknown, ctx?: Context) => void {
   return (error, ctx) => {
     if (ctx !== undefined && clientGone(error, ctx)) reportClientGone(logger, ctx, error);
     else

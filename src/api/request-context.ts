@@ -11,10 +11,10 @@
  * the log scope; a request waits for knex while it loads (but `/health`); when metrics are on,
  * each answer is measured.
  *
- * One middleware rather than four (request id, headers, errors, knex): every link of a Koa chain
- * costs every request a dispatch, a bound function and a promise, and the profile of a
- * permission-checked GET showed them. For the same reason the headers are read and written on
- * Node's request and response directly rather than through Koa's `ctx.get` and `ctx.set`.
+ * One middleware rather than four (request id, headers, errors, knex): every link of a chain
+ * costs every request a call, a closure and a promise, and the profile of a permission-checked GET
+ * showed them. For the same reason the headers are read and written on Node's request and
+ * response directly rather than through `ctx.get` and `ctx.set`, which look each name up again.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware, Next } from '../http/context.ts';

@@ -94,7 +94,7 @@ function compileOnCall(route: ApiRoute, schema: object, deps: RouteDeps): BodyVa
 
 /**
  * One route's guards, body and handler as a single middleware. Steps in a plain loop rather than a
- * Koa chain: every link of a chain costs a dispatch and a promise on every request; and a step
+ * middleware chain: every link of a chain costs a dispatch and a promise on every request; and a step
  * that finished at once (the permission check, a request without body) is not awaited, which
  * would cost a turn of the microtask queue each. Throws when a module's body schema breaks the
  * meta-schema.
