@@ -35,6 +35,11 @@ test('a start with nothing to change listens without loading knex; sign-in then 
   const loaded = await readFile(file, 'utf8');
   t.regex(loaded, /\/src\/server\/server\.ts/, 'the loads were recorded as the backend listened');
   t.notRegex(loaded, /node_modules\/(knex|lodash)\//, 'knex was not loaded to start');
+  t.notRegex(
+    loaded,
+    /node_modules\/(koa|cookies|mime-types|mime-db|type-is|http-errors|content-disposition)\//,
+    'no web framework, and none of the request libraries a request loads when it first needs them',
+  );
 
   const health = await fetch(`${second.base}/health`);
   t.is(health.status, 200);
