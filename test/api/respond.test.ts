@@ -284,8 +284,3 @@ test('a type given as a short name, an extension or a MIME type resolves as the 
   fc.assert(fc.property(given, (type) => contentTypeOf(type) === mimeTypes.contentType(type)));
   t.pass();
 });
-
-test('a context is made once per request and keeps what was set on it', (t) => {
-  t.is(typeof WardContext, 'function');
-  t.pass();
-});
