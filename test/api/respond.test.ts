@@ -8,8 +8,10 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import test, { type ExecutionContext } from 'ava';
-import type { Context } from '../../src/http/context.ts';
+import fc from 'fast-check';
 import mimeTypes from 'mime-types';
+import type { Context } from '../../src/http/context.ts';
+import { contentTypeOf } from '../../src/http/context.ts';
 import { serve } from '../../src/api/respond.ts';
 
 interface Served {
