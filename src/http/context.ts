@@ -76,9 +76,7 @@ export function contentTypeOf(type: string): string | false {
 }
 
 export function isStream(body: unknown): body is Readable {
-  return (
-    body !== null && typeof body === 'object' && typeof (body as { pipe?: unknown }).pipe === 'function'
-  );
+  return body !== null && typeof body === 'object' && typeof (body as { pipe?: unknown }).pipe === 'function';
 }
 
 /**
@@ -245,7 +243,8 @@ export class WardContext {
 
   set status(code: number) {
     if (this.res.headersSent) return;
-    if (!Number.isInteger(code) || code < 100 || code > 999) throw new TypeError(`invalid status code: ${code}`);
+    if (!Number.isInteger(code) || code < 100 || code > 999)
+      throw new TypeError(`invalid status code: ${code}`);
     this.#explicitStatus = true;
     this.#status = code;
     if (this.#body != null && EMPTY_STATUS.has(code)) this.body = null;
@@ -330,7 +329,10 @@ export class WardContext {
   }
 
   /** Sets an answer header, or each of an object's; nothing once the headers are sent. */
-  set(field: string | Readonly<Record<string, string | number | readonly string[]>>, value?: string | number | readonly string[]): void {
+  set(
+    field: string | Readonly<Record<string, string | number | readonly string[]>>,
+    value?: string | number | readonly string[],
+  ): void {
     if (this.res.headersSent) return;
     if (typeof field === 'string') this.res.setHeader(field, value as string | number | readonly string[]);
     else for (const [name, each] of Object.entries(field)) this.res.setHeader(name, each);
