@@ -63,7 +63,8 @@ function bodyStep(route: ApiRoute, deps: RouteDeps): Step {
       validate ??= compileOnCall(route, schema, deps);
       validate(body);
     }
-    ctx.request.body = body;
+    // Without a body (every GET) the request side is not even made: it reads undefined as it is.
+    if (body !== undefined) ctx.request.body = body;
   };
   // Most requests (every GET) have no body: they are checked at once, without a promise.
   return (ctx: Context) =>
