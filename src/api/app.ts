@@ -1,9 +1,10 @@
 /**
- * The HTTP application, served on node:http (respond.ts): /health, sign-in, /me, the module endpoints and the modules admin reads,
- * every installed module's routes under /api/v1/<module>/, the OpenAPI document generated from
- * all of them, and the web frontend on every other GET path (frontend.ts). Built once per process from the modules the start-up reconcile left
- * installed: modules change only at a restart, so the permission map is fixed here; who holds
- * which role is read per credential and cached until a `ward_auth` notification says it changed.
+ * The HTTP application, served on node:http (respond.ts): /health, sign-in, /me, the module
+ * endpoints and the modules admin reads, every installed module's routes under /api/v1/<module>/,
+ * the OpenAPI document generated from all of them, and the web frontend on every other GET path
+ * (frontend.ts). Built once per process from the modules the start-up reconcile left installed:
+ * modules change only at a restart, so the permission map is fixed here; who holds which role is
+ * read per credential and cached until a `ward_auth` notification says it changed.
  */
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';

@@ -179,7 +179,7 @@ export class WardContext {
     return (this.#request ??= new WardRequest(this.req));
   }
 
-  /** For handlers' own use within the request; Ward keeps nothing here. */
+  /** Kept from Koa's context; reserved to Ward (module handlers neither read nor write it), unused today. */
   get state(): Record<string, unknown> {
     return (this.#state ??= {});
   }
