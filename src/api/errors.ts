@@ -4,7 +4,7 @@
  * (`ctx.throw(404)`) keep their status; anything else is a bug, logged with its stack and answered
  * with a 500 that reveals nothing.
  */
-import type { Context } from 'koa';
+import type { Context } from '../http/context.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { isWardError } from '../errors/ward-error.ts';
 import type { Logger } from '../logger.ts';
@@ -45,7 +45,7 @@ const BY_STATUS: Readonly<Record<number, { code: string; hint: string }>> = {
   503: { code: 'unavailable', hint: 'try again shortly' },
 };
 
-const INTERNAL = {
+export const INTERNAL_ERROR = {
   code: 'internal_error',
   message: 'internal server error',
   hint: 'the backend logged the details; try again, and report it if it keeps happening',
@@ -83,7 +83,7 @@ export function renderError(error: unknown): Rendered {
   const status =
     typeof http?.status === 'number' && http.status >= 400 && http.status < 600 ? http.status : 500;
   if (status >= 500 && http?.expose !== true)
-    return { status, body: { error: INTERNAL }, headers: {}, unexpected: true };
+    return { status, body: { error: INTERNAL_ERROR }, headers: {}, unexpected: true };
   const known = BY_STATUS[status] ?? { code: `http_${status}`, hint: 'see the status code' };
   const message = http?.expose === true && typeof http.message === 'string' ? http.message : known.code;
   return {
@@ -188,7 +188,7 @@ function reportClientGone(logger: Logger, ctx: Context, error: unknown): void {
     {
       method: ctx.method,
       path: ctx.path,
-      requestId: ctx.response.get(REQUEST_ID_HEADER) || undefined,
+      requestId: ctx.res.getHeader(REQUEST_ID_HEADER) ?? undefined,
       // Whether the request had arrived in full: an upload cut off, or an answer not all received.
       stage: ctx.req.complete ? 'response' : 'request',
       code: (error as { code: string }).code,
@@ -198,10 +198,10 @@ function reportClientGone(logger: Logger, ctx: Context, error: unknown): void {
 }
 
 /**
- * For Koa's `error` event: errors met after the middleware ran (sending the answer, the client's
- * socket). Replaces Koa's default, which writes stack traces on stderr, outside the log.
+ * For respond.ts: errors met after the middleware ran (writing the answer, a streamed body failing
+ * or its client leaving part way), logged as what they are.
  */
-export function appErrorListener(logger: Logger): (error: unknown, ctx?: Context) => void {
+export function answerFailureLogger(logger: Logger): (error: unknown, ctx?: Context) => void {
   return (error, ctx) => {
     if (ctx !== undefined && clientGone(error, ctx)) reportClientGone(logger, ctx, error);
     else
@@ -211,7 +211,7 @@ export function appErrorListener(logger: Logger): (error: unknown, ctx?: Context
           method: ctx?.method,
           path: ctx?.path,
           // Sending may fail after the request's own work is done, outside its log scope.
-          requestId: ctx?.response.get(REQUEST_ID_HEADER) || undefined,
+          requestId: ctx?.res.getHeader(REQUEST_ID_HEADER) ?? undefined,
         },
         'answer failed',
       );

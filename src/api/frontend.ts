@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Context, Middleware, Next } from 'koa';
+import type { Context, Middleware, Next } from '../http/context.ts';
 import { LAYERS_PREFIX } from '../manifests/frontend-layers.ts';
 import { ApiError } from '../errors/api-error.ts';
 

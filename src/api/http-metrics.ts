@@ -30,7 +30,7 @@ export interface AnsweredRequest {
   method: string;
   path: string;
   status: number;
-  /** The router's `ctx._matchedRoute`. */
+  /** The router's `ctx.matchedRoute`. */
   matchedRoute: unknown;
 }
 

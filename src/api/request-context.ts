@@ -11,13 +11,13 @@
  * the log scope; a request waits for knex while it loads (but `/health`); when metrics are on,
  * each answer is measured.
  *
- * One middleware rather than four (request id, headers, errors, knex): every link of a Koa chain
- * costs every request a dispatch, a bound function and a promise, and the profile of a
- * permission-checked GET showed them. For the same reason the headers are read and written on
- * Node's request and response directly rather than through Koa's `ctx.get` and `ctx.set`.
+ * One middleware rather than four (request id, headers, errors, knex): every link of a chain
+ * costs every request a call, a closure and a promise, and the profile of a permission-checked GET
+ * showed them. For the same reason the headers are read and written on Node's request and
+ * response directly rather than through `ctx.get` and `ctx.set`, which look each name up again.
  */
 import { randomUUID } from 'node:crypto';
-import type { Context, Middleware, Next } from 'koa';
+import type { Context, Middleware, Next } from '../http/context.ts';
 import { requestScope, type Logger } from '../logger.ts';
 import { answerBodiless, answerError } from './errors.ts';
 import type { AnsweredRequest } from './http-metrics.ts';
@@ -93,7 +93,7 @@ function measured(observe: (request: AnsweredRequest, seconds: number) => void, 
           method: ctx.method,
           path: ctx.path,
           status: ctx.status,
-          matchedRoute: (ctx as { _matchedRoute?: unknown })._matchedRoute,
+          matchedRoute: ctx.matchedRoute,
         },
         (performance.now() - start) / 1000,
       );

@@ -5,7 +5,7 @@
  */
 import type { Ajv } from 'ajv';
 import type { Knex } from 'knex';
-import type { Context, Middleware } from 'koa';
+import type { Context, Middleware } from '../http/context.ts';
 import { isRefusal, recordRefusal } from './audit-refusals.ts';
 import type { Authenticator } from '../auth/authenticator.ts';
 import { authenticate, requirePermission } from './auth-middleware.ts';
@@ -63,7 +63,8 @@ function bodyStep(route: ApiRoute, deps: RouteDeps): Step {
       validate ??= compileOnCall(route, schema, deps);
       validate(body);
     }
-    ctx.request.body = body;
+    // Without a body (every GET) the request side is not even made: it reads undefined as it is.
+    if (body !== undefined) ctx.request.body = body;
   };
   // Most requests (every GET) have no body: they are checked at once, without a promise.
   return (ctx: Context) =>
@@ -94,7 +95,7 @@ function compileOnCall(route: ApiRoute, schema: object, deps: RouteDeps): BodyVa
 
 /**
  * One route's guards, body and handler as a single middleware. Steps in a plain loop rather than a
- * Koa chain: every link of a chain costs a dispatch and a promise on every request; and a step
+ * middleware chain: every link of a chain costs a dispatch and a promise on every request; and a step
  * that finished at once (the permission check, a request without body) is not awaited, which
  * would cost a turn of the microtask queue each. Throws when a module's body schema breaks the
  * meta-schema.

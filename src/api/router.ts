@@ -10,7 +10,7 @@
  * unanswered then gets the router's 405 (the path exists for other methods), 501 (a method Ward
  * implements nowhere) or, for OPTIONS, the methods it allows.
  */
-import type { Context, Middleware, Next } from 'koa';
+import type { Context, Middleware, Next } from '../http/context.ts';
 import type { Logger } from '../logger.ts';
 import { VERSION } from '../version.ts';
 import type { InactiveModule } from '../planner/inactive.ts';
@@ -19,15 +19,6 @@ import { openApiDocument } from './openapi.ts';
 import { compileRoute, type ApiRoute, type RouteDeps } from './route.ts';
 import { routeTable, type RouteTable, type TableRoute } from './route-table.ts';
 import { openApiRoutes } from './routes/openapi.ts';
-
-declare module 'koa' {
-  interface ExtendableContext {
-    /** The matched route's path parameters, decoded (`/patients/:id` → `{ id }`). */
-    params: Record<string, string>;
-    /** The matched route's template, for the metrics' route label; unset when no route matched. */
-    _matchedRoute?: string;
-  }
-}
 
 /** Every method some route may have: others answer 501 (HEAD and OPTIONS are answered for GET routes and by the router). */
 const IMPLEMENTED: ReadonlySet<string> = new Set([
@@ -87,7 +78,7 @@ function routing(table: RouteTable<Middleware>): Middleware {
     const found = table.find(ctx.method, ctx.path);
     if (found.route !== null) {
       ctx.params = found.params;
-      ctx._matchedRoute = found.route.template;
+      ctx.matchedRoute = found.route.template;
       return found.route.value(ctx, next);
     }
     return next().then(() => answerUnrouted(ctx, found.allowed));

@@ -3,7 +3,7 @@
  * the module SDK (`sdk.http.caller`, `sdk.acting`).
  */
 import type { Knex } from 'knex';
-import type { Context } from 'koa';
+import type { Context } from '../http/context.ts';
 import type { By } from '../audit/record.ts';
 import { acting, userActor, type Acting, type Actor } from '../db/acting.ts';
 import type { Principal } from './principal.ts';

@@ -35,7 +35,7 @@
  * been answered and before the pool closes. Background jobs (`sdk.jobs`) are defined there.
  */
 import type { Knex } from 'knex';
-import type { Context } from 'koa';
+import type { Context, WardRequest } from '../http/context.ts';
 import type { ApiError } from '../errors/api-error.ts';
 import type { Acting, Actor } from '../db/acting.ts';
 import type { WardError } from '../errors/ward-error.ts';
@@ -58,14 +58,8 @@ export type {
   Manifest,
   TextProblem,
   WardError,
+  WardRequest,
 };
-
-declare module 'koa' {
-  interface Request {
-    /** The JSON body, parsed and validated against the route's `body` schema by Ward. */
-    body?: unknown;
-  }
-}
 
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

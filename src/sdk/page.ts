@@ -5,7 +5,7 @@
  * `nextCursor` is null on the last page. A cursor is the sort key of the last row, base64url JSON:
  * opaque to clients, checked on the way back in so a tampered one is a 400, never a database error.
  */
-import type { Context } from 'koa';
+import type { Context } from '../http/context.ts';
 import { invalidQuery } from './errors.ts';
 import type { KeyKind, Page, PageKey, PageRequest } from './index.ts';
 import { queryText } from './request.ts';

@@ -3,7 +3,7 @@
  * answered like an unknown one, 404; a repeated query parameter, or one whose bytes are not UTF-8,
  * is refused rather than silently picked or repaired; query text is NFC, as stored text is.
  */
-import type { Context } from 'koa';
+import type { Context } from '../http/context.ts';
 import { callerOf } from '../auth/request-caller.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { can } from '../auth/permissions.ts';

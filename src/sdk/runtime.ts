@@ -6,7 +6,7 @@
  * contexts write with, which APIs `modules.get` hands out (module-apis.ts loads them).
  */
 import { newPartialFile, removeAbandoned } from './partial-files.ts';
-import type { Context } from 'koa';
+import type { Context } from '../http/context.ts';
 import type { Knex } from 'knex';
 import { ApiError } from '../errors/api-error.ts';
 import { acting, jobActor, type Acting } from '../db/acting.ts';
@@ -32,7 +32,7 @@ import { parseSize } from './settings.ts';
 import { identifierProblem, textProblem } from '../text/text.ts';
 
 /** Semantic version of the contract in index.ts: a minor adds members, a major changes or removes one. */
-export const SDK_VERSION = '1.4.0';
+export const SDK_VERSION = '2.0.0';
 
 /** What every view shares: nothing here keeps state. */
 const stateless = {

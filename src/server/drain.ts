@@ -18,18 +18,21 @@ import type { Socket } from 'node:net';
 export function drainer(server: Server): () => void {
   let draining = false;
   const latest = new Map<Socket, ServerResponse>();
+  // A handler may send its headers before this listener runs (it is added after the server's own):
+  // such an answer, or one already under way at the stop, closes its connection once written out.
+  const closeAfter = (response: ServerResponse) => {
+    if (response.writableFinished || response.destroyed) return;
+    if (!response.headersSent) response.setHeader('Connection', 'close');
+    else response.once('finish', () => server.closeIdleConnections());
+  };
   server.on('request', (request: { socket: Socket }, response: ServerResponse) => {
-    if (draining) return void response.setHeader('Connection', 'close');
+    if (draining) return closeAfter(response);
     const { socket } = request;
     if (!latest.has(socket)) socket.once('close', () => latest.delete(socket));
     latest.set(socket, response);
   });
   return () => {
     draining = true;
-    for (const response of latest.values()) {
-      if (response.writableFinished || response.destroyed) continue;
-      if (!response.headersSent) response.setHeader('Connection', 'close');
-      else response.once('finish', () => server.closeIdleConnections());
-    }
+    for (const response of latest.values()) closeAfter(response);
   };
 }

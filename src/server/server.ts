@@ -166,7 +166,7 @@ export async function startBackend(config: Config, logger: Logger, hooks: Backen
     throw error;
   }
   const retention = startAuditRetention(lazy.load, settings.auditRetentionDays, logger);
-  const server = app.koa.listen(port, host);
+  const server = app.listen(port, host);
   const drain = drainer(server);
   try {
     await new Promise<void>((resolve, reject) => {

@@ -49,9 +49,6 @@ export async function waitAsSpare(): Promise<void> {
     import('chokidar'),
     import('../db/embedded.ts'),
   ]);
-  // Koa checks every body it sends against these globals, which Node loads on first use (its whole
-  // fetch implementation, ~10 ms): load them here rather than in the first request after a restart.
-  void [ReadableStream, Blob, Response];
   // The channel is otherwise only a lifeline that must not keep the process alive (backend-main.ts);
   // here it is the one thing the process waits for.
   channel.ref();

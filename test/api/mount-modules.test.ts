@@ -8,11 +8,12 @@ import path from 'node:path';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
-import Koa from 'koa';
+import { createServer } from 'node:http';
 import type { Knex } from 'knex';
 import { loadModuleRoutes } from '../../src/api/mount-modules.ts';
 import { compileRoute, type ApiRoute } from '../../src/api/route.ts';
 import { compileBody } from '../../src/api/validation.ts';
+import { serve } from '../../src/api/respond.ts';
 import { requestContext } from '../../src/api/request-context.ts';
 import { ajvPerModule } from '../../src/sdk/schema.ts';
 import { silentLogger } from '../../src/logger.ts';
@@ -110,7 +111,7 @@ test('two modules may compile schemas with the same $id, through the sdk and as 
   }
 });
 
-/** One route of module `lab` taking `body`, open to anyone, served by a Koa app of its own. */
+/** One route of module `lab` taking `body`, open to anyone, served on a server of its own. */
 async function serveBodyRoute(t: ExecutionContext, body: object): Promise<string> {
   const route: ApiRoute = {
     method: 'POST',
@@ -124,10 +125,14 @@ async function serveBodyRoute(t: ExecutionContext, body: object): Promise<string
       ctx.body = { ok: true };
     },
   };
-  const app = new Koa();
-  app.use(requestContext({ logger: silentLogger, observe: null }));
-  app.use(compileRoute(route, { auth: null, ajvFor: ajvPerModule(), jsonLimit: 1024 }));
-  const server = app.listen(0, '127.0.0.1');
+  const context = requestContext({ logger: silentLogger, observe: null });
+  const handler = compileRoute(route, { auth: null, ajvFor: ajvPerModule(), jsonLimit: 1024 });
+  const listener = serve(
+    (ctx, next) => context(ctx, () => handler(ctx, next)),
+    { proxy: false },
+    () => {},
+  );
+  const server = createServer(listener).listen(0, '127.0.0.1');
   await once(server, 'listening');
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}${route.fullPath}`;

@@ -5,14 +5,14 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import test from 'ava';
-import Koa from 'koa';
+import { WardContext } from '../../src/http/context.ts';
 import type { Principal } from '../../src/auth/principal.ts';
 import { callerOf, rememberCaller, type CallerState } from '../../src/auth/request-caller.ts';
 
 function context() {
   const req = new IncomingMessage(new Socket());
   req.url = '/api/v1/somewhere';
-  return new Koa().createContext(req, new ServerResponse(req));
+  return new WardContext(req, new ServerResponse(req), { proxy: false });
 }
 
 const caller = (secret: string, userId = 4): CallerState => ({

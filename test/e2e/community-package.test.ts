@@ -126,7 +126,7 @@ test('an npm-packed community module installs, serves its guarded routes through
   t.deepEqual(
     await knex('vitals_log').orderBy('id').select('event', 'actor'),
     [
-      { event: 'installed 1.0.0 with SDK 1.4.0', actor: 'system' },
+      { event: 'installed 1.0.0 with SDK 2.0.0', actor: 'system' },
       { event: 'service summaries started', actor: 'job:vitals:summaries' },
     ],
     'post_install ran, handed the sdk, as Ward itself; then the backend started the service',

@@ -5,9 +5,10 @@
  */
 import test from 'ava';
 import fc from 'fast-check';
-import Koa from 'koa';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
+import { serve } from '../../src/api/respond.ts';
 import { requestContext } from '../../src/api/request-context.ts';
 import { WardError } from '../../src/errors/ward-error.ts';
 import { loggableError, redactQuoted } from '../../src/errors/loggable-error.ts';
@@ -156,12 +157,16 @@ test('the original error is not changed, and an error with no database error in 
 test("a 500's log line names the database error without the value that caused it", async (t) => {
   const knex = await patientTable(t);
   const { logger, lines } = capture();
-  const app = new Koa();
-  app.use(requestContext({ logger, observe: null }));
-  app.use(async () => {
-    await knex('patient').insert({ id: 9, mrn: 'MRN-LOG-7731', family_name: 'Quilla' });
-  });
-  const server = app.listen(0, '127.0.0.1');
+  const context = requestContext({ logger, observe: null });
+  const listener = serve(
+    (ctx) =>
+      context(ctx, async () => {
+        await knex('patient').insert({ id: 9, mrn: 'MRN-LOG-7731', family_name: 'Quilla' });
+      }),
+    { proxy: false },
+    () => {},
+  );
+  const server = createServer(listener).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/patients`);

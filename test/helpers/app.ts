@@ -1,5 +1,5 @@
 /**
- * Ward's real Koa app in the test process, on a real PostgreSQL with the base module and the
+ * Ward's real HTTP app in the test process, on a real PostgreSQL with the base module and the
  * `intake` fixture module (test/fixtures/modules/auth) installed by the real controller, listening
  * on a free port. The installed database is prepared once and copied per test.
  */
@@ -94,7 +94,7 @@ export async function startApp(
     sealingKey: sealingKey(TEST_SECRET_KEY),
     ...options.overrides,
   });
-  const server = app.koa.listen(0, '127.0.0.1');
+  const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   t.teardown(async () => {
     server.closeAllConnections();

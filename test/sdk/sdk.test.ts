@@ -3,7 +3,7 @@
  * helpers read requests, pages, settings and schemas as the official modules rely on.
  */
 import test from 'ava';
-import type { Context } from 'koa';
+import type { Context } from '../../src/sdk/index.ts';
 import { rememberCaller } from '../../src/auth/request-caller.ts';
 import { renderError } from '../../src/api/errors.ts';
 import { ApiError } from '../../src/errors/api-error.ts';
@@ -16,7 +16,7 @@ const request = (fields: { query?: Record<string, string | string[]>; params?: o
   ({ query: {}, params: {}, state: {}, ...fields }) as unknown as Context;
 
 test('the sdk and each of its parts are frozen: no module can change what another gets', (t) => {
-  t.is(sdk.version, '1.4.0');
+  t.is(sdk.version, '2.0.0');
   for (const part of [sdk, sdk.errors, sdk.http, sdk.db, sdk.settings, sdk.validation, sdk.text])
     t.true(Object.isFrozen(part));
   t.throws(() => {

@@ -37,6 +37,11 @@ test('a backend from the bundle listens without loading knex; sign-in then works
   t.regex(loaded, /\/build\/backend\.mjs$/m, 'the loads were recorded as the backend listened');
   t.notRegex(loaded, /\/src\/(server\/(server|backend|backend-main)|api\/app)\.ts/, 'it ran from the bundle');
   t.notRegex(loaded, /node_modules\/(knex|lodash)\/|\/build\/knex-/, 'knex was not loaded to start');
+  t.notRegex(
+    loaded,
+    /node_modules\/(koa|cookies|mime-types|mime-db|type-is|http-errors|content-disposition)\//,
+    'no web framework, and none of the request libraries a request loads when it first needs them',
+  );
 
   const health = await fetch(`${second.base}/health`);
   t.is(health.status, 200);

@@ -45,7 +45,7 @@ async function server(t: ExecutionContext) {
     drain();
     return closed;
   };
-  return { get, stop };
+  return { get, drain, stop };
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -79,4 +79,14 @@ test('the connection of an answer in progress at the stop is not reused: the nex
   // The agent's one connection was closed with that answer: a new one is refused.
   await t.throwsAsync(get('/small'), { code: 'ECONNREFUSED' });
   await closed;
+});
+
+test('a request that comes while draining, its handler sending the headers at once, arrives whole', async (t) => {
+  const { get, drain, stop } = await server(t);
+  // The agent keeps this connection for the next request, which comes after the drain began.
+  await get('/small');
+  drain();
+  t.deepEqual(await get('/big?headers-first'), { bytes: SIZE, connection: 'keep-alive' });
+  await stop();
+  t.pass();
 });

@@ -3,9 +3,8 @@
  * separated), `?from=` (starts at or after) and `?to=` (starts before), both RFC 3339 instants.
  * An unknown status is refused rather than matching nothing, so a typo is not an empty calendar.
  */
-import type { Context } from 'koa';
 import type { Knex } from 'knex';
-import type { WardSdk } from '../../../src/sdk/index.ts';
+import type { Context, WardSdk } from '../../../src/sdk/index.ts';
 import { statusCodes, type AppointmentFilter } from './queries.ts';
 
 function instant(sdk: WardSdk, ctx: Context, parameter: string): string | undefined {

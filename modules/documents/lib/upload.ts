@@ -8,8 +8,7 @@
  * (`?contentType=` or the request's Content-Type, else application/octet-stream) and optionally
  * the SHA-256 the client computed (`X-Content-SHA256`), checked against what arrives.
  */
-import type { Context } from 'koa';
-import type { SdkText, WardSdk } from '../../../src/sdk/index.ts';
+import type { Context, SdkText, WardSdk } from '../../../src/sdk/index.ts';
 import { CATEGORIES, isCategory, type Category } from './document.ts';
 import { sanitiseFileName } from './file-name.ts';
 

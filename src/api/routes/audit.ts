@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { Context } from 'koa';
+import type { Context } from '../../http/context.ts';
 import type { Knex } from 'knex';
 import { ndjsonLine, toFhirAuditEvent, type AuditEventJson } from '../../audit/export.ts';
 import {

@@ -6,7 +6,7 @@
  * sign-in leaves the browser a device cookie: that browser is then trusted for the username, and
  * other people's failures at its address no longer hold it back.
  */
-import type { Context } from 'koa';
+import type { Context } from '../../http/context.ts';
 import type { Knex } from 'knex';
 import type { SealingKey } from '../../auth/secret-seal.ts';
 import type { Authenticator } from '../../auth/authenticator.ts';

@@ -4,7 +4,7 @@
  * probes read `status`. Anyone can call it, so it says which modules drifted and how, never the
  * details (a broken manifest's absolute path): those are in the log.
  */
-import type { Context } from 'koa';
+import type { Context } from '../../http/context.ts';
 import { selectRows, type Queryable } from '../../db/pg-client.ts';
 import type { DriftEntry } from '../../planner/drift.ts';
 import { VERSION } from '../../version.ts';

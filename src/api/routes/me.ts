@@ -2,7 +2,7 @@
  * `GET /api/v1/me`: who the caller is and everything they may do right now, resolved on the server
  * from current grants, so a stale permission list cannot happen: the server never trusts one.
  */
-import type { Context } from 'koa';
+import type { Context } from '../../http/context.ts';
 import { expand, type PermissionMap } from '../../auth/permissions.ts';
 import { callerOf } from '../../auth/request-caller.ts';
 import { API_PREFIX } from '../mount-modules.ts';

@@ -5,7 +5,7 @@
  * asked for a restart whether a new backend now answers. All need `base.module.read`. The disk
  * and the settings are read at each request, as the next start will read them.
  */
-import type { Context } from 'koa';
+import type { Context } from '../../http/context.ts';
 import type { Knex } from 'knex';
 import { readModuleRows } from '../../db/modules.ts';
 import { listModulesInDetail } from '../../planner/overview.ts';

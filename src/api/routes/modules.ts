@@ -8,7 +8,7 @@
  */
 import { appendAlone } from '../../audit/record.ts';
 import path from 'node:path';
-import type { Context } from 'koa';
+import type { Context } from '../../http/context.ts';
 import type { Knex } from 'knex';
 import type { InstalledModule } from '../../auth/installed.ts';
 import { can } from '../../auth/permissions.ts';

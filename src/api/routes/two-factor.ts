@@ -4,7 +4,7 @@
  * recovery codes, once), and turning it off with the password. Open to a user whom the clinic
  * requires to set it up before anything else.
  */
-import type { Context } from 'koa';
+import type { Context } from '../../http/context.ts';
 import type { Knex } from 'knex';
 import type { SealingKey } from '../../auth/secret-seal.ts';
 import type { Authenticator } from '../../auth/authenticator.ts';

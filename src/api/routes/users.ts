@@ -6,7 +6,7 @@
  * that changes nothing. An administrator cannot disable themself or take away their own admin
  * role, which could leave the clinic with nobody to undo it.
  */
-import type { Context } from 'koa';
+import type { Context } from '../../http/context.ts';
 import type { Knex } from 'knex';
 import { listApiTokens, revokeApiToken } from '../../auth/api-tokens.ts';
 import { USERNAME } from '../../auth/names.ts';

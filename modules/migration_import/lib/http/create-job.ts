@@ -5,8 +5,7 @@
  * included, is validation's to report, row by row, as the job's warnings.
  */
 import type { Knex } from 'knex';
-import type { Context } from 'koa';
-import type { WardSdk } from '../../../../src/sdk/index.ts';
+import type { Context, WardSdk } from '../../../../src/sdk/index.ts';
 import { jobView } from '../jobs/job-row.ts';
 import { insertJob } from '../jobs/job-store.ts';
 import { receiveSource, TooLarge, type ReceivedFile } from '../jobs/source-file.ts';

@@ -1,7 +1,6 @@
 /** Query parameters of the module's routes: the job id, list filters, and what a new job's source is. */
 import type { Knex } from 'knex';
-import type { Context } from 'koa';
-import type { WardSdk } from '../../../../src/sdk/index.ts';
+import type { Context, WardSdk } from '../../../../src/sdk/index.ts';
 import { IMPORT_FORMATS, isImportFormat, type ImportFormat, type Severity } from '../index.ts';
 import { JOB_STATES, type JobRow, type JobState } from '../jobs/job-row.ts';
 import { getJob } from '../jobs/job-store.ts';

@@ -8,10 +8,9 @@
  * without saying what the reference holds.
  */
 import type { Knex } from 'knex';
-import type { Context } from 'koa';
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { WardSdk } from '../../../../src/sdk/index.ts';
+import type { Context, WardSdk } from '../../../../src/sdk/index.ts';
 import { INLINE_PREFIX } from '../checks.ts';
 import { binaryView, findBinary, storeBinary, uploadEvent } from '../jobs/binary-store.ts';
 import { peers } from '../jobs/peers.ts';
