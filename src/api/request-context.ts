@@ -19,6 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware, Next } from '../http/context.ts';
 import { requestScope, type Logger } from '../logger.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { answerBodiless, answerError } from './errors.ts';
 import type { AnsweredRequest } from './http-metrics.ts';
 
@@ -56,6 +57,13 @@ export function requestContext(options: RequestContextOptions): Middleware {
 
   const handle: Handling = async (ctx, next) => {
     try {
+      if (ctx.urlUnreadable)
+        throw new ApiError(
+          400,
+          'bad_request',
+          'the request target is not a URL',
+          'send a path such as /api/v1/patients/patients, percent-encoding what a URL cannot hold',
+        );
       if (!loaded && loadKnex !== undefined && ctx.path !== '/health') {
         await loadKnex();
         loaded = true;

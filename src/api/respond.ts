@@ -104,9 +104,11 @@ export function respond(ctx: WardContext, failed: AnswerFailed): void {
 }
 
 /**
- * A failure met after the middleware answered: reported; then, if nothing was sent yet, a 500 in
- * Ward's error shape (with the request id and the headers every answer carries) instead of the
- * answer that could not be written.
+ * A failure met after the middleware answered: reported; then, if nothing was sent yet and the
+ * answer can still be written, a 500 in Ward's error shape (with the request id and the headers
+ * every answer carries) instead of the answer that could not be written. A streamed body's
+ * failure comes from its pipeline, which has destroyed the answer by then: its client sees the
+ * connection close, as it did on Koa, and the failure is reported.
  */
 function answerFailure(ctx: WardContext, error: unknown, failed: AnswerFailed): void {
   failed(error, ctx);

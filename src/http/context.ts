@@ -149,6 +149,8 @@ export class WardContext {
   readonly path: string;
   /** The matched route's path parameters, decoded (`/patients/:id` → `{ id }`). */
   params: Record<string, string> = NO_PARAMS;
+  /** The request's target could not be read as a URL; nothing but a 400 may answer it. */
+  readonly urlUnreadable: boolean;
   /** The matched route's template, for the metrics' route label; unset when no route matched. */
   matchedRoute: string | undefined = undefined;
   readonly #trust: ProxyTrust;
@@ -166,7 +168,16 @@ export class WardContext {
     this.req = req;
     this.res = res;
     this.method = req.method ?? 'GET';
-    this.path = parseurl(req)?.pathname ?? '/';
+    // A request line Node accepts may still be no URL (`GET http://[::1/`): parseurl throws, and a
+    // throw here, outside every handler, would end the process. The request context answers 400.
+    let path: string | null;
+    try {
+      path = parseurl(req)?.pathname ?? '/';
+    } catch {
+      path = null;
+    }
+    this.path = path ?? '/';
+    this.urlUnreadable = path === null;
     this.#trust = trust;
   }
 
@@ -186,6 +197,7 @@ export class WardContext {
 
   /** The query string, without its `?`. */
   get querystring(): string {
+    if (this.urlUnreadable) return '';
     const query = parseurl(this.req)?.query;
     return typeof query === 'string' ? query : '';
   }
@@ -286,6 +298,9 @@ export class WardContext {
       if (setType) this.type = 'bin';
       this.length = value.length;
     } else if (isStream(value)) {
+      // Until respond() pipes it, an error (a file that cannot be opened) would have no listener
+      // and end the process; the pipeline then meets the stream destroyed and reports it.
+      if (original !== value) value.once('error', () => undefined);
       if (original !== value && original != null) this.remove('Content-Length');
       if (setType) this.type = 'bin';
     } else {

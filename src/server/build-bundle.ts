@@ -25,14 +25,34 @@ const posix = (file: string) => file.split(path.sep).join('/');
 /** Recorded as an input: it pins the bundled packages' versions (src/server/backend-bundle.ts). */
 const LOCKFILE = 'package-lock.json';
 
+/** The kinds of Ward's own files the build reads itself, to record exactly what it bundled. */
+const OWN_TYPES: Readonly<Record<string, 'ts' | 'js'>> = { '.ts': 'ts', '.js': 'js', '.mjs': 'js' };
+
+const isPackage = (id: string) => id.split(path.sep).includes('node_modules');
+
 /** Builds the bundle of the Ward folder `root` into its build/; resolves with what it recorded. */
 export async function buildBackendBundle(root: string): Promise<BundleInputs> {
   const { build } = await import('rolldown');
   const dir = path.join(root, BUNDLE_DIR);
   await rm(dir, { recursive: true, force: true });
+  // Ward's files are read here and recorded as read: a file saved while the build runs is then
+  // either in the bundle as recorded or newer than the record, never recorded as what it is not.
+  const read = new Map<string, BundledFile>();
+  const recordLoads = {
+    name: 'ward-record-inputs',
+    async load(id: string) {
+      const moduleType = OWN_TYPES[path.extname(id)];
+      if (!path.isAbsolute(id) || moduleType === undefined || isPackage(id)) return null;
+      const { size, mtimeMs } = await lstat(id);
+      const code = await readFile(id);
+      read.set(id, { path: posix(path.relative(root, id)), size, mtimeMs, sha256: sha256(code) });
+      return { code: code.toString('utf8'), moduleType };
+    },
+  };
   const output = await build({
     input: { [path.basename(BUNDLE_ENTRY, '.mjs')]: path.join(root, 'src', 'server', 'bundle-entry.ts') },
     platform: 'node',
+    plugins: [recordLoads],
     // Loaded at run time from their own folders, as the sources load them.
     external: [/\/modules\//, /\/generated\//],
     output: { dir, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
@@ -43,9 +63,14 @@ export async function buildBackendBundle(root: string): Promise<BundleInputs> {
   for (const chunk of output.output)
     if (chunk.type === 'chunk') for (const id of chunk.moduleIds) if (path.isAbsolute(id)) ids.add(id);
   // Packages are pinned by the lockfile; Ward's own files are recorded one by one.
-  const own = [...ids].filter((id) => !id.split(path.sep).includes('node_modules'));
+  const own = [...ids].filter((id) => !isPackage(id));
   const files: BundledFile[] = [];
   for (const id of [...own.sort(), path.join(root, LOCKFILE)]) {
+    const loaded = read.get(id);
+    if (loaded !== undefined) {
+      files.push(loaded);
+      continue;
+    }
     const { size, mtimeMs } = await lstat(id);
     files.push({ path: posix(path.relative(root, id)), size, mtimeMs, sha256: sha256(await readFile(id)) });
   }

@@ -1,6 +1,11 @@
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import { connect, type AddressInfo } from 'node:net';
 import test from 'ava';
 import fc from 'fast-check';
-import { requestIdOf } from '../../src/api/request-context.ts';
+import { requestContext, requestIdOf } from '../../src/api/request-context.ts';
+import { serve } from '../../src/api/respond.ts';
+import { silentLogger } from '../../src/logger.ts';
 
 const WELL_FORMED = /^[A-Za-z0-9._:+=/-]{1,128}$/;
 
@@ -36,4 +41,33 @@ test('whatever a client sends, the id used is well-formed: it can break neither 
     }),
   );
   t.pass();
+});
+
+test('a request target that is no URL is a 400 in the error shape, and the server goes on serving', async (t) => {
+  const context = requestContext({ logger: silentLogger, observe: null });
+  const listener = serve(
+    (ctx) =>
+      context(ctx, async () => {
+        ctx.body = { path: ctx.path };
+      }),
+    { proxy: false },
+    () => undefined,
+  );
+  const server = createServer(listener).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const { port } = server.address() as AddressInfo;
+  // Node's parser lets this request line through; reading it as a URL throws.
+  const socket = connect(port, '127.0.0.1');
+  socket.end('GET http://[::1/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  let raw = '';
+  for await (const chunk of socket) raw += String(chunk);
+  t.regex(raw, /^HTTP\/1\.1 400 /);
+  t.regex(raw, /x-request-id: /i);
+  t.regex(raw, /"code":"bad_request"/);
+  const next = await fetch(`http://127.0.0.1:${port}/fine`);
+  t.deepEqual(await next.json(), { path: '/fine' });
 });

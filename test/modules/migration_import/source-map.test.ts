@@ -103,6 +103,26 @@ test("deleting a job keeps its mappings without a job, as the foreign key's on d
   );
 });
 
+test('truncating the jobs keeps their mappings without a job; a delete under an older snapshot is refused', async (t) => {
+  const { knex } = await importDatabase(t);
+  const job = await newJob(knex);
+  await write(knex, job, [{ sourceId: 'a', wardId: 1 }]);
+
+  const error = await t.throwsAsync(
+    knex.transaction((trx) => trx('migration_import_job').where({ id: job }).delete(), {
+      isolationLevel: 'repeatable read',
+    }),
+  );
+  t.regex(error.message, /read committed/);
+  t.is((await mappings(knex))[0]?.job_id, job, 'the refused delete changed nothing');
+
+  await knex.raw('truncate migration_import_job cascade');
+  t.deepEqual(
+    (await mappings(knex)).map(({ source_id, job_id }) => [source_id, job_id]),
+    [['a', null]],
+  );
+});
+
 test('a job cannot be deleted while a batch that mapped records for it is open; its mappings then lose the job', async (t) => {
   const { knex } = await importDatabase(t);
   const job = await newJob(knex);
