@@ -22,10 +22,9 @@ test('parseSwitch: the usual spellings of on and off, the default when unset, an
 });
 
 test('loadConfig keeps settings as given: an empty variable counts as unset', (t) => {
-  const config = loadConfig({ PORT: '', WARD_TRUST_PROXY: 'yes', WARD_SPARE_BACKEND: '' });
+  const config = loadConfig({ PORT: '', WARD_TRUST_PROXY: 'yes' });
   t.is(config.port, null);
   t.is(config.trustProxy, 'yes');
-  t.is(config.spareBackend, null);
 });
 
 test('checkDatabaseUrl: PostgreSQL URLs pass as given; anything else says what is wrong', (t) => {
