@@ -40,6 +40,8 @@ export interface Config {
   jsonLimit: string | null;
   /** WARD_TRUST_PROXY as given (default off): believe X-Forwarded-Proto/-For from a reverse proxy. */
   trustProxy: string | null;
+  /** WARD_SPARE_BACKEND as given (default on): `ward serve` keeps a warm spare (src/server/spare.ts). */
+  spareBackend: string | null;
   /** WARD_METRICS_PORT, _HOST and _TOKEN as given (default: no metrics listener); see `metricsSettings`. */
   metrics: { port: string | null; host: string | null; token: string | null };
   /** WARD_SESSION_IDLE_MINUTES as given (default 15); `parseSessionIdle` checks it where a backend starts. */
@@ -94,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     },
     jsonLimit: value('WARD_JSON_LIMIT'),
     trustProxy: value('WARD_TRUST_PROXY'),
+    spareBackend: value('WARD_SPARE_BACKEND'),
     metrics: {
       port: value('WARD_METRICS_PORT'),
       host: value('WARD_METRICS_HOST'),

@@ -22,9 +22,10 @@ test('parseSwitch: the usual spellings of on and off, the default when unset, an
 });
 
 test('loadConfig keeps settings as given: an empty variable counts as unset', (t) => {
-  const config = loadConfig({ PORT: '', WARD_TRUST_PROXY: 'yes' });
+  const config = loadConfig({ PORT: '', WARD_TRUST_PROXY: 'yes', WARD_SPARE_BACKEND: '' });
   t.is(config.port, null);
   t.is(config.trustProxy, 'yes');
+  t.is(config.spareBackend, null);
 });
 
 test('checkDatabaseUrl: PostgreSQL URLs pass as given; anything else says what is wrong', (t) => {

@@ -3,12 +3,11 @@
  * files in the order given (`<storage>/ward.env`, then `<root>/.env`), else the default. Pure: the
  * loader (src/config.ts) reads the files. An empty value counts as unset wherever it is given, so
  * the next source decides. Only names in the settings table are taken from a file; any other name
- * is ignored with a warning, so a file cannot set NODE_OPTIONS or PATH for every process. A
- * retired setting is ignored with a warning wherever it is given, the environment included.
+ * is ignored with a warning, so a file cannot set NODE_OPTIONS or PATH for every process.
  */
 import path from 'node:path';
 import type { EnvFileEntry } from './env-file.ts';
-import { closestSetting, findSetting, RETIRED_SETTINGS, SETTINGS, type Setting } from './settings.ts';
+import { closestSetting, findSetting, SETTINGS, type Setting } from './settings.ts';
 
 export interface SettingsFile {
   path: string;
@@ -40,9 +39,6 @@ export function resolveSettings(
   files: readonly SettingsFile[],
 ): Resolution {
   const warnings: string[] = [];
-  for (const [name, why] of RETIRED_SETTINGS)
-    if (env[name] !== undefined && env[name] !== '')
-      warnings.push(`${name} is set in the environment but no longer has any effect (${why}); unset it`);
   const byFile = files.map((file) => ({ file, values: lastByKey(file, warnings) }));
   const settings = new Map(SETTINGS.map((setting) => [setting.name, resolveOne(setting, env, cwd, byFile)]));
   return { settings, warnings };
@@ -76,11 +72,6 @@ function lastByKey(file: SettingsFile, warnings: string[]): Map<string, EnvFileE
   for (const entry of file.entries ?? []) {
     const where = `${file.path}:${entry.line}`;
     const setting = findSetting(entry.key);
-    const retired = RETIRED_SETTINGS.get(entry.key);
-    if (retired !== undefined) {
-      warnings.push(`${where}: ${entry.key} no longer has any effect (${retired}); remove this line`);
-      continue;
-    }
     if (setting === undefined) {
       const closest = closestSetting(entry.key);
       warnings.push(

@@ -126,6 +126,14 @@ export const SETTINGS: readonly Setting[] = [
       'days audit trail rows are kept, 1 to 36,500: older ones are purged at start and daily (the purge is recorded); unset keeps them forever',
   },
   {
+    name: 'WARD_SPARE_BACKEND',
+    kind: 'text',
+    documentedDefault: 'on',
+    meaning:
+      "`0` turns off `ward serve`'s warm spare backend (see [Warm spare](docs/operations.md#warm-spare))",
+    fallback: () => 'on',
+  },
+  {
     name: 'WARD_METRICS_PORT',
     kind: 'text',
     documentedDefault: 'off',
@@ -217,18 +225,6 @@ export const SETTINGS: readonly Setting[] = [
     module: 'migration_import',
   },
 ];
-
-/**
- * Settings Ward no longer reads, each with what became of it. One still set, in the environment or
- * a file, is taken by no one and warned about: a feature that was removed must not stop a clinic's
- * start, and the operator learns the line can go.
- */
-export const RETIRED_SETTINGS: ReadonlyMap<string, string> = new Map([
-  [
-    'WARD_SPARE_BACKEND',
-    '`ward serve` keeps no warm spare backend any more: a cold start is fast enough without one',
-  ],
-]);
 
 const BY_NAME = new Map(SETTINGS.map((setting) => [setting.name, setting]));
 

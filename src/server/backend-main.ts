@@ -10,7 +10,7 @@ import { reportFailure } from './failure.ts';
 import { createLogger } from '../logger.ts';
 import { parseLogLevel } from '../config/backend-settings.ts';
 import { isWardError } from '../errors/ward-error.ts';
-import { EXIT_ADDRESS_TAKEN, type FromBackend } from './backend-ipc.ts';
+import { EXIT_ADDRESS_TAKEN, SPARE_ENV, waitAsSpare, type FromBackend } from './spare.ts';
 
 // Started by `ward serve`: if the supervisor dies (even by SIGKILL), its IPC channel closes; stop
 // gracefully rather than live on as an orphan nobody supervises. The channel must not by itself
@@ -20,7 +20,11 @@ if (process.channel !== undefined) {
   process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 }
 
+// Started as the supervisor's warm spare: everything above is loaded; wait to be needed.
+if (process.env[SPARE_ENV] === '1') await waitAsSpare();
+
 try {
+  // Read now, not when a spare was spawned: a restart picks up an edited settings file.
   const config = loadConfig();
   const logger = createLogger(parseLogLevel(config));
   for (const warning of config.warnings) logger.warn(warning);
@@ -29,7 +33,7 @@ try {
     config,
     logger,
     (line) => process.stdout.write(`${line}\n`),
-    // Tells the supervisor this backend is up: its back-off and a taken address count from here.
+    // Tells the supervisor this backend is up, so it prepares a spare for the next start.
     () => {
       if (process.connected) process.send?.({ ward: 'serving' } satisfies FromBackend);
     },

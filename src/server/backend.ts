@@ -14,7 +14,7 @@ import { watchModules } from './watcher.ts';
 import { discover } from '../manifests/discover.ts';
 import { diffInventories } from '../planner/drift.ts';
 import type { Finding } from '../planner/preflight.ts';
-import { isWardMessage } from './backend-ipc.ts';
+import { isWardMessage } from './spare.ts';
 
 /** `onServing`: called once the backend answers and its restart listener and drift watcher run. */
 export async function runBackend(

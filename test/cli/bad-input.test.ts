@@ -311,6 +311,14 @@ test('a backend with a malformed grants file refuses to start before it applies 
   );
 });
 
+test('ward serve with WARD_SPARE_BACKEND=maybe refuses to start anything', (t) =>
+  refusedSetting(
+    t,
+    'serve',
+    { WARD_SPARE_BACKEND: 'maybe' },
+    { message: /WARD_SPARE_BACKEND="maybe" is neither on nor off/, hint: /unset, it is on/ },
+  ));
+
 test('ward serve with PORT=abc refuses before it starts a backend, rather than restarting one under back-off', (t) =>
   refusedSetting(
     t,

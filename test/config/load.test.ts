@@ -28,6 +28,7 @@ test('the environment beats <storage>/ward.env, which beats <root>/.env, which b
   t.is(config.port, '1003');
   t.is(config.jsonLimit, '3mb');
   t.is(config.trustProxy, '1');
+  t.is(config.spareBackend, null);
   t.deepEqual(config.resolved.get('PORT')?.source, { kind: 'environment' });
   t.deepEqual(config.resolved.get('WARD_JSON_LIMIT')?.source, {
     kind: 'file',
@@ -35,6 +36,7 @@ test('the environment beats <storage>/ward.env, which beats <root>/.env, which b
     line: 2,
   });
   t.deepEqual(config.resolved.get('WARD_TRUST_PROXY')?.source, { kind: 'file', file: ward.rootEnv, line: 3 });
+  t.deepEqual(config.resolved.get('WARD_SPARE_BACKEND')?.source, { kind: 'default' });
   t.deepEqual(config.files, [
     { path: ward.storageEnv, found: true },
     { path: ward.rootEnv, found: true },
@@ -95,22 +97,6 @@ test('NODE_OPTIONS or PATH in a file are ignored with a warning: a file sets onl
     `${ward.rootEnv}:1: NODE_OPTIONS is not a Ward setting, ignored (a settings file sets only the settings Ward lists in \`ward config\`)`,
     `${ward.rootEnv}:2: PATH is not a Ward setting, ignored (a settings file sets only the settings Ward lists in \`ward config\`)`,
   ]);
-});
-
-test('WARD_SPARE_BACKEND, no longer a setting, is ignored with a warning in the environment and in a file', async (t) => {
-  const ward = await scratchWard({
-    storageEnv: 'WARD_SPARE_BACKEND=0\n',
-    rootEnv: 'WARD_SPARE_BACKEND=on\n',
-  });
-  const config = loadConfig({ WARD_SPARE_BACKEND: '1' }, { root: ward.root });
-  t.false(config.resolved.has('WARD_SPARE_BACKEND'));
-  const why = '`ward serve` keeps no warm spare backend any more: a cold start is fast enough without one';
-  t.deepEqual(config.warnings, [
-    `WARD_SPARE_BACKEND is set in the environment but no longer has any effect (${why}); unset it`,
-    `${ward.storageEnv}:1: WARD_SPARE_BACKEND no longer has any effect (${why}); remove this line`,
-    `${ward.rootEnv}:1: WARD_SPARE_BACKEND no longer has any effect (${why}); remove this line`,
-  ]);
-  t.deepEqual(loadConfig({ WARD_SPARE_BACKEND: '' }, { root: (await scratchWard({})).root }).warnings, []);
 });
 
 test('a key set twice in one file: the last line counts, with a warning', async (t) => {

@@ -134,13 +134,40 @@ test('the supervisor starts a killed backend again, and SIGTERM stops both', asy
 const listeningPids = (output: string) =>
   [...output.matchAll(/listening on .*, pid (\d+)\)/g)].map((match) => Number(match[1]));
 
+/** Resolves with the spare's pid once the supervisor (at LOG_LEVEL=debug) reports it ready. */
+async function spareReady(served: Supervisor): Promise<number> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const line = served
+      .output()
+      .split('\n')
+      .find((entry) => entry.includes('a spare backend is ready'));
+    if (line !== undefined) return (JSON.parse(line) as { sparePid: number }).sparePid;
+    if (Date.now() > deadline) throw new Error(`no spare:\n${served.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+test('a requested restart hands over to the warm spare the supervisor prepared', async (t) => {
+  const { env } = await setup(t);
+  const served = await supervisor(t, { ...env, LOG_LEVEL: 'debug' });
+  const spare = await spareReady(served);
+  t.not(spare, listeningPids(served.output())[0]);
+  t.is((await ward(['modules', 'restart'], env)).code, 0);
+  await served.listening(2);
+  t.is(listeningPids(served.output())[1], spare, 'the new backend is the spare');
+  t.is((await fetch(`${served.base}/health`)).status, 200);
+  t.is(await served.stop(), 0);
+});
+
 test('POST /api/v1/modules/-/restart and SIGTERM to the backend each end in a new, healthy backend', async (t) => {
   const { env } = await setup(t);
   t.is((await ward(['modules', 'install', 'base'], env)).code, 0);
   await restart(env);
   t.is((await ward(['users', 'create', 'ops', '--role', 'admin'], env)).code, 0);
   const token = (await ward(['tokens', 'create', '--user', 'ops'], env)).stdout.trim();
-  const served = await supervisor(t, env);
+  const served = await supervisor(t, { ...env, LOG_LEVEL: 'debug' });
+  await spareReady(served);
   const answer = await fetch(`${served.base}/api/v1/modules/-/restart`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}` },
@@ -156,25 +183,27 @@ test('POST /api/v1/modules/-/restart and SIGTERM to the backend each end in a ne
   t.is(await served.stop(), 0);
 });
 
-test('WARD_SPARE_BACKEND, which no longer does anything, is warned about and stops nothing', async (t) => {
+test('with WARD_SPARE_BACKEND=0 the supervisor keeps no spare and still restarts', async (t) => {
   const { env } = await setup(t);
-  const served = await supervisor(t, { ...env, WARD_SPARE_BACKEND: '0' });
-  t.regex(served.output(), /WARD_SPARE_BACKEND is set in the environment but no longer has any effect/);
+  const served = await supervisor(t, { ...env, LOG_LEVEL: 'debug', WARD_SPARE_BACKEND: '0' });
   t.is((await ward(['modules', 'restart'], env)).code, 0);
   await served.listening(2);
   t.is((await fetch(`${served.base}/health`)).status, 200);
+  t.notRegex(served.output(), /spare/);
   t.is(await served.stop(), 0);
 });
 
-test('the backend stops when the supervisor is killed', async (t) => {
+test('the backend and the spare stop when the supervisor is killed', async (t) => {
   const { env } = await setup(t);
-  const served = await supervisor(t, env);
+  const served = await supervisor(t, { ...env, LOG_LEVEL: 'debug' });
+  const spare = await spareReady(served);
   const [backend] = listeningPids(served.output());
   process.kill(served.pid, 'SIGKILL');
   const deadline = Date.now() + 60_000;
-  while (alive(backend as number) && Date.now() < deadline)
+  while ((alive(backend as number) || alive(spare)) && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 50));
   t.false(alive(backend as number), 'the backend outlived its supervisor');
+  t.false(alive(spare), 'the spare outlived its supervisor');
 });
 
 test('a start refused because of orphan modules backs off instead of spinning', async (t) => {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Flags } from '@oclif/core';
 import { backendSettings, parseLogLevel } from '../../config/backend-settings.ts';
-import type { Config } from '../../config.ts';
+import { parseSwitch, type Config } from '../../config.ts';
 import { checkDatabaseUrl } from '../../db/connection.ts';
 import { listenAsSupervisor } from '../../db/restart-signal.ts';
 import { createLogger } from '../../logger.ts';
@@ -36,6 +36,7 @@ export default class Serve extends WardCommand {
     // at the backend's failure to listen, but only after starting it.
     await assertAddressFree(port, host);
     if (metrics !== null) await assertAddressFree(metrics.port, metrics.host, METRICS_ADDRESS);
+    const spare = parseSwitch('WARD_SPARE_BACKEND', this.settings.spareBackend, true);
     // `npm start` after editing Ward's code: the backends start from a bundle of the code on disk.
     await freshBundle(this.settings.root, (reason) =>
       logger.info({ reason }, 'building the backend bundle (npm run build:backend)'),
@@ -46,6 +47,7 @@ export default class Serve extends WardCommand {
       // The backend runs with the Node flags `ward` itself got (bin/ward's memory limits), as fork would.
       [...process.execArgv, entry],
       logger,
+      spare ? { spare: { codeRoot: this.settings.root } } : {},
     );
     process.on('SIGTERM', () => supervisor.stop('SIGTERM'));
     process.on('SIGINT', () => supervisor.stop('SIGTERM'));
