@@ -6,7 +6,7 @@
  */
 import { runBackend } from './backend.ts';
 import { applyModuleSettings, loadConfig } from '../config.ts';
-import { reportFailure } from './failure.ts';
+import { BACKEND_OUTPUT, reportFailure } from './failure.ts';
 import { createLogger } from '../logger.ts';
 import { parseLogLevel } from '../config/backend-settings.ts';
 import { isWardError } from '../errors/ward-error.ts';
@@ -39,10 +39,7 @@ try {
     },
   );
 } catch (caught) {
-  const rendered = reportFailure(caught, false, {
-    json: () => undefined,
-    stderr: (text) => process.stderr.write(`${text}\n`),
-  });
+  const rendered = reportFailure(caught, false, BACKEND_OUTPUT);
   if (rendered === null) throw caught;
   // Any failure to start is exit 1, whatever the error's CLI exit code. Under the supervisor (its
   // IPC channel), an address another process holds is told apart: starting again cannot help, so

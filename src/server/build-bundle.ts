@@ -30,6 +30,13 @@ const OWN_TYPES: Readonly<Record<string, 'ts' | 'js'>> = { '.ts': 'ts', '.js': '
 
 const isPackage = (id: string) => id.split(path.sep).includes('node_modules');
 
+/** `id` as an input of the bundle, with the content its record describes (stat taken first). */
+async function recorded(root: string, id: string): Promise<{ file: BundledFile; code: Buffer }> {
+  const { size, mtimeMs } = await lstat(id);
+  const code = await readFile(id);
+  return { file: { path: posix(path.relative(root, id)), size, mtimeMs, sha256: sha256(code) }, code };
+}
+
 /** Builds the bundle of the Ward folder `root` into its build/; resolves with what it recorded. */
 export async function buildBackendBundle(root: string): Promise<BundleInputs> {
   const { build } = await import('rolldown');
@@ -43,9 +50,8 @@ export async function buildBackendBundle(root: string): Promise<BundleInputs> {
     async load(id: string) {
       const moduleType = OWN_TYPES[path.extname(id)];
       if (!path.isAbsolute(id) || moduleType === undefined || isPackage(id)) return null;
-      const { size, mtimeMs } = await lstat(id);
-      const code = await readFile(id);
-      read.set(id, { path: posix(path.relative(root, id)), size, mtimeMs, sha256: sha256(code) });
+      const { file, code } = await recorded(root, id);
+      read.set(id, file);
       return { code: code.toString('utf8'), moduleType };
     },
   };
@@ -66,13 +72,7 @@ export async function buildBackendBundle(root: string): Promise<BundleInputs> {
   const own = [...ids].filter((id) => !isPackage(id));
   const files: BundledFile[] = [];
   for (const id of [...own.sort(), path.join(root, LOCKFILE)]) {
-    const loaded = read.get(id);
-    if (loaded !== undefined) {
-      files.push(loaded);
-      continue;
-    }
-    const { size, mtimeMs } = await lstat(id);
-    files.push({ path: posix(path.relative(root, id)), size, mtimeMs, sha256: sha256(await readFile(id)) });
+    files.push(read.get(id) ?? (await recorded(root, id)).file);
   }
   const inputs: BundleInputs = { files };
   await mkdir(dir, { recursive: true });

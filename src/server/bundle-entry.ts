@@ -6,14 +6,11 @@
  */
 import { ROOT } from '../config.ts';
 import { bundleStaleness, staleBundleError } from './backend-bundle.ts';
-import { reportFailure } from './failure.ts';
+import { BACKEND_OUTPUT, reportFailure } from './failure.ts';
 
 const stale = bundleStaleness(ROOT);
 if (stale === null) await import('./backend-main.ts');
 else {
-  reportFailure(staleBundleError(stale), false, {
-    json: () => undefined,
-    stderr: (text) => process.stderr.write(`${text}\n`),
-  });
+  reportFailure(staleBundleError(stale), false, BACKEND_OUTPUT);
   process.exitCode = 1;
 }

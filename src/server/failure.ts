@@ -14,6 +14,12 @@ export interface FailureOutput {
   stderr(text: string): void;
 }
 
+/** A backend process's output: no JSON mode, a line on stderr. */
+export const BACKEND_OUTPUT: FailureOutput = {
+  json: () => undefined,
+  stderr: (text) => process.stderr.write(`${text}\n`),
+};
+
 /** The exit code, after printing; null, having printed nothing, for an error Ward cannot explain. */
 export function reportFailure(error: unknown, json: boolean, output: FailureOutput): number | null {
   const wardError = databaseError(error);

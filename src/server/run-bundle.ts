@@ -18,10 +18,7 @@ export async function runBundledBackend(root = ROOT): Promise<void> {
     await import(pathToFileURL(entry).href);
     return;
   }
-  const { reportFailure } = await import('./failure.ts');
-  reportFailure(staleBundleError('the backend has not been built'), false, {
-    json: () => undefined,
-    stderr: (text) => process.stderr.write(`${text}\n`),
-  });
+  const { BACKEND_OUTPUT, reportFailure } = await import('./failure.ts');
+  reportFailure(staleBundleError('the backend has not been built'), false, BACKEND_OUTPUT);
   process.exitCode = 1;
 }
