@@ -56,20 +56,23 @@ export interface ProxyTrust {
 /** Statuses whose answer has no body. */
 export const EMPTY_STATUS: ReadonlySet<number> = new Set([204, 205, 304]);
 
-/** The short names handlers give `ctx.type`, resolved without loading the MIME database. */
-const SHORT_TYPES: Readonly<Record<string, string>> = {
-  json: 'application/json; charset=utf-8',
-  text: 'text/plain; charset=utf-8',
-  html: 'text/html; charset=utf-8',
-  bin: 'application/octet-stream',
-};
+/**
+ * The short names handlers give `ctx.type`, resolved without loading the MIME database. A Map, so
+ * that a name such as `valueOf` or `__proto__` is no short name but goes to the database.
+ */
+const SHORT_TYPES: ReadonlyMap<string, string> = new Map([
+  ['json', 'application/json; charset=utf-8'],
+  ['text', 'text/plain; charset=utf-8'],
+  ['html', 'text/html; charset=utf-8'],
+  ['bin', 'application/octet-stream'],
+]);
 
 /**
  * A full Content-Type for what a handler gives `ctx.type`: a short name, an extension or a MIME
  * type, with the charset the MIME database knows added when none is given; false when unknown.
  */
 export function contentTypeOf(type: string): string | false {
-  const short = SHORT_TYPES[type];
+  const short = SHORT_TYPES.get(type);
   if (short !== undefined) return short;
   if (type.includes('/') && type.includes('charset')) return type;
   return mimeTypes().contentType(type);

@@ -282,7 +282,9 @@ test("fresh compares the client's validators with the answer's, for GET and HEAD
 
 test('a type given as a short name, an extension or a MIME type resolves as the MIME database does', (t) => {
   const named = fc.constantFrom('json', 'text', 'html', 'bin', 'csv', 'ndjson', 'pdf', 'png', 'nope');
-  const given = fc.oneof(named, fc.string(), fc.constant('text/csv; charset=latin1'));
+  // Names of Object.prototype's members once took a lookup table's inherited member for a type.
+  const inherited = fc.constantFrom('valueOf', 'toString', 'constructor', '__proto__', 'hasOwnProperty');
+  const given = fc.oneof(named, inherited, fc.string(), fc.constant('text/csv; charset=latin1'));
   fc.assert(fc.property(given, (type) => contentTypeOf(type) === mimeTypes.contentType(type)));
   t.pass();
 });
