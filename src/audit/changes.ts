@@ -15,14 +15,18 @@ export function changedFields(
 ): Changes {
   const was = (jsonDetail(before) ?? {}) as Record<string, unknown>;
   const is = (jsonDetail(after) ?? {}) as Record<string, unknown>;
-  const changes: Changes = {};
+  // Field names are a record's columns: own members only, so "constructor" is not Object's, and
+  // fromEntries so that "__proto__" is a field, not the prototype.
+  const own = (record: Record<string, unknown>, field: string) =>
+    Object.hasOwn(record, field) ? (record[field] ?? null) : null;
+  const changes: Array<[string, [unknown, unknown]]> = [];
   for (const field of new Set([...Object.keys(was), ...Object.keys(is)])) {
     if (ignore.includes(field)) continue;
-    const from = was[field] ?? null;
-    const to = is[field] ?? null;
-    if (!isDeepStrictEqual(from, to)) changes[field] = [from, to];
+    const from = own(was, field);
+    const to = own(is, field);
+    if (!isDeepStrictEqual(from, to)) changes.push([field, [from, to]]);
   }
-  return changes;
+  return Object.fromEntries(changes);
 }
 
 /** A batch write's rows as `sdk.audit.batch` takes them: `id` when the row updated a record. */

@@ -111,11 +111,15 @@ function eventType(action: string, hasPatient: boolean): Coding {
   return { system: DCM, code: '110100', display: 'Application Activity' };
 }
 
-const AUTH_SUBTYPE: Readonly<Record<string, Coding>> = {
-  'auth.sign_in': { system: DCM, code: '110122', display: 'Login' },
-  'auth.sign_in_failed': { system: DCM, code: '110122', display: 'Login' },
-  'auth.sign_out': { system: DCM, code: '110123', display: 'Logout' },
-};
+/*
+ * Maps, not object literals: an action or actor read from the trail is data, and a name like
+ * "constructor" would find an Object.prototype member in a plain object.
+ */
+const AUTH_SUBTYPE: ReadonlyMap<string, Coding> = new Map([
+  ['auth.sign_in', { system: DCM, code: '110122', display: 'Login' }],
+  ['auth.sign_in_failed', { system: DCM, code: '110122', display: 'Login' }],
+  ['auth.sign_out', { system: DCM, code: '110123', display: 'Logout' }],
+]);
 
 /** FHIR's action code: create, read (and view/print), update, delete, execute (a query, a function). */
 function actionCode(action: string): FhirAuditEvent['action'] {
@@ -128,15 +132,19 @@ function actionCode(action: string): FhirAuditEvent['action'] {
 }
 
 /** FHIR's outcome: 0 success, 4 minor failure (a refusal: nothing happened), 8 serious failure. */
-const OUTCOME: Readonly<Record<string, FhirAuditEvent['outcome']>> = { ok: '0', refused: '4', failed: '8' };
+const OUTCOME: ReadonlyMap<string, FhirAuditEvent['outcome']> = new Map([
+  ['ok', '0'],
+  ['refused', '4'],
+  ['failed', '8'],
+]);
 
-const ACTOR_KIND: Readonly<Record<string, string>> = {
-  user: 'user',
-  cli: 'operator command line',
-  job: 'background job',
-  system: 'Ward itself',
-  anonymous: 'unauthenticated client',
-};
+const ACTOR_KIND: ReadonlyMap<string, string> = new Map([
+  ['user', 'user'],
+  ['cli', 'operator command line'],
+  ['job', 'background job'],
+  ['system', 'Ward itself'],
+  ['anonymous', 'unauthenticated client'],
+]);
 
 /** A refusal's or failure's code from the detail, when the writer recorded one. */
 function outcomeCode(detail: unknown): string | undefined {
@@ -178,7 +186,7 @@ export function toFhirAuditEvent(event: AuditEventJson): FhirAuditEvent {
       ...(hasDetail ? { detail: [{ type: 'ward.detail', valueString: JSON.stringify(event.detail) }] } : {}),
     });
   const code = outcomeCode(event.detail);
-  const auth = AUTH_SUBTYPE[event.action];
+  const auth = AUTH_SUBTYPE.get(event.action);
   return {
     resourceType: 'AuditEvent',
     id: event.id,
@@ -186,11 +194,11 @@ export function toFhirAuditEvent(event: AuditEventJson): FhirAuditEvent {
     subtype: [...(auth === undefined ? [] : [auth]), { system: WARD_ACTION_SYSTEM, code: event.action }],
     action: actionCode(event.action),
     recorded: event.at,
-    outcome: OUTCOME[event.outcome] ?? '8',
+    outcome: OUTCOME.get(event.outcome) ?? '8',
     ...(event.outcome !== 'ok' && code !== undefined ? { outcomeDesc: code } : {}),
     agent: [
       {
-        type: { text: ACTOR_KIND[actorKind] ?? actorKind },
+        type: { text: ACTOR_KIND.get(actorKind) ?? actorKind },
         who: {
           identifier: { system: WARD_ACTOR_SYSTEM, value: event.actor },
           ...(event.username === null ? {} : { display: event.username }),

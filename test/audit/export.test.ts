@@ -198,3 +198,29 @@ test('presentEvent shows ids as text, the hash in hex and the user’s name', (t
     hash: 'ab'.repeat(32),
   });
 });
+
+test('an action, outcome or actor named like an Object member maps as an unknown one', (t) => {
+  const base: AuditEventJson = {
+    id: '1',
+    at: '2026-11-27T09:30:00.000Z',
+    actor: 'constructor',
+    userId: null,
+    username: null,
+    action: 'constructor',
+    module: null,
+    kind: null,
+    recordId: null,
+    patientId: null,
+    patientIds: null,
+    client: null,
+    outcome: 'toString',
+    detail: null,
+    hash: '00'.repeat(32),
+  };
+  for (const name of ['constructor', 'toString', 'valueOf', '__proto__', 'hasOwnProperty']) {
+    const resource = toFhirAuditEvent({ ...base, actor: name, action: name, outcome: name });
+    t.deepEqual(resource.subtype, [{ system: WARD_ACTION_SYSTEM, code: name }]);
+    t.is(resource.outcome, '8');
+    t.is(resource.agent[0]?.type?.text, name);
+  }
+});

@@ -72,13 +72,14 @@ export const ENCOUNTER_FIELDS: SourceFields['appointment'] = {
  * encounters.csv is read. A status not listed (in-progress, onleave, unknown) is passed on as
  * found, so validation reports it instead of guessing.
  */
-const ENCOUNTER_STATUSES: Readonly<Record<string, string>> = {
-  planned: 'booked',
-  arrived: 'arrived',
-  finished: 'fulfilled',
-  cancelled: 'cancelled',
-  'entered-in-error': 'entered-in-error',
-};
+// A Map: the status comes from the file, and "constructor" would find a function in an object literal.
+const ENCOUNTER_STATUSES: ReadonlyMap<string, string> = new Map([
+  ['planned', 'booked'],
+  ['arrived', 'arrived'],
+  ['finished', 'fulfilled'],
+  ['cancelled', 'cancelled'],
+  ['entered-in-error', 'entered-in-error'],
+]);
 
 /**
  * What `urn:uuid:` references of one source point at: the patient whose entry had that `fullUrl`.
@@ -224,7 +225,7 @@ function encounter(
       text(practitioner?.display) ?? referencedId(text(practitioner?.reference), 'Practitioner'),
     start: text(period?.start),
     end: text(period?.end),
-    status: status === undefined ? undefined : (ENCOUNTER_STATUSES[status] ?? status),
+    status: status === undefined ? undefined : (ENCOUNTER_STATUSES.get(status) ?? status),
     // The kind of visit ("General examination of patient") when no reason was recorded, as for CSV.
     reason:
       text(reason?.text) ??

@@ -255,3 +255,21 @@ test('skipped types are counted once per type, each reported on its first row', 
     ['2 "Observation" resources were', '1 "Claim" resource was'],
   );
 });
+
+test('Encounter: a status named like an Object member is kept as written, not looked up', async (t) => {
+  const encounter = (status: string) => ({
+    resourceType: 'Encounter',
+    id: `e-${status}`,
+    status,
+    subject: { reference: 'Patient/p1' },
+    period: { start: '2024-05-01T09:30:00+02:00' },
+  });
+  const names = ['constructor', 'toString', 'valueOf', '__proto__', 'hasOwnProperty'];
+  const items = await readNdjson(...names.map(encounter));
+  t.deepEqual(
+    items.map((item) => (item.kind === 'appointment' ? item.record.status : item.kind)),
+    names,
+  );
+  const [finished] = await readNdjson(encounter('finished'));
+  t.is(finished?.kind === 'appointment' ? finished.record.status : undefined, 'fulfilled');
+});
