@@ -13,6 +13,7 @@ import mimeTypes from 'mime-types';
 import type { Context } from '../../src/http/context.ts';
 import { contentTypeOf } from '../../src/http/context.ts';
 import { serve } from '../../src/api/respond.ts';
+import { OBJECT_MEMBER_NAMES } from '../helpers/object-members.ts';
 
 interface Served {
   base: string;
@@ -283,7 +284,7 @@ test("fresh compares the client's validators with the answer's, for GET and HEAD
 test('a type given as a short name, an extension or a MIME type resolves as the MIME database does', (t) => {
   const named = fc.constantFrom('json', 'text', 'html', 'bin', 'csv', 'ndjson', 'pdf', 'png', 'nope');
   // Names of Object.prototype's members once took a lookup table's inherited member for a type.
-  const inherited = fc.constantFrom('valueOf', 'toString', 'constructor', '__proto__', 'hasOwnProperty');
+  const inherited = fc.constantFrom(...OBJECT_MEMBER_NAMES);
   const given = fc.oneof(named, inherited, fc.string(), fc.constant('text/csv; charset=latin1'));
   fc.assert(fc.property(given, (type) => contentTypeOf(type) === mimeTypes.contentType(type)));
   t.pass();

@@ -5,11 +5,10 @@ import test from 'ava';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { changedFields } from '../../src/audit/changes.ts';
-
-const MEMBER_NAMES = ['constructor', 'toString', 'valueOf', '__proto__', 'hasOwnProperty'];
+import { OBJECT_MEMBER_NAMES } from '../helpers/object-members.ts';
 
 test('a field named like an Object member that one side lacks reads as null there', (t) => {
-  for (const name of MEMBER_NAMES) {
+  for (const name of OBJECT_MEMBER_NAMES) {
     const record = JSON.parse(`{${JSON.stringify(name)}: 1}`) as object;
     const created = changedFields(null, record);
     t.deepEqual(Object.entries(created), [[name, [null, 1]]]);
@@ -20,7 +19,7 @@ test('a field named like an Object member that one side lacks reads as null ther
 });
 
 test('property: a field is listed exactly when its JSON differs, with both values', (t) => {
-  const key = fc.oneof(fc.constantFrom(...MEMBER_NAMES, 'createdAt'), fc.string({ maxLength: 6 }));
+  const key = fc.oneof(fc.constantFrom(...OBJECT_MEMBER_NAMES, 'createdAt'), fc.string({ maxLength: 6 }));
   const value = fc.oneof(fc.constant(null), fc.integer(), fc.string({ maxLength: 4 }));
   const record = fc.dictionary(key, value, { maxKeys: 5 });
   fc.assert(

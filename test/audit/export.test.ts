@@ -5,6 +5,7 @@
  */
 import test from 'ava';
 import fc from 'fast-check';
+import { OBJECT_MEMBER_NAMES } from '../helpers/object-members.ts';
 import {
   ndjsonLine,
   presentEvent,
@@ -217,7 +218,7 @@ test('an action, outcome or actor named like an Object member maps as an unknown
     detail: null,
     hash: '00'.repeat(32),
   };
-  for (const name of ['constructor', 'toString', 'valueOf', '__proto__', 'hasOwnProperty']) {
+  for (const name of OBJECT_MEMBER_NAMES) {
     const resource = toFhirAuditEvent({ ...base, actor: name, action: name, outcome: name });
     t.deepEqual(resource.subtype, [{ system: WARD_ACTION_SYSTEM, code: name }]);
     t.is(resource.outcome, '8');

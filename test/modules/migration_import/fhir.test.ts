@@ -2,6 +2,7 @@ import test from 'ava';
 import { importItems, readImport } from '../../../modules/migration_import/lib/index.ts';
 import type { SourceItem } from '../../../modules/migration_import/lib/index.ts';
 import { bytes, collect, fixture, recordsOf, warningsOf, rules } from './helpers.ts';
+import { OBJECT_MEMBER_NAMES } from '../../helpers/object-members.ts';
 
 const ndjson = (...resources: object[]) =>
   bytes(resources.map((resource) => JSON.stringify(resource)).join('\n'));
@@ -264,11 +265,10 @@ test('Encounter: a status named like an Object member is kept as written, not lo
     subject: { reference: 'Patient/p1' },
     period: { start: '2024-05-01T09:30:00+02:00' },
   });
-  const names = ['constructor', 'toString', 'valueOf', '__proto__', 'hasOwnProperty'];
-  const items = await readNdjson(...names.map(encounter));
+  const items = await readNdjson(...OBJECT_MEMBER_NAMES.map(encounter));
   t.deepEqual(
     items.map((item) => (item.kind === 'appointment' ? item.record.status : item.kind)),
-    names,
+    OBJECT_MEMBER_NAMES,
   );
   const [finished] = await readNdjson(encounter('finished'));
   t.is(finished?.kind === 'appointment' ? finished.record.status : undefined, 'fulfilled');
