@@ -71,8 +71,12 @@ export async function launchBrowser(): Promise<LaunchedBrowser> {
     page: async (t, { locale = 'en-US' } = {}) => {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale });
       context.setDefaultTimeout(TIMEOUT);
-      t.teardown(() => context.close());
       const page = await context.newPage();
+      const refusals = watchRefusals(page);
+      t.teardown(async () => {
+        if (!t.passed) await describeFailure(t, page, refusals);
+        await context.close();
+      });
       // The shell is served with a Content-Security-Policy: anything it blocks is a bug of the page.
       page.on('console', (message) => {
         if (message.type() === 'error' && /Content Security Policy/i.test(message.text()))
@@ -85,6 +89,35 @@ export async function launchBrowser(): Promise<LaunchedBrowser> {
       await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** The API answers of 400 and above `page` got, the last 20: what a failed test's log shows. */
+function watchRefusals(page: Page): string[] {
+  const refusals: string[] = [];
+  page.on('response', (response) => {
+    if (response.status() < 400 || !new URL(response.url()).pathname.startsWith('/api/')) return;
+    refusals.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
+    if (refusals.length > 20) refusals.shift();
+  });
+  return refusals;
+}
+
+/**
+ * What the page showed when its test failed, in the test's log and as a screenshot: a test that
+ * fails only on a loaded CI machine is then explained by its log, not guessed at.
+ */
+async function describeFailure(t: ExecutionContext, page: Page, refusals: string[]): Promise<void> {
+  try {
+    t.log(`the page was at ${page.url()}`);
+    t.log(`the API refused: ${refusals.length === 0 ? 'nothing' : refusals.join('; ')}`);
+    const shown = await page.locator('body').innerText({ timeout: 5_000 });
+    t.log(`the page showed: ${shown.replace(/\s+/g, ' ').slice(0, 1_500)}`);
+    const name = `failed-${t.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 80)}`;
+    await screenshot(page, name);
+    t.log(`its screenshot: test/browser/artifacts/${name}.png`);
+  } catch (caught) {
+    t.log(`the page could not be described: ${String(caught)}`);
+  }
 }
 
 export interface User {
@@ -237,9 +270,11 @@ function serve(env: WardEnv, port: number): Promise<Served> {
  * and type, then Tab to the "Sign in" button and press Enter. Returns once the server has answered
  * the sign-in (with a turn to check the password: the page tries again after a 503 `sign_in_busy`),
  * so that what the caller waits for next does not also wait out the hashing of a loaded machine.
+ * Throws when the server's status is not `status` (200, or the refusal the caller expects): a
+ * sign-in that failed by surprise is then named, not waited for as a page that never comes.
  */
-export async function signIn(page: Page, username: string, password = PASSWORD): Promise<void> {
-  await signInAs(page, SIGN_IN_WORDS.en, username, password);
+export async function signIn(page: Page, username: string, password = PASSWORD, status = 200): Promise<void> {
+  await signInAs(page, SIGN_IN_WORDS.en, username, password, status);
 }
 
 /** The sign-in form's labels and button, in the languages the tests sign in with. */
@@ -253,6 +288,7 @@ async function signInAs(
   words: (typeof SIGN_IN_WORDS)['en'],
   username: string,
   password: string,
+  expected: number,
 ): Promise<void> {
   await tabTo(page, page.getByLabel(words.username));
   await page.keyboard.type(username);
@@ -266,7 +302,11 @@ async function signInAs(
       response.status() !== 503,
   );
   await page.keyboard.press('Enter');
-  await answered;
+  const answer = await answered;
+  if (answer.status() !== expected)
+    throw new Error(
+      `signing in as ${username} answered ${answer.status()}: ${await answer.text().catch(() => '(no body)')}`,
+    );
 }
 
 /** Signs out from the keyboard: Tab to the header's "Sign out" button and press Enter. */
@@ -417,10 +457,15 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /**
  * Signs in through the form labelled in German (a de-DE browser's sign-in page), from the keyboard
- * as signIn does; returns once the server has answered.
+ * as signIn does; returns once the server has answered `status`.
  */
-export async function anmelden(page: Page, username: string, password = PASSWORD): Promise<void> {
-  await signInAs(page, SIGN_IN_WORDS.de, username, password);
+export async function anmelden(
+  page: Page,
+  username: string,
+  password = PASSWORD,
+  status = 200,
+): Promise<void> {
+  await signInAs(page, SIGN_IN_WORDS.de, username, password, status);
 }
 
 /** The import wizard's heading of a job in `state` ("Validated"). */

@@ -78,7 +78,7 @@ test('a de-DE browser signs in in German, hears refusals in German and sees Germ
   await axeCheck(page, t);
   await screenshot(page, 'languages-sign-in-de');
 
-  await anmelden(page, 'rita', 'not the right password');
+  await anmelden(page, 'rita', 'not the right password', 401);
   await page.getByRole('alert').waitFor();
   const alert = await page.getByRole('alert').innerText();
   t.regex(alert, /Anmeldung fehlgeschlagen/);

@@ -52,7 +52,7 @@ test('a wrong password shows an error on the sign-in page and no sidebar', async
   await page.getByLabel('Username').waitFor();
   await axeCheck(page, t);
   await screenshot(page, 'sign-in');
-  await signIn(page, 'alice', 'not the right password');
+  await signIn(page, 'alice', 'not the right password', 401);
   await page.getByRole('alert').waitFor();
   t.regex(await page.getByRole('alert').innerText(), /username or password/i);
   t.is(await sidebar(page).count(), 0);

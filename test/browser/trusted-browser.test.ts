@@ -7,6 +7,7 @@ import test from 'ava';
 import { postgresSignInThrottle } from '../../src/auth/throttle-store.ts';
 import {
   launchBrowser,
+  PASSWORD,
   screenshot,
   sidebar,
   signIn,
@@ -43,7 +44,7 @@ test("after 100 failed sign-ins from the clinic's address, the browser alice sig
 
   const fresh = await browser.page(t);
   await fresh.goto(backend.base);
-  await signIn(fresh, 'alice');
+  await signIn(fresh, 'alice', PASSWORD, 429);
   await fresh.getByRole('alert').waitFor();
   // The person's sentence for a throttled sign-in (the server's words are folded for an administrator).
   t.regex(await fresh.getByRole('alert').innerText(), /too many sign-in attempts/i);
