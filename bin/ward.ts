@@ -12,10 +12,5 @@ if (argv.length === 1 && argv[0] === 'backend') {
   const lean = leanListRequest(argv, process.env);
   const done = lean !== null && (await (await import('../src/cli/lean-list.ts')).leanList(lean));
 
-  if (!done) {
-    const { execute, settings } = await import('@oclif/core');
-    // Node 24 runs our .ts commands itself; oclif must not look for ts-node or a compiled lib/.
-    settings.enableAutoTranspile = false;
-    await execute({ dir: import.meta.url });
-  }
+  if (!done) await (await import('../src/cli/run-oclif.ts')).runOclif();
 }

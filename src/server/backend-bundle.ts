@@ -21,6 +21,8 @@ import { WardError } from '../errors/ward-error.ts';
 export const BUNDLE_DIR = 'build';
 /** The bundle's entry point (src/server/bundle-entry.ts), relative to the Ward folder. */
 export const BUNDLE_ENTRY = `${BUNDLE_DIR}/backend.mjs`;
+/** The lean `ward modules list`'s entry point (src/cli/list-entry.ts), built with the backend's. */
+export const LIST_BUNDLE_ENTRY = `${BUNDLE_DIR}/modules-list.mjs`;
 /** What the build read, relative to the Ward folder. */
 export const BUNDLE_INPUTS = `${BUNDLE_DIR}/backend-inputs.json`;
 

@@ -1,7 +1,8 @@
 /**
  * Builds the backend's bundle (src/server/backend-bundle.ts) with rolldown, Vite's bundler: the
  * entry point src/server/bundle-entry.ts and everything it imports, libraries included, into
- * build/, with the inputs it read recorded beside it. What a start imports later (knex, the
+ * build/, with the inputs it read recorded beside it; and beside it the lean `ward modules list`'s
+ * (src/cli/list-entry.ts), recorded with it. What a start imports later (knex, the
  * applier, pg-boss, prom-client, the password dictionaries, ...) stays in chunks of its own, loaded
  * when first needed, as from the sources. Module code and generated/ are left out: they are loaded
  * at run time from their folders. rolldown is a development dependency: `npm install` runs this
@@ -14,6 +15,7 @@ import {
   BUNDLE_ENTRY,
   BUNDLE_INPUTS,
   bundleStaleness,
+  LIST_BUNDLE_ENTRY,
   sha256,
   staleBundleError,
   type BundledFile,
@@ -55,19 +57,32 @@ export async function buildBackendBundle(root: string): Promise<BundleInputs> {
       return { code: code.toString('utf8'), moduleType };
     },
   };
-  const output = await build({
-    input: { [path.basename(BUNDLE_ENTRY, '.mjs')]: path.join(root, 'src', 'server', 'bundle-entry.ts') },
-    platform: 'node',
-    plugins: [recordLoads],
-    // Loaded at run time from their own folders, as the sources load them.
-    external: [/\/modules\//, /\/generated\//],
-    output: { dir, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
-    // Direct eval in a library (a warning about minifying, which this build does not do) is noise.
-    logLevel: 'silent',
-  });
+  // Two builds rather than one with two entries: chunks shared between the backend and the list
+  // would split the backend's start into more files. The list's chunks carry a prefix of their own.
+  const entries = [
+    { entry: BUNDLE_ENTRY, source: path.join('src', 'server', 'bundle-entry.ts'), chunks: '' },
+    { entry: LIST_BUNDLE_ENTRY, source: path.join('src', 'cli', 'list-entry.ts'), chunks: 'list-' },
+  ];
   const ids = new Set<string>();
-  for (const chunk of output.output)
-    if (chunk.type === 'chunk') for (const id of chunk.moduleIds) if (path.isAbsolute(id)) ids.add(id);
+  for (const { entry, source, chunks } of entries) {
+    const output = await build({
+      input: { [path.basename(entry, '.mjs')]: path.join(root, source) },
+      platform: 'node',
+      plugins: [recordLoads],
+      // Loaded at run time from their own folders, as the sources load them.
+      external: [/\/modules\//, /\/generated\//],
+      output: {
+        dir,
+        format: 'esm',
+        entryFileNames: '[name].mjs',
+        chunkFileNames: `${chunks}[name]-[hash].mjs`,
+      },
+      // Direct eval in a library (a warning about minifying, which this build does not do) is noise.
+      logLevel: 'silent',
+    });
+    for (const chunk of output.output)
+      if (chunk.type === 'chunk') for (const id of chunk.moduleIds) if (path.isAbsolute(id)) ids.add(id);
+  }
   // Packages are pinned by the lockfile; Ward's own files are recorded one by one.
   const own = [...ids].filter((id) => !isPackage(id));
   const files: BundledFile[] = [];

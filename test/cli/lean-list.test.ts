@@ -35,7 +35,12 @@ async function sameOnBothPaths(
     traced(['modules:list', ...flags], env),
   ]);
   if (leanFallsBack) t.regex(lean.loaded, /node_modules\/@oclif\/core\//, 'the lean path gave up');
-  else t.notRegex(lean.loaded, /node_modules\/(@oclif|knex)\//, 'the lean path loads neither oclif nor knex');
+  else {
+    t.notRegex(lean.loaded, /node_modules\/(@oclif|knex)\//, 'the lean path loads neither oclif nor knex');
+    // `npm test` builds the bundle first: the lean path runs from it, not from the sources.
+    t.regex(lean.loaded, /\/build\/modules-list\.mjs$/m, 'the lean path runs from its bundle');
+    t.notRegex(lean.loaded, /\/(src|bin)\/.*\.ts$/m, 'and loads no source file');
+  }
   t.regex(oclif.loaded, /node_modules\/@oclif\/core\//);
   t.deepEqual(lean.run, oclif.run);
   return lean.run;

@@ -1,11 +1,13 @@
 /**
  * Every backend runs from the bundle in build/, and a bundle that is not the code on disk does not
  * run silently: a backend refuses it (changing no data), and `ward serve` builds it again first.
- * The end-to-end tests work on a copy of the Ward folder (its code copied, its packages, modules and
+ * `ward modules list`, which runs from a bundle of its own built beside it, falls back to the sources
+ * instead. The end-to-end tests work on a copy of the Ward folder (its code copied, its packages, modules and
  * validators linked), so that changing a source file there leaves this checkout's bundle alone.
  */
 import { appendFile, cp, mkdir, readFile, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import test from 'ava';
 import fc from 'fast-check';
 import type { Knex } from 'knex';
@@ -152,4 +154,30 @@ test('ward serve builds a stale bundle again before its backend starts from it',
   const inputs = JSON.parse(await readFile(path.join(root, BUNDLE_INPUTS), 'utf8')) as BundleInputs;
   const rebuilt = inputs.files.find((file) => file.path === 'src/server/drain.ts');
   t.is(rebuilt?.sha256, sha256(await readFile(edited)), 'the bundle was built from the edited file');
+});
+
+const RECORD_LOADS = pathToFileURL(path.join(ROOT, 'test', 'helpers', 'record-loads.ts')).href;
+
+/** `ward modules list --json` of the Ward folder whose `bin/ward` is `bin`, and the files it loaded. */
+async function listed(
+  bin: string,
+  url: string,
+): Promise<{ stdout: string; code: number | null; loaded: string }> {
+  const file = path.join(await scratchDir('ward-loads-'), 'loaded');
+  const env = { DATABASE_URL: url, NODE_OPTIONS: `--import=${RECORD_LOADS}`, RECORD_LOADS_TO: file };
+  const run = await ward(['modules', 'list', '--json'], env, { bin });
+  return { stdout: run.stdout, code: run.code, loaded: await readFile(file, 'utf8') };
+}
+
+test('`ward modules list` runs from the sources when the bundle is stale, and prints the same', async (t) => {
+  const { root, bin } = await wardCopy();
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  const { url } = await testDatabase(t, { migrated: true });
+  const fresh = await listed(bin, url);
+  t.is(fresh.code, 0);
+  t.regex(fresh.loaded, /\/build\/modules-list\.mjs$/m, 'a fresh bundle runs');
+  await appendFile(path.join(root, 'src', 'cli', 'render.ts'), '\n// edited after the build\n');
+  const stale = await listed(bin, url);
+  t.regex(stale.loaded, /\/src\/cli\/lean-list\.ts$/m, 'the edited sources run');
+  t.deepEqual({ stdout: stale.stdout, code: stale.code }, { stdout: fresh.stdout, code: fresh.code });
 });
