@@ -1,9 +1,10 @@
 /**
  * Every backend runs from the bundle in build/, and a bundle that is not the code on disk does not
  * run silently: a backend refuses it (changing no data), and `ward serve` builds it again first.
- * `ward modules list`, which runs from a bundle of its own built beside it, falls back to the sources
- * instead. The end-to-end tests work on a copy of the Ward folder (its code copied, its packages, modules and
- * validators linked), so that changing a source file there leaves this checkout's bundle alone.
+ * `ward modules list`, which runs from a bundle of its own built beside it, falls back to the
+ * sources instead. The end-to-end tests work on a copy of the Ward folder (its code copied, its
+ * packages, modules and validators linked), so that changing a source file there leaves this
+ * checkout's bundle alone.
  */
 import { appendFile, cp, mkdir, readFile, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
