@@ -19,8 +19,17 @@ import type { runOclif } from './run-oclif.ts';
 /** A file of the sources, imported at run time: the bundle must not take it in. */
 const fromSources = (...segments: string[]) => import(pathToFileURL(path.join(ROOT, ...segments)).href);
 
+/** Whether this bundle is the code on disk; a record it cannot read counts as not. */
+function fresh(): boolean {
+  try {
+    return bundleStaleness(ROOT) === null;
+  } catch {
+    return false;
+  }
+}
+
 const lean = leanListRequest(process.argv.slice(2), process.env);
-if (lean === null || bundleStaleness(ROOT) !== null) await fromSources('bin', 'ward.ts');
+if (lean === null || !fresh()) await fromSources('bin', 'ward.ts');
 else if (!(await leanList(lean))) {
   const oclif = (await fromSources('src', 'cli', 'run-oclif.ts')) as { runOclif: typeof runOclif };
   await oclif.runOclif();

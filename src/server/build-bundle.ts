@@ -46,15 +46,19 @@ export async function buildBackendBundle(root: string): Promise<BundleInputs> {
   await rm(dir, { recursive: true, force: true });
   // Ward's files are read here and recorded as read: a file saved while the build runs is then
   // either in the bundle as recorded or newer than the record, never recorded as what it is not.
-  const read = new Map<string, BundledFile>();
+  // Each is read once for both builds, so both bundle the content the record describes.
+  const read = new Map<string, { file: BundledFile; code: Buffer }>();
   const recordLoads = {
     name: 'ward-record-inputs',
     async load(id: string) {
       const moduleType = OWN_TYPES[path.extname(id)];
       if (!path.isAbsolute(id) || moduleType === undefined || isPackage(id)) return null;
-      const { file, code } = await recorded(root, id);
-      read.set(id, file);
-      return { code: code.toString('utf8'), moduleType };
+      let once = read.get(id);
+      if (once === undefined) {
+        once = await recorded(root, id);
+        read.set(id, once);
+      }
+      return { code: once.code.toString('utf8'), moduleType };
     },
   };
   // Two builds rather than one with two entries: chunks shared between the backend and the list
@@ -87,7 +91,7 @@ export async function buildBackendBundle(root: string): Promise<BundleInputs> {
   const own = [...ids].filter((id) => !isPackage(id));
   const files: BundledFile[] = [];
   for (const id of [...own.sort(), path.join(root, LOCKFILE)]) {
-    files.push(read.get(id) ?? (await recorded(root, id)).file);
+    files.push((read.get(id) ?? (await recorded(root, id))).file);
   }
   const inputs: BundleInputs = { files };
   await mkdir(dir, { recursive: true });

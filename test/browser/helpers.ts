@@ -66,15 +66,24 @@ export async function launchBrowser(): Promise<LaunchedBrowser> {
     args: [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-pipe'],
     timeout: TIMEOUT,
   });
+  /** Pages opened so far by each test, so that a failed test's screenshots have a name each. */
+  const opened = new Map<string, number>();
   return {
     browser,
     page: async (t, { locale = 'en-US' } = {}) => {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale });
+      const number = (opened.get(t.title) ?? 0) + 1;
+      opened.set(t.title, number);
       context.setDefaultTimeout(TIMEOUT);
-      const page = await context.newPage();
-      const refusals = watchRefusals(page);
+      // A context whose page could not open is closed here: its test's teardown is not set yet.
+      const page = await context.newPage().catch(async (error: unknown) => {
+        await context.close();
+        throw error;
+      });
+      const refusals: string[] = [];
+      watchRefusals(page, refusals);
       t.teardown(async () => {
-        if (!t.passed) await describeFailure(t, page, refusals);
+        if (!t.passed) await describeFailure(t, page, number, refusals);
         await context.close();
       });
       // The shell is served with a Content-Security-Policy: anything it blocks is a bug of the page.
@@ -91,32 +100,36 @@ export async function launchBrowser(): Promise<LaunchedBrowser> {
   };
 }
 
-/** The API answers of 400 and above `page` got, the last 20: what a failed test's log shows. */
-function watchRefusals(page: Page): string[] {
-  const refusals: string[] = [];
+/** Keeps in `refusals` the API answers of 400 and above `page` gets, the last 20: what a failed test's log shows. */
+function watchRefusals(page: Page, refusals: string[]): void {
   page.on('response', (response) => {
     if (response.status() < 400 || !new URL(response.url()).pathname.startsWith('/api/')) return;
     refusals.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
     if (refusals.length > 20) refusals.shift();
   });
-  return refusals;
 }
 
 /**
  * What the page showed when its test failed, in the test's log and as a screenshot: a test that
  * fails only on a loaded CI machine is then explained by its log, not guessed at.
  */
-async function describeFailure(t: ExecutionContext, page: Page, refusals: string[]): Promise<void> {
+async function describeFailure(
+  t: ExecutionContext,
+  page: Page,
+  number: number,
+  refusals: string[],
+): Promise<void> {
   try {
-    t.log(`the page was at ${page.url()}`);
-    t.log(`the API refused: ${refusals.length === 0 ? 'nothing' : refusals.join('; ')}`);
+    t.log(`page ${number} was at ${page.url()}`);
+    t.log(`the API refused it: ${refusals.length === 0 ? 'nothing' : refusals.join('; ')}`);
     const shown = await page.locator('body').innerText({ timeout: 5_000 });
-    t.log(`the page showed: ${shown.replace(/\s+/g, ' ').slice(0, 1_500)}`);
-    const name = `failed-${t.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 80)}`;
-    await screenshot(page, name);
-    t.log(`its screenshot: test/browser/artifacts/${name}.png`);
+    t.log(`it showed: ${shown.replace(/\s+/g, ' ').slice(0, 1_500)}`);
+    const name = `failed-${t.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 80)}-${number}.png`;
+    await mkdir(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true, timeout: 10_000 });
+    t.log(`its screenshot: test/browser/artifacts/${name}`);
   } catch (caught) {
-    t.log(`the page could not be described: ${String(caught)}`);
+    t.log(`page ${number} could not be described: ${String(caught)}`);
   }
 }
 

@@ -158,6 +158,8 @@ test.serial(
     await page.getByRole('heading', { name: 'Practitioners', level: 1 }).waitFor();
 
     await page.getByRole('link', { name: 'Edit Dr Turing' }).click();
+    // Until the form replaces the list, the Name field on the page is the add form's.
+    await page.getByRole('heading', { name: 'Edit Dr Turing', level: 1 }).waitFor();
     await page.getByLabel('Name').fill('Dr Alan Turing');
     await page.getByLabel('Specialty').fill('Neurology');
     await page.getByRole('button', { name: 'Save changes' }).click();

@@ -177,6 +177,7 @@ test('`ward modules list` runs from the sources when the bundle is stale, and pr
   const fresh = await listed(bin, url);
   t.is(fresh.code, 0);
   t.regex(fresh.loaded, /\/build\/modules-list\.mjs$/m, 'a fresh bundle runs');
+  t.notRegex(fresh.loaded, /\/src\/.*\.ts$/m, 'and the sources do not');
   await appendFile(path.join(root, 'src', 'cli', 'render.ts'), '\n// edited after the build\n');
   const stale = await listed(bin, url);
   t.regex(stale.loaded, /\/src\/cli\/lean-list\.ts$/m, 'the edited sources run');
