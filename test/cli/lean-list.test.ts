@@ -1,22 +1,12 @@
-import { readFile, symlink, writeFile } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import test, { type ExecutionContext } from 'ava';
-import { ROOT } from '../../src/config.ts';
-import { FIXTURES, scratchDir, ward, type Run, type WardEnv } from '../helpers/cli.ts';
+import { FIXTURES, scratchDir, tracedWard, type Run, type WardEnv } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { setRows } from '../helpers/rows.ts';
 
-const RECORD_LOADS = pathToFileURL(path.join(ROOT, 'test', 'helpers', 'record-loads.ts')).href;
 const modulePaths = (...dirs: string[]) => dirs.map((dir) => path.join(FIXTURES, 'modules', dir)).join(':');
-
-/** A run, and the modules it loaded. */
-async function traced(args: string[], env: WardEnv): Promise<{ run: Run; loaded: string }> {
-  const file = path.join(await scratchDir('ward-loads-'), 'loaded');
-  const run = await ward(args, { ...env, NODE_OPTIONS: `--import=${RECORD_LOADS}`, RECORD_LOADS_TO: file });
-  return { run, loaded: await readFile(file, 'utf8') };
-}
 
 /**
  * `modules list` (the lean path) and `modules:list` (oclif's, the colon form is never lean) print
@@ -31,8 +21,8 @@ async function sameOnBothPaths(
 ): Promise<Run> {
   const flags = json ? ['--json'] : [];
   const [lean, oclif] = await Promise.all([
-    traced(['modules', 'list', ...flags], env),
-    traced(['modules:list', ...flags], env),
+    tracedWard(['modules', 'list', ...flags], env),
+    tracedWard(['modules:list', ...flags], env),
   ]);
   if (leanFallsBack) t.regex(lean.loaded, /node_modules\/@oclif\/core\//, 'the lean path gave up');
   else {
@@ -118,7 +108,7 @@ test('a user theme for JSON leaves modules list --json to oclif', async (t) => {
   const { url } = await testDatabase(t, { migrated: true });
   const configDir = await scratchDir();
   await writeFile(path.join(configDir, 'theme.json'), JSON.stringify({ json: { key: 'red' } }));
-  const { run, loaded } = await traced(['modules', 'list', '--json'], {
+  const { run, loaded } = await tracedWard(['modules', 'list', '--json'], {
     DATABASE_URL: url,
     WARD_CONFIG_DIR: configDir,
   });

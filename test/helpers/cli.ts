@@ -3,9 +3,10 @@
  * prints. Each call gets its own storage and frontend directories unless the test shares them.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ROOT } from '../../src/config.ts';
 
 export const WARD = path.join(ROOT, 'bin', 'ward');
@@ -58,6 +59,24 @@ export function ward(
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** The preload that records what a run loaded (test/helpers/record-loads.ts), as `--import` takes it. */
+export const RECORD_LOADS = pathToFileURL(path.join(ROOT, 'test', 'helpers', 'record-loads.ts')).href;
+
+/** A `ward` run as `ward` makes it, and the URL of every module it loaded, a line each: the path it took. */
+export async function tracedWard(
+  args: string[],
+  env: WardEnv,
+  options: { bin?: string } = {},
+): Promise<{ run: Run; loaded: string }> {
+  const file = path.join(await scratchDir('ward-loads-'), 'loaded');
+  const run = await ward(
+    args,
+    { ...env, NODE_OPTIONS: `--import=${RECORD_LOADS}`, RECORD_LOADS_TO: file },
+    options,
+  );
+  return { run, loaded: await readFile(file, 'utf8') };
 }
 
 export function parseJson<T = unknown>(run: Run): T {

@@ -8,7 +8,6 @@
  */
 import { appendFile, cp, mkdir, readFile, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import test from 'ava';
 import fc from 'fast-check';
 import type { Knex } from 'knex';
@@ -22,7 +21,7 @@ import {
   type Disk,
   type FileStat,
 } from '../../src/server/backend-bundle.ts';
-import { scratchDir, ward } from '../helpers/cli.ts';
+import { scratchDir, tracedWard, ward } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { serve } from '../helpers/serve.ts';
 
@@ -157,29 +156,23 @@ test('ward serve builds a stale bundle again before its backend starts from it',
   t.is(rebuilt?.sha256, sha256(await readFile(edited)), 'the bundle was built from the edited file');
 });
 
-const RECORD_LOADS = pathToFileURL(path.join(ROOT, 'test', 'helpers', 'record-loads.ts')).href;
-
 /** `ward modules list --json` of the Ward folder whose `bin/ward` is `bin`, and the files it loaded. */
-async function listed(
-  bin: string,
-  url: string,
-): Promise<{ stdout: string; code: number | null; loaded: string }> {
-  const file = path.join(await scratchDir('ward-loads-'), 'loaded');
-  const env = { DATABASE_URL: url, NODE_OPTIONS: `--import=${RECORD_LOADS}`, RECORD_LOADS_TO: file };
-  const run = await ward(['modules', 'list', '--json'], env, { bin });
-  return { stdout: run.stdout, code: run.code, loaded: await readFile(file, 'utf8') };
-}
+const listed = (bin: string, url: string) =>
+  tracedWard(['modules', 'list', '--json'], { DATABASE_URL: url }, { bin });
 
 test('`ward modules list` runs from the sources when the bundle is stale, and prints the same', async (t) => {
   const { root, bin } = await wardCopy();
   t.teardown(() => rm(root, { recursive: true, force: true }));
   const { url } = await testDatabase(t, { migrated: true });
   const fresh = await listed(bin, url);
-  t.is(fresh.code, 0);
+  t.is(fresh.run.code, 0);
   t.regex(fresh.loaded, /\/build\/modules-list\.mjs$/m, 'a fresh bundle runs');
   t.notRegex(fresh.loaded, /\/src\/.*\.ts$/m, 'and the sources do not');
   await appendFile(path.join(root, 'src', 'cli', 'render.ts'), '\n// edited after the build\n');
   const stale = await listed(bin, url);
   t.regex(stale.loaded, /\/src\/cli\/lean-list\.ts$/m, 'the edited sources run');
-  t.deepEqual({ stdout: stale.stdout, code: stale.code }, { stdout: fresh.stdout, code: fresh.code });
+  t.deepEqual(
+    { stdout: stale.run.stdout, code: stale.run.code },
+    { stdout: fresh.run.stdout, code: fresh.run.code },
+  );
 });

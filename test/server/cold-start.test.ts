@@ -6,16 +6,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import test from 'ava';
 import type { Knex } from 'knex';
-import { ROOT } from '../../src/config.ts';
-import { scratchDir } from '../helpers/cli.ts';
+import { RECORD_LOADS, scratchDir } from '../helpers/cli.ts';
 import { testDatabase } from '../helpers/database.ts';
 import { setRows } from '../helpers/rows.ts';
 import { serve } from '../helpers/serve.ts';
-
-const RECORD_LOADS = pathToFileURL(path.join(ROOT, 'test', 'helpers', 'record-loads.ts')).href;
 
 test('a backend from the bundle listens without loading knex; sign-in then works through it', async (t) => {
   const { url, knex } = await testDatabase(t, { migrated: true });
