@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { RequestListener, Server } from 'node:http';
+import type { RequestListener } from 'node:http';
 import type { Knex } from 'knex';
 import type { Queryable } from '../db/pg-client.ts';
 import { createAuthenticator, type Authenticator } from '../auth/authenticator.ts';
@@ -114,8 +114,6 @@ export interface AppDeps {
 export interface WardApp {
   /** The listener for `http.createServer`: every request, answered. */
   handle: RequestListener;
-  /** A new node:http server answering with `handle`, listening on `port` and `host`. */
-  listen(port: number, host?: string): Server;
   /** The document served at /api/v1/openapi.json. */
   openapi: object;
   /** Modules whose routes could not be mounted (their prefix answers 503). */
@@ -129,12 +127,6 @@ export interface WardApp {
 }
 
 const JOB_GRACE_MS = 5000;
-
-/**
- * node:http through `getBuiltinModule`: an ES import of it makes Node build every export, loading
- * its bundled fetch client (undici), some 25-40 ms of a start.
- */
-const nodeHttp = () => process.getBuiltinModule('node:http');
 
 /** Builds the HTTP app from the modules installed now; routes of modules that fail to load answer 503. */
 export async function createApp(deps: AppDeps): Promise<WardApp> {
@@ -230,7 +222,6 @@ export async function createApp(deps: AppDeps): Promise<WardApp> {
     let closing: Promise<void> | null = null;
     return {
       handle,
-      listen: (port, host) => nodeHttp().createServer(handle).listen(port, host),
       openapi,
       failures,
       close: (jobGraceMs = JOB_GRACE_MS) =>

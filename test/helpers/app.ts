@@ -4,6 +4,7 @@
  * on a free port. The installed database is prepared once and copied per test.
  */
 import { sealingKey } from '../../src/auth/secret-seal.ts';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -94,7 +95,7 @@ export async function startApp(
     sealingKey: sealingKey(TEST_SECRET_KEY),
     ...options.overrides,
   });
-  const server = app.listen(0, '127.0.0.1');
+  const server = http.createServer(app.handle).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   t.teardown(async () => {
     server.closeAllConnections();
