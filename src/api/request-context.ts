@@ -83,7 +83,12 @@ export function requestContext(options: RequestContextOptions): Middleware {
     res.setHeader(REQUEST_ID_HEADER, requestId);
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    return requestScope.run({ requestId }, handling, ctx, next);
+    // enterWith rather than run, which makes two async-context frames a request (one to enter, one
+    // to restore): this runs at the top of Node's callback for the request, and every callback Node
+    // makes enters its own resource's frame, so only the rest of this one (Node's own handling of
+    // the request) shares the request's frame.
+    requestScope.enterWith({ requestId });
+    return handling(ctx, next);
   };
 }
 

@@ -5,7 +5,7 @@ import test from 'ava';
 import fc from 'fast-check';
 import { requestContext, requestIdOf } from '../../src/api/request-context.ts';
 import { serve } from '../../src/api/respond.ts';
-import { silentLogger } from '../../src/logger.ts';
+import { requestScope, silentLogger } from '../../src/logger.ts';
 
 const WELL_FORMED = /^[A-Za-z0-9._:+=/-]{1,128}$/;
 
@@ -70,4 +70,38 @@ test('a request target that is no URL is a 400 in the error shape, and the serve
   t.regex(raw, /"code":"bad_request"/);
   const next = await fetch(`http://127.0.0.1:${port}/fine`);
   t.deepEqual(await next.json(), { path: '/fine' });
+});
+
+test("work a request starts knows that request's id (its log lines carry it), however requests interleave", async (t) => {
+  const context = requestContext({ logger: silentLogger, observe: null });
+  const listener = serve(
+    (ctx) =>
+      context(ctx, async () => {
+        // Later than it began, after the other requests' work has run in between.
+        await new Promise((resolve) => setTimeout(resolve, Number(ctx.query.wait)));
+        await Promise.resolve();
+        ctx.body = { seen: requestScope.getStore()?.requestId };
+      }),
+    { proxy: false },
+    () => undefined,
+  );
+  const server = createServer(listener).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const { port } = server.address() as AddressInfo;
+  const ids = Array.from({ length: 20 }, (_, index) => `request-${index}`);
+  const answers = await Promise.all(
+    ids.map((id, index) =>
+      fetch(`http://127.0.0.1:${port}/?wait=${(index * 7) % 20}`, { headers: { 'X-Request-Id': id } }).then(
+        (response) => response.json() as Promise<{ seen: string }>,
+      ),
+    ),
+  );
+  t.deepEqual(
+    answers.map((answer) => answer.seen),
+    ids,
+  );
 });
