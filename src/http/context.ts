@@ -293,19 +293,19 @@ export class WardContext {
       return;
     }
     if (!this.#explicitStatus) this.status = 200;
-    const setType = !this.res.hasHeader('Content-Type');
+    // Asked in each branch that uses it, not once before them: a JSON body (most answers) does not.
     if (typeof value === 'string') {
-      if (setType) this.type = /^\s*</.test(value) ? 'html' : 'text';
+      if (!this.res.hasHeader('Content-Type')) this.type = /^\s*</.test(value) ? 'html' : 'text';
       this.length = Buffer.byteLength(value);
     } else if (Buffer.isBuffer(value)) {
-      if (setType) this.type = 'bin';
+      if (!this.res.hasHeader('Content-Type')) this.type = 'bin';
       this.length = value.length;
     } else if (isStream(value)) {
       // Until respond() pipes it, an error (a file that cannot be opened) would have no listener
       // and end the process; the pipeline then meets the stream destroyed and reports it.
       if (original !== value) value.once('error', () => undefined);
       if (original !== value && original != null) this.remove('Content-Length');
-      if (setType) this.type = 'bin';
+      if (!this.res.hasHeader('Content-Type')) this.type = 'bin';
     } else {
       this.remove('Content-Length');
       if (!/\bjson\b/i.test(this.type)) this.type = 'json';
