@@ -135,7 +135,13 @@ export async function startServer(
   headers = {},
 ) {
   const port = await freePort();
-  const child = spawn(command, args, { env: { ...env, PORT: String(port) }, stdio: 'ignore' });
+  const child = spawn(command, args, {
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  // The end of what it printed on stderr, to say why a server that never answered stopped.
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + String(chunk)).slice(-2000)));
   const exited = new Promise((resolve) => child.on('exit', resolve));
   const stop = async () => {
     child.kill('SIGTERM');
@@ -150,7 +156,9 @@ export async function startServer(
     if (status === 200) return { url, stop, pid: child.pid as number };
     if (status !== 0 || child.exitCode !== null) {
       await stop();
-      throw new Error(`${url} answered ${status}`);
+      throw new Error(
+        `${url} answered ${status === 0 ? 'nothing' : status}${stderr === '' ? '' : `; its stderr:\n${stderr}`}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -193,7 +201,8 @@ export async function startToHealthy(
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', process.env.BENCH_DEBUG ? 'inherit' : 'ignore'],
   });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
+  // 'close' rather than 'exit': by then its stderr has been read to the end.
+  const exited = new Promise((resolve) => child.on('close', resolve));
   try {
     for (;;) {
       const ok = await fetch(`http://127.0.0.1:${port}/health`).then(

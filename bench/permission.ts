@@ -97,24 +97,29 @@ try {
   ward(['users', 'create', 'bench', '--role', 'admin'], env);
   const token = ward(['tokens', 'create', '--user', 'bench', '--name', 'bench'], env);
   const authorization = { authorization: `Bearer ${token}` };
-  const wardServer = await startServer(WARD, ['backend'], env, '/api/v1/bench_ping/ping', authorization);
-  const koaBaseline = [path.join(ROOT, 'bench', 'koa-baseline.mjs')];
-  const koaServer = await startServer(NODE, koaBaseline, env, '/');
-  const spinServer =
-    SPIN === null
-      ? null
-      : await startServer(NODE, koaBaseline, { ...env, BENCH_SPIN_MICROS: String(SPIN) }, '/');
-  const otherServer =
-    AGAINST === undefined
-      ? null
-      : await startServer(
-          path.join(path.resolve(AGAINST), 'bin', 'ward'),
-          ['backend'],
-          env,
-          '/api/v1/bench_ping/ping',
-          authorization,
-        );
+  // Each server is stopped at the end, also when a later one fails to start.
+  const started: { stop: () => Promise<void> }[] = [];
+  const start = async (...args: Parameters<typeof startServer>) => {
+    const server = await startServer(...args);
+    started.push(server);
+    return server;
+  };
   try {
+    const wardServer = await start(WARD, ['backend'], env, '/api/v1/bench_ping/ping', authorization);
+    const koaBaseline = [path.join(ROOT, 'bench', 'koa-baseline.mjs')];
+    const koaServer = await start(NODE, koaBaseline, env, '/');
+    const spinServer =
+      SPIN === null ? null : await start(NODE, koaBaseline, { ...env, BENCH_SPIN_MICROS: String(SPIN) }, '/');
+    const otherServer =
+      AGAINST === undefined
+        ? null
+        : await start(
+            path.join(path.resolve(AGAINST), 'bin', 'ward'),
+            ['backend'],
+            env,
+            '/api/v1/bench_ping/ping',
+            authorization,
+          );
     const wardRounds: Round[] = [];
     const koaRounds: Round[] = [];
     const spinRounds: Round[] = [];
@@ -168,10 +173,7 @@ try {
       `audited patient read: ${a.toFixed(0)} req/s, unaudited ${p.toFixed(0)} req/s -> ${ratio(a, p)} (target >= 0.9x; same backend, median of ${ROUNDS} alternating ${SECONDS} s rounds)`,
     );
   } finally {
-    await wardServer.stop();
-    await koaServer.stop();
-    await spinServer?.stop();
-    await otherServer?.stop();
+    for (const server of started) await server.stop();
   }
 } finally {
   await rm(storage, { recursive: true, force: true });
