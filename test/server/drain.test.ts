@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
+import { serve } from '../../src/api/respond.ts';
 import { drainable } from '../../src/server/drain.ts';
 
 const SIZE = 32 * 1024 * 1024;
@@ -90,4 +91,40 @@ test('a request that comes while draining, its handler sending the headers at on
   t.deepEqual(await get('/big?headers-first'), { bytes: SIZE, connection: 'close' });
   await stop();
   t.pass();
+});
+
+test('an answer that fails while draining is a 500 that still says Connection: close', async (t) => {
+  const tracked = drainable(
+    serve(
+      async (ctx) => {
+        // A BigInt is no JSON: writing the answer fails, and Ward answers 500 instead.
+        ctx.body = ctx.path === '/fails' ? { count: 1n } : { ok: true };
+      },
+      { proxy: false },
+      () => undefined,
+    ),
+  );
+  const server = http.createServer(tracked.listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  t.teardown(() => {
+    agent.destroy();
+    server.closeAllConnections();
+  });
+  const { port } = server.address() as AddressInfo;
+  const get = (pathname: string) =>
+    new Promise<{ status: number | undefined; connection: string | undefined }>((resolve, reject) =>
+      http
+        .get({ host: '127.0.0.1', port, path: pathname, agent }, (response) => {
+          response.resume();
+          response.on('end', () =>
+            resolve({ status: response.statusCode, connection: response.headers.connection }),
+          );
+        })
+        .on('error', reject),
+    );
+  // The agent keeps this connection for the next request, which comes after the drain began.
+  t.deepEqual(await get('/fine'), { status: 200, connection: 'keep-alive' });
+  tracked.drain(server);
+  t.deepEqual(await get('/fails'), { status: 500, connection: 'close' });
 });
