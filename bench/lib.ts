@@ -142,7 +142,8 @@ export async function startServer(
   // The end of what it printed on stderr, to say why a server that never answered stopped.
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + String(chunk)).slice(-2000)));
-  const exited = new Promise((resolve) => child.on('exit', resolve));
+  // 'close' rather than 'exit': by then its stderr has been read to the end.
+  const exited = new Promise((resolve) => child.on('close', resolve));
   const stop = async () => {
     child.kill('SIGTERM');
     await exited;
@@ -201,8 +202,7 @@ export async function startToHealthy(
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', process.env.BENCH_DEBUG ? 'inherit' : 'ignore'],
   });
-  // 'close' rather than 'exit': by then its stderr has been read to the end.
-  const exited = new Promise((resolve) => child.on('close', resolve));
+  const exited = new Promise((resolve) => child.on('exit', resolve));
   try {
     for (;;) {
       const ok = await fetch(`http://127.0.0.1:${port}/health`).then(

@@ -71,9 +71,13 @@ async function profiled(
   try {
     const options = `--cpu-prof --cpu-prof-dir=${dir} --cpu-prof-interval=50`;
     const server = await startServer(command, args, { ...env, NODE_OPTIONS: options }, route, headers);
-    const requests = await load(server.url, headers);
-    // The profile is written as the process exits.
-    await server.stop();
+    let requests: number;
+    try {
+      requests = await load(server.url, headers);
+    } finally {
+      // The profile is written as the process exits.
+      await server.stop();
+    }
     const [file] = (await readdir(dir)).filter((name) => name.endsWith('.cpuprofile'));
     if (file === undefined) throw new Error(`${command} ${args.join(' ')} wrote no profile`);
     return selfNsPerRequest(JSON.parse(await readFile(path.join(dir, file), 'utf8')) as CpuProfile, requests);

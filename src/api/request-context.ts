@@ -84,9 +84,11 @@ export function requestContext(options: RequestContextOptions): Middleware {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     // enterWith rather than run, which makes two async-context frames a request (one to enter, one
-    // to restore): this runs at the top of Node's callback for the request, and every callback Node
-    // makes enters its own resource's frame, so only the rest of this one (Node's own handling of
-    // the request) shares the request's frame.
+    // to restore). Safe because this is entered from Node's callback for the request, which runs
+    // in a frame of its own that Node restores when the callback returns: the rest of that
+    // callback (the answer's writing, so its log lines carry the id too) shares the request's
+    // frame, nothing else does. Calling the app's listener in-process, outside such a callback,
+    // would leave the id in the caller's frame.
     requestScope.enterWith({ requestId });
     return handling(ctx, next);
   };

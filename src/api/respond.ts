@@ -115,8 +115,10 @@ function answerFailure(ctx: WardContext, error: unknown, failed: AnswerFailed): 
   const res = ctx.res;
   if (res.headersSent || !ctx.writable) return;
   const requestId = res.getHeader(REQUEST_ID_HEADER);
-  // Connection stays: during a graceful stop it says `close` (src/server/drain.ts).
-  for (const name of res.getHeaderNames()) if (name !== 'connection') res.removeHeader(name);
+  const closing = res.getHeader('Connection') === 'close';
+  for (const name of res.getHeaderNames()) res.removeHeader(name);
+  // During a graceful stop the drainer has told the client to close (src/server/drain.ts).
+  if (closing) res.setHeader('Connection', 'close');
   if (requestId !== undefined) res.setHeader(REQUEST_ID_HEADER, requestId);
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('X-Content-Type-Options', 'nosniff');

@@ -26,6 +26,7 @@ async function server(t: ExecutionContext) {
   t.teardown(() => {
     agent.destroy();
     server.closeAllConnections();
+    server.close();
   });
   const { port } = server.address() as AddressInfo;
   /** Reads slowly: pauses half a second before taking the body. */
@@ -110,6 +111,7 @@ test('an answer that fails while draining is a 500 that still says Connection: c
   t.teardown(() => {
     agent.destroy();
     server.closeAllConnections();
+    server.close();
   });
   const { port } = server.address() as AddressInfo;
   const get = (pathname: string) =>
