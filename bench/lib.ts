@@ -148,6 +148,9 @@ export async function startServer(
     child.kill('SIGTERM');
     await exited;
   };
+  // A command that cannot run (not found, not executable) fails to start rather than exiting.
+  let unstarted = '';
+  child.on('error', (error) => (unstarted = error.message));
   const url = `http://127.0.0.1:${port}${route}`;
   for (;;) {
     const status = await fetch(url, { headers }).then(
@@ -157,6 +160,7 @@ export async function startServer(
     if (status === 200) return { url, stop, pid: child.pid as number };
     if (status !== 0 || child.exitCode !== null) {
       await stop();
+      if (unstarted !== '') throw new Error(`${command} did not start: ${unstarted}`);
       throw new Error(
         `${url} answered ${status === 0 ? 'nothing' : status}${stderr === '' ? '' : `; its stderr:\n${stderr}`}`,
       );
@@ -221,4 +225,31 @@ export async function startToHealthy(
     child.kill('SIGTERM');
     await exited;
   }
+}
+
+/**
+ * The environment of a backend on `databaseUrl` and `storage` with the benchmark fixture modules,
+ * `modules` installed (a start applies them, so that the base module's users and tokens exist),
+ * and the bearer header of a new admin's token.
+ */
+export async function benchBackend(
+  databaseUrl: string,
+  storage: string,
+  modules: readonly string[],
+  extra: NodeJS.ProcessEnv = {},
+): Promise<{ env: NodeJS.ProcessEnv; authorization: Record<string, string> }> {
+  const env = {
+    PATH: process.env.PATH,
+    DATABASE_URL: databaseUrl,
+    WARD_STORAGE_DIR: storage,
+    WARD_MODULE_PATHS: path.join(ROOT, 'bench', 'fixtures', 'modules'),
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+  ward(['db', 'migrate'], env);
+  for (const module of modules) ward(['modules', 'install', module], env);
+  await (await startServer(WARD, ['backend'], env, '/health')).stop();
+  ward(['users', 'create', 'bench', '--role', 'admin'], env);
+  const token = ward(['tokens', 'create', '--user', 'bench', '--name', 'bench'], env);
+  return { env, authorization: { authorization: `Bearer ${token}` } };
 }

@@ -15,7 +15,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT } from '../src/config.ts';
 import { WARD } from '../test/helpers/cli.ts';
-import { NODE, scratchDatabase, startServer, ward } from './lib.ts';
+import { benchBackend, NODE, scratchDatabase, startServer } from './lib.ts';
 
 const SECONDS = numberArgument('--seconds', 8);
 const ROWS = numberArgument('--rows', 40);
@@ -89,19 +89,7 @@ async function profiled(
 const db = await scratchDatabase();
 const storage = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-'));
 try {
-  const env = {
-    PATH: process.env.PATH,
-    DATABASE_URL: db.url,
-    WARD_STORAGE_DIR: storage,
-    WARD_MODULE_PATHS: path.join(ROOT, 'bench', 'fixtures', 'modules'),
-    LOG_LEVEL: 'warn',
-  };
-  ward(['db', 'migrate'], env);
-  ward(['modules', 'install', 'bench_ping'], env);
-  await (await startServer(WARD, ['backend'], env, '/health')).stop();
-  ward(['users', 'create', 'bench', '--role', 'admin'], env);
-  const token = ward(['tokens', 'create', '--user', 'bench', '--name', 'bench'], env);
-  const authorization = { authorization: `Bearer ${token}` };
+  const { env, authorization } = await benchBackend(db.url, storage, ['bench_ping']);
   const wardSelf = await profiled(WARD, ['backend'], env, '/api/v1/bench_ping/ping', authorization);
   // koa-baseline.mjs ends on SIGTERM without exiting, and a killed process writes no profile.
   const koaSelf = await profiled(

@@ -26,7 +26,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT } from '../src/config.ts';
 import { WARD } from '../test/helpers/cli.ts';
-import { median, NODE, ratio, scratchDatabase, startServer, ward } from './lib.ts';
+import { benchBackend, median, NODE, ratio, scratchDatabase, startServer } from './lib.ts';
 
 const ROUNDS = 5;
 const SECONDS = 3;
@@ -81,22 +81,12 @@ const micros = (seconds: number) => `${(seconds * 1e6).toFixed(0)} µs`;
 const db = await scratchDatabase();
 const storage = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-permission-'));
 try {
-  const env = {
-    PATH: process.env.PATH,
-    DATABASE_URL: db.url,
-    WARD_STORAGE_DIR: storage,
-    WARD_MODULE_PATHS: path.join(ROOT, 'bench', 'fixtures', 'modules'),
-    LOG_LEVEL: 'warn',
-    ...(METRICS ? { WARD_METRICS_PORT: '0' } : {}),
-  };
-  ward(['db', 'migrate'], env);
-  ward(['modules', 'install', 'bench_ping'], env);
-  ward(['modules', 'install', 'bench_read'], env);
-  // A start applies the install, so that the base module's users and tokens exist.
-  await (await startServer(WARD, ['backend'], env, '/health')).stop();
-  ward(['users', 'create', 'bench', '--role', 'admin'], env);
-  const token = ward(['tokens', 'create', '--user', 'bench', '--name', 'bench'], env);
-  const authorization = { authorization: `Bearer ${token}` };
+  const { env, authorization } = await benchBackend(
+    db.url,
+    storage,
+    ['bench_ping', 'bench_read'],
+    METRICS ? { WARD_METRICS_PORT: '0' } : {},
+  );
   // Each server is stopped at the end, also when a later one fails to start.
   const started: { stop: () => Promise<void> }[] = [];
   const start = async (...args: Parameters<typeof startServer>) => {

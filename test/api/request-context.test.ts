@@ -1,13 +1,31 @@
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { connect, type AddressInfo } from 'node:net';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import fc from 'fast-check';
 import { requestContext, requestIdOf } from '../../src/api/request-context.ts';
 import { serve } from '../../src/api/respond.ts';
+import type { Context } from '../../src/http/context.ts';
 import { requestScope, silentLogger } from '../../src/logger.ts';
 
 const WELL_FORMED = /^[A-Za-z0-9._:+=/-]{1,128}$/;
+
+/** `handler` inside the request context, on a server of its own closed when the test ends; its port. */
+async function contextServer(t: ExecutionContext, handler: (ctx: Context) => Promise<void>): Promise<number> {
+  const context = requestContext({ logger: silentLogger, observe: null });
+  const listener = serve(
+    (ctx) => context(ctx, () => handler(ctx)),
+    { proxy: false },
+    () => undefined,
+  );
+  const server = createServer(listener).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return (server.address() as AddressInfo).port;
+}
 
 test('a well-formed incoming request id is kept: UUIDs, nginx ids, tracer ids', (t) => {
   for (const id of [
@@ -44,22 +62,9 @@ test('whatever a client sends, the id used is well-formed: it can break neither 
 });
 
 test('a request target that is no URL is a 400 in the error shape, and the server goes on serving', async (t) => {
-  const context = requestContext({ logger: silentLogger, observe: null });
-  const listener = serve(
-    (ctx) =>
-      context(ctx, async () => {
-        ctx.body = { path: ctx.path };
-      }),
-    { proxy: false },
-    () => undefined,
-  );
-  const server = createServer(listener).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.teardown(() => {
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
+  const port = await contextServer(t, async (ctx) => {
+    ctx.body = { path: ctx.path };
   });
-  const { port } = server.address() as AddressInfo;
   // Node's parser lets this request line through; reading it as a URL throws.
   const socket = connect(port, '127.0.0.1');
   socket.end('GET http://[::1/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
@@ -73,25 +78,12 @@ test('a request target that is no URL is a 400 in the error shape, and the serve
 });
 
 test("work a request starts knows that request's id (its log lines carry it), however requests interleave", async (t) => {
-  const context = requestContext({ logger: silentLogger, observe: null });
-  const listener = serve(
-    (ctx) =>
-      context(ctx, async () => {
-        // Later than it began, after the other requests' work has run in between.
-        await new Promise((resolve) => setTimeout(resolve, Number(ctx.query.wait)));
-        await Promise.resolve();
-        ctx.body = { seen: requestScope.getStore()?.requestId };
-      }),
-    { proxy: false },
-    () => undefined,
-  );
-  const server = createServer(listener).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.teardown(() => {
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
+  const port = await contextServer(t, async (ctx) => {
+    // Later than it began, after the other requests' work has run in between.
+    await new Promise((resolve) => setTimeout(resolve, Number(ctx.query.wait)));
+    await Promise.resolve();
+    ctx.body = { seen: requestScope.getStore()?.requestId };
   });
-  const { port } = server.address() as AddressInfo;
   const ids = Array.from({ length: 20 }, (_, index) => `request-${index}`);
   const answers = await Promise.all(
     ids.map((id, index) =>

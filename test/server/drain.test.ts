@@ -11,16 +11,10 @@ import { drainable } from '../../src/server/drain.ts';
 
 const SIZE = 32 * 1024 * 1024;
 
-/** A server whose /big answers SIZE bytes after 200 ms (headers first with ?headers-first). */
-async function server(t: ExecutionContext) {
-  const tracked = drainable((request, response) => {
-    if (request.url === '/small') return void response.end('ok');
-    response.setHeader('Content-Length', SIZE);
-    if (request.url?.includes('headers-first')) response.flushHeaders();
-    setTimeout(() => response.end(Buffer.alloc(SIZE, 1)), 200);
-  });
+/** `listener`, drainable, on a server of its own, and an agent that keeps one connection alive. */
+async function listening(t: ExecutionContext, listener: http.RequestListener) {
+  const tracked = drainable(listener);
   const server = http.createServer(tracked.listener);
-  const drain = () => tracked.drain(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   t.teardown(() => {
@@ -29,6 +23,17 @@ async function server(t: ExecutionContext) {
     server.close();
   });
   const { port } = server.address() as AddressInfo;
+  return { server, port, agent, drain: () => tracked.drain(server) };
+}
+
+/** A server whose /big answers SIZE bytes after 200 ms (headers first with ?headers-first). */
+async function server(t: ExecutionContext) {
+  const { server, port, agent, drain } = await listening(t, (request, response) => {
+    if (request.url === '/small') return void response.end('ok');
+    response.setHeader('Content-Length', SIZE);
+    if (request.url?.includes('headers-first')) response.flushHeaders();
+    setTimeout(() => response.end(Buffer.alloc(SIZE, 1)), 200);
+  });
   /** Reads slowly: pauses half a second before taking the body. */
   const get = (pathname: string) =>
     new Promise<{ bytes: number; connection: string | undefined }>((resolve, reject) =>
@@ -95,7 +100,8 @@ test('a request that comes while draining, its handler sending the headers at on
 });
 
 test('an answer that fails while draining is a 500 that still says Connection: close', async (t) => {
-  const tracked = drainable(
+  const { port, agent, drain } = await listening(
+    t,
     serve(
       async (ctx) => {
         // A BigInt is no JSON: writing the answer fails, and Ward answers 500 instead.
@@ -105,15 +111,6 @@ test('an answer that fails while draining is a 500 that still says Connection: c
       () => undefined,
     ),
   );
-  const server = http.createServer(tracked.listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  t.teardown(() => {
-    agent.destroy();
-    server.closeAllConnections();
-    server.close();
-  });
-  const { port } = server.address() as AddressInfo;
   const get = (pathname: string) =>
     new Promise<{ status: number | undefined; connection: string | undefined }>((resolve, reject) =>
       http
@@ -127,6 +124,6 @@ test('an answer that fails while draining is a 500 that still says Connection: c
     );
   // The agent keeps this connection for the next request, which comes after the drain began.
   t.deepEqual(await get('/fine'), { status: 200, connection: 'keep-alive' });
-  tracked.drain(server);
+  drain();
   t.deepEqual(await get('/fails'), { status: 500, connection: 'close' });
 });
