@@ -91,7 +91,7 @@ const storage = await mkdtemp(path.join(os.tmpdir(), 'ward-bench-'));
 try {
   const { env, authorization } = await benchBackend(db.url, storage, ['bench_ping']);
   const wardSelf = await profiled(WARD, ['backend'], env, '/api/v1/bench_ping/ping', authorization);
-  // koa-baseline.mjs ends on SIGTERM without exiting, and a killed process writes no profile.
+  // koa-baseline.mjs has no SIGTERM handler: killed by the signal, it would write no profile.
   const koaSelf = await profiled(
     NODE,
     [
