@@ -124,10 +124,10 @@ async function describeFailure(
     t.log(`the API refused it: ${refusals.length === 0 ? 'nothing' : refusals.join('; ')}`);
     const shown = await page.locator('body').innerText({ timeout: 5_000 });
     t.log(`it showed: ${shown.replace(/\s+/g, ' ').slice(0, 1_500)}`);
-    const name = `failed-${t.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 80)}-${number}.png`;
-    await mkdir(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true, timeout: 10_000 });
-    t.log(`its screenshot: test/browser/artifacts/${name}`);
+    const name = `failed-${t.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 80)}-${number}`;
+    // Not the page's long default timeout: a page that cannot be shot must not hold the teardown.
+    await screenshot(page, name, { timeout: 10_000 });
+    t.log(`its screenshot: test/browser/artifacts/${name}.png`);
   } catch (caught) {
     t.log(`page ${number} could not be described: ${String(caught)}`);
   }
@@ -463,9 +463,13 @@ export async function axeCheck(page: Page, t: ExecutionContext): Promise<void> {
 }
 
 /** A full-page PNG under test/browser/artifacts/ (kept by CI, git-ignored) for a person to look at. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(
+  page: Page,
+  name: string,
+  options: { timeout?: number } = {},
+): Promise<void> {
   await mkdir(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true, ...options });
 }
 
 /**
